@@ -1,0 +1,617 @@
+// The replay engine; see engine.hpp for what it models.
+#include "replay/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+
+#include "replay/channel.hpp"
+#include "schedulers/units.hpp"
+
+namespace tilelens {
+namespace {
+
+enum class Copy : std::uint8_t { Absent, Loading, Resident, Evicting };
+
+struct Transfer {
+  bool is_load = true;
+  DataId data = 0;
+  GpuId gpu = 0;             // destination of a load, source of a write-back
+  std::int32_t source = kFromHost;
+  std::int64_t start_ns = 0;
+  std::uint32_t channel = 0;
+  WritebackCause cause = WritebackCause::Eviction;
+};
+
+struct OpenLoad {  // a load not yet classified (fetch / prefetch / unused)
+  std::int32_t source = kFromHost;
+  std::int64_t issue_ns = 0;
+  std::int64_t end_ns = 0;
+};
+
+struct Gpu {
+  std::vector<TaskId> held;  // the running task first while one runs, then the buffer
+  bool running = false;
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::int64_t free_since = 0;
+  double used = 0;          // reserved bytes: resident, loading and being evicted
+  double pending_free = 0;  // bytes of copies being written back before their eviction
+  std::uint64_t started = 0;
+  GpuSummary summary;
+};
+
+class Engine final : public MemoryView, public BufferView {
+ public:
+  Engine(const Workload& workload, Scheduler& scheduler, EvictionPolicy& policy, const ReplayOptions& options,
+         ReplayObserver* observer)
+      : w_(workload), scheduler_(scheduler), policy_(policy), options_(options), observer_(observer),
+        K_(options.platform.gpus), nd_(workload.data_count()) {}
+
+  Result<ReplaySummary> run();
+
+  ReplicaState state(GpuId gpu, DataId data) const override {
+    switch (copy_[slot(gpu, data)]) {
+      case Copy::Loading: return ReplicaState::Loading;
+      case Copy::Resident: return ReplicaState::Resident;
+      default: return ReplicaState::Absent;
+    }
+  }
+  double free_bytes(GpuId gpu) const override { return options_.platform.memory_bytes - gpus_[gpu].used; }
+  std::span<const TaskId> held(GpuId gpu) const override { return gpus_[gpu].held; }
+
+ private:
+  std::size_t slot(GpuId gpu, DataId data) const { return static_cast<std::size_t>(gpu) * nd_ + data; }
+  double bytes_of(DataId data) const { return static_cast<double>(w_.data()[data].bytes); }
+
+  template <class F>
+  auto timed(std::int64_t& total, F&& call) {
+    const auto begin = std::chrono::steady_clock::now();
+    struct Charge {
+      std::int64_t& total;
+      std::chrono::steady_clock::time_point begin;
+      ~Charge() {
+        total += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count();
+      }
+    } charge{total, begin};
+    return call();
+  }
+
+  void fail(std::string message) {
+    if (error_.empty()) error_ = std::move(message);
+  }
+
+  void fill_buffers();
+  void dispatch(GpuId g);
+  void try_start(GpuId g);
+  void issue_requests(GpuId g);
+  bool make_room(GpuId g, double bytes, std::size_t index);
+  void evict(GpuId g, DataId d, TaskId for_task);
+  void free_copy(GpuId g, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back);
+  void request_load(GpuId g, DataId d);
+  void start_load(GpuId g, DataId d, std::int32_t source);
+  void start_writeback(GpuId g, DataId d, WritebackCause cause);
+  std::uint32_t start_transfer(const Transfer& transfer, double bytes);
+  void finish_transfer(std::uint32_t id);
+  void finish_task(GpuId g);
+  void release(TaskId task);
+  void notify_future(DataId d);
+  void emit_load(GpuId g, DataId d, LoadKind kind, TaskId task);
+  std::int64_t next_event() const;
+  void step(std::int64_t now);
+  void flush();
+  std::int64_t duration_of(TaskId task) const;
+
+  const Workload& w_;
+  Scheduler& scheduler_;
+  EvictionPolicy& policy_;
+  const ReplayOptions& options_;
+  ReplayObserver* observer_;
+  const std::uint32_t K_;
+  const std::size_t nd_;
+
+  std::int64_t now_ = 0;
+  std::string error_;
+  ReplaySummary summary_;
+  std::vector<Gpu> gpus_;
+  std::vector<Copy> copy_;
+  std::vector<std::uint32_t> open_load_;  // per (gpu, data): index in open_loads_ or kNoId
+  std::vector<OpenLoad> open_loads_;
+  std::vector<std::uint32_t> free_open_loads_;
+  std::vector<std::uint32_t> protect_;  // per (gpu, data): stamp of the last protection pass
+  std::uint32_t protect_stamp_ = 0;
+  std::vector<TaskId> evict_for_;       // per (gpu, data): whose request started an eviction write-back
+  std::vector<char> host_valid_;
+  std::vector<std::uint16_t> holders_;  // GPUs holding a valid copy (resident or being evicted)
+  std::vector<std::int32_t> writeback_from_;
+  std::vector<std::vector<GpuId>> waiting_for_host_;
+  std::vector<std::uint32_t> missing_preds_;
+  std::vector<std::int64_t> buffered_at_;
+  std::vector<char> pushed_, popped_;
+  std::vector<double> kind_rate_;
+  std::vector<FluidChannel> channels_;
+  std::vector<Transfer> transfers_;
+  std::vector<std::uint32_t> free_transfers_;
+  std::deque<std::pair<std::int64_t, std::uint32_t>> joins_;  // transfers waiting out their latency
+  std::vector<std::uint32_t> completed_;
+  std::size_t done_ = 0;
+  std::uint64_t started_ = 0;
+  bool flushed_ = false;
+};
+
+std::int64_t Engine::duration_of(TaskId task) const {
+  const Task& t = w_.tasks()[task];
+  return static_cast<std::int64_t>(std::ceil(t.flops / kind_rate_[t.kind]));  // 1 GFlop/s = 1 flop per ns
+}
+
+Result<ReplaySummary> Engine::run() {
+  const Platform& platform = options_.platform;
+  if (auto status = check_platform(platform, w_); !status) return status.error();
+  if (options_.buffer_depth == 0) return make_error("the task buffer depth must be at least 1");
+  if (K_ > 4096) return make_error("at most 4096 GPUs");
+
+  gpus_.assign(K_, {});
+  copy_.assign(K_ * nd_, Copy::Absent);
+  open_load_.assign(K_ * nd_, kNoId);
+  protect_.assign(K_ * nd_, 0);
+  evict_for_.assign(K_ * nd_, kNoId);
+  host_valid_.assign(nd_, 1);
+  holders_.assign(nd_, 0);
+  writeback_from_.assign(nd_, -1);
+  waiting_for_host_.assign(nd_, {});
+  buffered_at_.assign(w_.task_count(), 0);
+  pushed_.assign(w_.task_count(), 0);
+  popped_.assign(w_.task_count(), 0);
+  for (const auto& kind : w_.kinds()) kind_rate_.push_back(platform.gflops_of(kind));
+  channels_.emplace_back(platform.bus_bandwidth);  // 0: host to GPUs
+  channels_.emplace_back(platform.bus_bandwidth);  // 1: GPUs to host
+  if (platform.gpu_link_bandwidth > 0) {
+    for (std::uint32_t i = 0; i < K_ * K_; ++i) channels_.emplace_back(platform.gpu_link_bandwidth);
+  }
+  summary_.gpus.assign(K_, {});
+  summary_.total_flops = w_.total_flops();
+
+  SchedulerContext context;
+  context.memory = this;
+  context.future_changed = [this](DataId d) { notify_future(d); };
+  timed(summary_.scheduling_ns, [&] { scheduler_.prepare(w_, platform, context); });
+  EvictionContext eviction_context{&w_, &platform, scheduler_.future(), scheduler_.plan(), this};
+  if (auto status = timed(summary_.eviction_ns, [&] { return policy_.attach(eviction_context); }); !status) {
+    return status.error();
+  }
+
+  missing_preds_.resize(w_.task_count());
+  for (TaskId t = 0; t < w_.task_count(); ++t) missing_preds_[t] = static_cast<std::uint32_t>(w_.predecessors(t).size());
+  for (TaskId t : w_.submission_order()) {
+    if (missing_preds_[t] == 0) release(t);
+  }
+
+  while (true) {
+    fill_buffers();
+    for (GpuId g = 0; g < K_; ++g) dispatch(g);
+    if (!error_.empty()) return make_error(error_);
+    if (done_ == w_.task_count() && !flushed_) {
+      flush();
+      flushed_ = true;
+    }
+    const std::int64_t next = next_event();
+    if (next == FluidChannel::kNever) {
+      if (done_ == w_.task_count()) break;
+      std::size_t held = 0;
+      for (const Gpu& gpu : gpus_) held += gpu.held.size();
+      return make_error("replay stalled at " + format_duration(now_) + ": " + std::to_string(done_) + " of " +
+                        std::to_string(w_.task_count()) + " tasks done, " + std::to_string(held) +
+                        " held by GPUs, and the scheduler hands out no task while nothing is in flight");
+    }
+    step(next);
+    if (!error_.empty()) return make_error(error_);
+  }
+
+  // Loads still unclassified at the end were never used.
+  for (GpuId g = 0; g < K_; ++g) {
+    for (DataId d = 0; d < nd_; ++d) {
+      if (open_load_[slot(g, d)] != kNoId) emit_load(g, d, LoadKind::Unused, kNoId);
+      if (copy_[slot(g, d)] == Copy::Resident) ++summary_.gpus[g].resident_at_end;
+    }
+  }
+  summary_.tasks = done_;
+  for (GpuId g = 0; g < K_; ++g) {
+    const std::uint64_t resident = summary_.gpus[g].resident_at_end;
+    summary_.gpus[g] = gpus_[g].summary;
+    summary_.gpus[g].resident_at_end = resident;
+    summary_.idle_ns += summary_.makespan_ns - summary_.gpus[g].busy_ns;
+  }
+  summary_.flush_end_ns = std::max(summary_.flush_end_ns, summary_.makespan_ns);
+  summary_.gflops = summary_.makespan_ns > 0 ? summary_.total_flops / static_cast<double>(summary_.makespan_ns) : 0;
+  return summary_;
+}
+
+void Engine::release(TaskId task) {
+  pushed_[task] = 1;
+  timed(summary_.scheduling_ns, [&] { scheduler_.push(task); });
+}
+
+void Engine::notify_future(DataId d) {
+  for (GpuId h = 0; h < K_; ++h) {
+    if (copy_[slot(h, d)] == Copy::Resident) {
+      timed(summary_.eviction_ns, [&] { policy_.on_future_changed(h, d); });
+    }
+  }
+}
+
+void Engine::fill_buffers() {
+  bool progress = true;
+  while (progress && error_.empty()) {
+    progress = false;
+    for (GpuId g = 0; g < K_; ++g) {
+      Gpu& gpu = gpus_[g];
+      if (gpu.held.size() >= options_.buffer_depth) continue;
+      const auto task = timed(summary_.scheduling_ns, [&] { return scheduler_.pop(g); });
+      if (!task) continue;
+      if (*task >= w_.task_count() || !pushed_[*task] || popped_[*task]) {
+        fail("the scheduler handed out task " + std::to_string(*task) + ", which is not ready or was already handed out");
+        return;
+      }
+      popped_[*task] = 1;
+      gpu.held.push_back(*task);
+      buffered_at_[*task] = now_;
+      for (const Access& access : w_.accesses(*task)) {
+        if (reads(access.mode)) notify_future(access.data);
+      }
+      progress = true;
+    }
+  }
+}
+
+void Engine::dispatch(GpuId g) {
+  try_start(g);
+  issue_requests(g);
+  try_start(g);  // write-only outputs are allocated at once
+}
+
+void Engine::try_start(GpuId g) {
+  Gpu& gpu = gpus_[g];
+  if (gpu.running || gpu.held.empty() || !error_.empty()) return;
+  const TaskId task = gpu.held.front();
+  for (const Access& access : w_.accesses(task)) {
+    if (copy_[slot(g, access.data)] != Copy::Resident) return;
+  }
+  gpu.running = true;
+  gpu.start_ns = now_;
+  gpu.end_ns = now_ + duration_of(task);
+  const std::int64_t ready = std::max(gpu.free_since, buffered_at_[task]);
+  for (const Access& access : w_.accesses(task)) {
+    timed(summary_.eviction_ns, [&] { policy_.on_used(g, access.data); });
+    const std::uint32_t open = open_load_[slot(g, access.data)];
+    if (open != kNoId) {
+      emit_load(g, access.data, open_loads_[open].end_ns > ready ? LoadKind::Fetch : LoadKind::Prefetch, task);
+    }
+  }
+  const TaskRecord record{task, g, started_++, gpu.started++, buffered_at_[task], gpu.start_ns, gpu.end_ns};
+  if (observer_) observer_->on_task(record);
+  timed(summary_.scheduling_ns, [&] { scheduler_.on_task_started(g, task); });
+}
+
+void Engine::issue_requests(GpuId g) {
+  Gpu& gpu = gpus_[g];
+  for (std::size_t index = gpu.running ? 1 : 0; index < gpu.held.size(); ++index) {
+    const TaskId task = gpu.held[index];
+    for (const Access& access : w_.accesses(task)) {
+      const DataId d = access.data;
+      const Copy copy = copy_[slot(g, d)];
+      if (copy == Copy::Resident || copy == Copy::Loading) continue;
+      if (copy == Copy::Evicting) return;  // wait until it is gone, then load it again
+      const double bytes = bytes_of(d);
+      if (!make_room(g, bytes, index)) return;
+      gpu.used += bytes;
+      gpu.summary.peak_bytes = std::max(gpu.summary.peak_bytes, gpu.used);
+      if (reads(access.mode)) {
+        request_load(g, d);
+      } else {
+        copy_[slot(g, d)] = Copy::Resident;
+        ++gpu.summary.allocations;
+        ++summary_.allocations;
+        timed(summary_.eviction_ns, [&] { policy_.on_inserted(g, d); });
+        if (observer_) observer_->on_allocation({d, g, now_, task});
+      }
+    }
+  }
+}
+
+bool Engine::make_room(GpuId g, double bytes, std::size_t index) {
+  Gpu& gpu = gpus_[g];
+  const double capacity = options_.platform.memory_bytes;
+  if (capacity - gpu.used >= bytes) return true;
+  // Data used by the running task or any held task up to this one stay.
+  const std::uint32_t stamp = ++protect_stamp_;
+  for (std::size_t i = 0; i <= index; ++i) {
+    for (const Access& access : w_.accesses(gpu.held[i])) protect_[slot(g, access.data)] = stamp;
+  }
+  VictimRequest request;
+  request.for_task = gpu.held[index];
+  request.prefetch = index != (gpu.running ? 1u : 0u);
+  request.evictable = [&](DataId d) {
+    return d < nd_ && copy_[slot(g, d)] == Copy::Resident && protect_[slot(g, d)] != stamp;
+  };
+  while (capacity - gpu.used < bytes) {
+    if (capacity - gpu.used + gpu.pending_free >= bytes) return false;  // write-backs will free enough
+    const auto victim = timed(summary_.eviction_ns, [&] { return policy_.choose_victim(g, request); });
+    if (!victim) {
+      if (!request.prefetch && gpu.pending_free == 0 && !gpu.running) {
+        bool loading = false;
+        for (DataId d = 0; d < nd_ && !loading; ++d) loading = copy_[slot(g, d)] == Copy::Loading;
+        if (!loading) fail("the eviction policy found no victim on GPU " + std::to_string(g) + " for the next task, " +
+                           w_.task_label(request.for_task) + ", although its data fit in memory");
+      }
+      return false;
+    }
+    if (!request.evictable(*victim)) {
+      fail("the eviction policy chose data " + std::to_string(*victim) + ", which cannot be evicted now");
+      return false;
+    }
+    evict(g, *victim, request.for_task);
+  }
+  return true;
+}
+
+void Engine::evict(GpuId g, DataId d, TaskId for_task) {
+  timed(summary_.eviction_ns, [&] { policy_.on_removed(g, d); });
+  if (!host_valid_[d] && holders_[d] == 1) {  // the last valid copy: write it back first
+    copy_[slot(g, d)] = Copy::Evicting;
+    gpus_[g].pending_free += bytes_of(d);
+    evict_for_[slot(g, d)] = for_task;
+    if (writeback_from_[d] < 0) start_writeback(g, d, WritebackCause::Eviction);
+    return;
+  }
+  free_copy(g, d, for_task, EvictionCause::Capacity, false);
+}
+
+void Engine::free_copy(GpuId g, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
+  Gpu& gpu = gpus_[g];
+  Copy& copy = copy_[slot(g, d)];
+  if (copy == Copy::Evicting) gpu.pending_free -= bytes_of(d);
+  copy = Copy::Absent;
+  gpu.used -= bytes_of(d);
+  if (holders_[d] > 0) --holders_[d];
+  if (open_load_[slot(g, d)] != kNoId) emit_load(g, d, LoadKind::Unused, kNoId);
+  if (cause == EvictionCause::Capacity) {
+    ++gpu.summary.evictions;
+    ++summary_.evictions;
+  } else {
+    ++gpu.summary.invalidations;
+    ++summary_.invalidations;
+  }
+  if (observer_) observer_->on_eviction({d, g, now_, cause, for_task, wrote_back});
+  timed(summary_.scheduling_ns, [&] { scheduler_.on_data_evicted(g, d); });
+}
+
+void Engine::request_load(GpuId g, DataId d) {
+  copy_[slot(g, d)] = Copy::Loading;
+  std::uint32_t open = 0;
+  if (!free_open_loads_.empty()) {
+    open = free_open_loads_.back();
+    free_open_loads_.pop_back();
+  } else {
+    open = static_cast<std::uint32_t>(open_loads_.size());
+    open_loads_.emplace_back();
+  }
+  open_loads_[open] = {kFromHost, now_, 0};
+  open_load_[slot(g, d)] = open;
+
+  const Platform& platform = options_.platform;
+  if (platform.gpu_link_bandwidth > 0 && (platform.gpu_link_bandwidth >= platform.bus_bandwidth || !host_valid_[d])) {
+    for (GpuId h = 0; h < K_; ++h) {
+      if (h != g && copy_[slot(h, d)] == Copy::Resident && (holders_[d] > 0)) {
+        start_load(g, d, static_cast<std::int32_t>(h));
+        return;
+      }
+    }
+  }
+  if (host_valid_[d]) {
+    start_load(g, d, kFromHost);
+    return;
+  }
+  // The only valid copy is on another GPU without a link to this one: go through the host.
+  waiting_for_host_[d].push_back(g);
+  if (writeback_from_[d] < 0) {
+    for (GpuId h = 0; h < K_; ++h) {
+      const Copy copy = copy_[slot(h, d)];
+      if (h != g && (copy == Copy::Resident || copy == Copy::Evicting)) {
+        start_writeback(h, d, WritebackCause::Request);
+        return;
+      }
+    }
+    fail("internal: data " + w_.data()[d].name + " has no valid copy anywhere");
+  }
+}
+
+std::uint32_t Engine::start_transfer(const Transfer& transfer, double bytes) {
+  std::uint32_t id = 0;
+  if (!free_transfers_.empty()) {
+    id = free_transfers_.back();
+    free_transfers_.pop_back();
+    transfers_[id] = transfer;
+  } else {
+    id = static_cast<std::uint32_t>(transfers_.size());
+    transfers_.push_back(transfer);
+  }
+  if (options_.platform.latency_ns > 0) {
+    joins_.emplace_back(now_ + options_.platform.latency_ns, id);
+  } else {
+    channels_[transfer.channel].add(id, bytes, now_);
+  }
+  return id;
+}
+
+void Engine::start_load(GpuId g, DataId d, std::int32_t source) {
+  Transfer transfer;
+  transfer.is_load = true;
+  transfer.data = d;
+  transfer.gpu = g;
+  transfer.source = source;
+  transfer.start_ns = now_;
+  transfer.channel = source == kFromHost ? 0 : 2 + static_cast<std::uint32_t>(source) * K_ + g;
+  open_loads_[open_load_[slot(g, d)]].source = source;
+  start_transfer(transfer, bytes_of(d));
+}
+
+void Engine::start_writeback(GpuId g, DataId d, WritebackCause cause) {
+  Transfer transfer;
+  transfer.is_load = false;
+  transfer.data = d;
+  transfer.gpu = g;
+  transfer.start_ns = now_;
+  transfer.channel = 1;
+  transfer.cause = cause;
+  writeback_from_[d] = static_cast<std::int32_t>(g);
+  start_transfer(transfer, bytes_of(d));
+}
+
+void Engine::finish_transfer(std::uint32_t id) {
+  const Transfer transfer = transfers_[id];
+  free_transfers_.push_back(id);
+  const DataId d = transfer.data;
+  const GpuId g = transfer.gpu;
+  const double bytes = bytes_of(d);
+  if (transfer.is_load) {
+    copy_[slot(g, d)] = Copy::Resident;
+    ++holders_[d];
+    open_loads_[open_load_[slot(g, d)]].end_ns = now_;
+    ++summary_.loads;
+    ++gpus_[g].summary.loads;
+    summary_.bytes_loaded += bytes;
+    if (transfer.source == kFromHost) {
+      ++summary_.loads_from_host;
+      summary_.bytes_from_host += bytes;
+    } else {
+      ++summary_.loads_from_gpu;
+      summary_.bytes_gpu_to_gpu += bytes;
+    }
+    timed(summary_.eviction_ns, [&] { policy_.on_inserted(g, d); });
+    timed(summary_.scheduling_ns, [&] { scheduler_.on_data_loaded(g, d); });
+    return;
+  }
+  host_valid_[d] = 1;
+  writeback_from_[d] = -1;
+  ++summary_.writebacks;
+  summary_.bytes_written_back += bytes;
+  summary_.flush_end_ns = std::max(summary_.flush_end_ns, now_);
+  if (observer_) {
+    observer_->on_writeback({d, g, w_.data()[d].bytes, transfer.start_ns, now_, transfer.cause});
+  }
+  if (copy_[slot(g, d)] == Copy::Evicting) free_copy(g, d, evict_for_[slot(g, d)], EvictionCause::Capacity, true);
+  auto waiting = std::move(waiting_for_host_[d]);
+  waiting_for_host_[d].clear();
+  for (GpuId h : waiting) start_load(h, d, kFromHost);
+}
+
+void Engine::finish_task(GpuId g) {
+  Gpu& gpu = gpus_[g];
+  const TaskId task = gpu.held.front();
+  gpu.held.erase(gpu.held.begin());
+  gpu.running = false;
+  gpu.summary.busy_ns += gpu.end_ns - gpu.start_ns;
+  ++gpu.summary.tasks;
+  gpu.free_since = now_;
+  summary_.makespan_ns = std::max(summary_.makespan_ns, now_);
+  for (const Access& access : w_.accesses(task)) {
+    if (!writes(access.mode)) continue;
+    const DataId d = access.data;
+    for (GpuId h = 0; h < K_; ++h) {
+      if (h == g) continue;
+      const Copy copy = copy_[slot(h, d)];
+      if (copy == Copy::Resident) {
+        timed(summary_.eviction_ns, [&] { policy_.on_removed(h, d); });
+        free_copy(h, d, task, EvictionCause::Invalidated, false);
+      } else if (copy != Copy::Absent) {
+        fail("task " + w_.task_label(task) + " wrote " + w_.data()[d].name + " while GPU " + std::to_string(h) +
+             " was moving it: the workload lacks a dependency between tasks that access it");
+      }
+    }
+    if (writeback_from_[d] >= 0) {
+      fail("task " + w_.task_label(task) + " wrote " + w_.data()[d].name +
+           " while an older version was being written back: the workload lacks a dependency");
+    }
+    host_valid_[d] = 0;
+    holders_[d] = 1;
+  }
+  ++done_;
+  timed(summary_.scheduling_ns, [&] { scheduler_.on_task_done(g, task); });
+  for (TaskId successor : w_.successors(task)) {
+    if (--missing_preds_[successor] == 0) release(successor);
+  }
+}
+
+void Engine::emit_load(GpuId g, DataId d, LoadKind kind, TaskId task) {
+  const std::uint32_t open = open_load_[slot(g, d)];
+  const OpenLoad load = open_loads_[open];
+  open_load_[slot(g, d)] = kNoId;
+  free_open_loads_.push_back(open);
+  const double bytes = bytes_of(d);
+  switch (kind) {
+    case LoadKind::Fetch:
+      ++summary_.fetches;
+      summary_.bytes_fetched += bytes;
+      break;
+    case LoadKind::Prefetch:
+      ++summary_.prefetches;
+      summary_.bytes_prefetched += bytes;
+      break;
+    case LoadKind::Unused: ++summary_.unused_loads; break;
+  }
+  if (observer_) {
+    observer_->on_load({d, g, load.source, w_.data()[d].bytes, load.issue_ns, load.end_ns, kind, task});
+  }
+}
+
+std::int64_t Engine::next_event() const {
+  std::int64_t next = FluidChannel::kNever;
+  for (const auto& channel : channels_) next = std::min(next, channel.next_completion());
+  if (!joins_.empty()) next = std::min(next, joins_.front().first);
+  for (const Gpu& gpu : gpus_) {
+    if (gpu.running) next = std::min(next, gpu.end_ns);
+  }
+  return next;
+}
+
+void Engine::step(std::int64_t now) {
+  now_ = now;
+  ++summary_.events;
+  completed_.clear();
+  for (auto& channel : channels_) {
+    channel.advance(now);
+    channel.take_completed(completed_);
+  }
+  std::sort(completed_.begin(), completed_.end());
+  for (std::uint32_t id : completed_) finish_transfer(id);
+  while (!joins_.empty() && joins_.front().first <= now) {
+    const std::uint32_t id = joins_.front().second;
+    joins_.pop_front();
+    channels_[transfers_[id].channel].add(id, bytes_of(transfers_[id].data), now);
+  }
+  for (GpuId g = 0; g < K_; ++g) {
+    if (gpus_[g].running && gpus_[g].end_ns == now) finish_task(g);
+  }
+}
+
+void Engine::flush() {
+  for (DataId d = 0; d < nd_; ++d) {
+    if (host_valid_[d] || writeback_from_[d] >= 0) continue;
+    for (GpuId g = 0; g < K_; ++g) {
+      if (copy_[slot(g, d)] == Copy::Resident) {
+        start_writeback(g, d, WritebackCause::Flush);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<ReplaySummary> replay(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
+                             const ReplayOptions& options, ReplayObserver* observer) {
+  Engine engine(workload, scheduler, eviction, options, observer);
+  return engine.run();
+}
+
+}  // namespace tilelens

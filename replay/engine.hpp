@@ -1,0 +1,72 @@
+// The replay engine: a deterministic discrete-event simulation of K GPUs with memory M
+// (DESIGN section 3). It drives any Scheduler and EvictionPolicy and reports to an observer.
+//
+// What it models: each GPU holds at most `buffer_depth` tasks it has popped and not finished
+// (the running one included; depth 1 means no prefetch window, the fgcs model). As soon as a
+// task enters the buffer its missing inputs are requested, in buffer order; a request
+// reserves room at once, evicting as the policy says, and may evict only data that no earlier
+// held task (nor the running one) uses, so the next task to run can always make progress.
+// Transfers share the host bus fluidly (one channel per direction) or go over a GPU-to-GPU
+// link when the platform has one; each pays the platform's latency first. A task starts
+// when the GPU is idle and all its data are resident; by default tasks start in buffer order.
+// When a task writing data ends, its GPU holds the only valid copy: other GPUs' copies are
+// invalidated, and the host's copy is refreshed by a write-back when that copy is evicted,
+// when another GPU needs the data and no GPU link exists, or at the end of the run.
+// The clock is integer nanoseconds; equal-time events are processed in a fixed order, so
+// the same inputs give the same trace bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "replay/trace.hpp"
+#include "schedulers/eviction.hpp"
+#include "schedulers/scheduler.hpp"
+
+namespace tilelens {
+
+struct ReplayOptions {
+  Platform platform;
+  std::uint32_t buffer_depth = 4;
+};
+
+struct GpuSummary {
+  std::uint64_t tasks = 0;
+  std::uint64_t loads = 0;
+  std::uint64_t allocations = 0;
+  std::uint64_t evictions = 0;      // for room
+  std::uint64_t invalidations = 0;  // copies made stale by a write on another GPU
+  std::uint64_t resident_at_end = 0;
+  std::int64_t busy_ns = 0;
+  double peak_bytes = 0;
+};
+
+struct ReplaySummary {
+  std::uint64_t tasks = 0;
+  std::uint64_t loads = 0;  // every transfer into a GPU (fgcs section 3)
+  std::uint64_t fetches = 0, prefetches = 0, unused_loads = 0;
+  std::uint64_t loads_from_host = 0, loads_from_gpu = 0;
+  double bytes_loaded = 0, bytes_from_host = 0, bytes_gpu_to_gpu = 0;
+  double bytes_fetched = 0, bytes_prefetched = 0;
+  std::uint64_t evictions = 0, invalidations = 0, allocations = 0;
+  std::uint64_t writebacks = 0;
+  double bytes_written_back = 0;
+  std::int64_t makespan_ns = 0;    // last task end
+  std::int64_t flush_end_ns = 0;   // last final write-back end (>= makespan)
+  double total_flops = 0;
+  double gflops = 0;               // total flops / makespan
+  std::int64_t idle_ns = 0;        // sum over GPUs of makespan - busy time
+  std::int64_t scheduling_ns = 0;  // wall time spent inside the scheduler (measured, not simulated)
+  std::int64_t eviction_ns = 0;    // wall time spent inside the eviction policy
+  std::uint64_t events = 0;
+  std::vector<GpuSummary> gpus;
+};
+
+// Runs the workload to completion. Errors: a task that cannot fit (checked before the run),
+// a Belady policy without a known future, or a scheduler that stops handing out tasks while
+// some remain (reported with the time and the count).
+Result<ReplaySummary> replay(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
+                             const ReplayOptions& options, ReplayObserver* observer = nullptr);
+
+}  // namespace tilelens

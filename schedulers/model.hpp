@@ -1,0 +1,187 @@
+// The problem model shared by every part of tilelens (DESIGN.md section 1): data, tasks with
+// their accesses, dependencies, the submission order, and the platform they run on.
+// A Workload is immutable once built; WorkloadBuilder checks it (ids, sizes, cycles) and
+// derives the indexes schedulers need (successors, the tasks that read each data).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "schedulers/result.hpp"
+
+namespace tilelens {
+
+using DataId = std::uint32_t;
+using TaskId = std::uint32_t;
+using GpuId = std::uint32_t;
+using KindId = std::uint16_t;
+inline constexpr std::uint32_t kNoId = std::numeric_limits<std::uint32_t>::max();
+
+enum class AccessMode : std::uint8_t { Read, Write, ReadWrite };
+inline bool reads(AccessMode mode) { return mode != AccessMode::Write; }
+inline bool writes(AccessMode mode) { return mode != AccessMode::Read; }
+const char* to_string(AccessMode mode);  // "R", "W", "RW"
+std::optional<AccessMode> access_mode_from(std::string_view text);
+
+struct Access {
+  DataId data;
+  AccessMode mode;
+};
+
+// Logical coordinates, for drawing and for the bounds: a data is tile (row, col) of matrix
+// 'A'/'B'/'C' (row or col is -1 for a whole block-row or block-column); a task sits at (i, j)
+// of its output in layer or iteration k.
+struct Data {
+  std::string name;
+  std::uint64_t bytes = 0;
+  char matrix = '-';
+  std::int32_t row = -1;
+  std::int32_t col = -1;
+};
+
+struct Task {
+  KindId kind = 0;
+  std::uint32_t first_access = 0;
+  std::uint32_t access_count = 0;
+  double flops = 0;
+  std::int64_t priority = 0;  // larger runs first; bottom level in flops for the seed DAGs
+  std::int32_t i = 0, j = 0, k = 0;
+};
+
+// What produced a workload, so that bounds and figures know its shape. Empty name for
+// workloads read from a file without a generator line or imported from a trace.
+struct GeneratorInfo {
+  std::string name;   // "matmul2d", ..., or "" when unknown
+  std::string spec;   // canonical spec, "matmul2d:N=20,b=960,..."
+  std::int64_t N = 0, n = 0, b = 0, elem = 4;
+  double density = 1;
+  std::uint64_t seed = 0;
+};
+
+class Workload {
+ public:
+  const std::string& name() const { return name_; }
+  const GeneratorInfo& generator() const { return generator_; }
+  const std::vector<std::string>& kinds() const { return kinds_; }
+  const std::vector<Data>& data() const { return data_; }
+  const std::vector<Task>& tasks() const { return tasks_; }
+  std::size_t task_count() const { return tasks_.size(); }
+  std::size_t data_count() const { return data_.size(); }
+
+  std::span<const Access> accesses(TaskId task) const {
+    const Task& t = tasks_[task];
+    return {accesses_.data() + t.first_access, t.access_count};
+  }
+  std::span<const TaskId> predecessors(TaskId task) const { return slice(pred_offsets_, preds_, task); }
+  std::span<const TaskId> successors(TaskId task) const { return slice(succ_offsets_, succs_, task); }
+  // Tasks that read the data (R or RW), in submission order.
+  std::span<const TaskId> readers(DataId data) const { return slice(reader_offsets_, readers_, data); }
+  const std::vector<TaskId>& submission_order() const { return order_; }
+
+  bool has_dependencies() const { return !preds_.empty(); }
+  std::size_t dependency_count() const { return preds_.size(); }
+  // Total size of the distinct data read by some task (fgcs section 5.1).
+  std::uint64_t working_set_bytes() const { return working_set_; }
+  std::uint64_t largest_data_bytes() const { return largest_data_; }
+  // Bytes a task needs resident to run: its distinct accessed data.
+  std::uint64_t footprint_bytes(TaskId task) const;
+  double total_flops() const { return total_flops_; }
+  std::string task_label(TaskId task) const;  // "GEMM(3,1,0) #17"
+
+ private:
+  friend class WorkloadBuilder;
+  template <class T>
+  static std::span<const T> slice(const std::vector<std::uint32_t>& offsets, const std::vector<T>& items,
+                                  std::uint32_t index) {
+    return {items.data() + offsets[index], offsets[index + 1] - offsets[index]};
+  }
+
+  std::string name_;
+  GeneratorInfo generator_;
+  std::vector<std::string> kinds_;
+  std::vector<Data> data_;
+  std::vector<Task> tasks_;
+  std::vector<Access> accesses_;
+  std::vector<std::uint32_t> pred_offsets_, succ_offsets_, reader_offsets_;
+  std::vector<TaskId> preds_, succs_, readers_;
+  std::vector<TaskId> order_;
+  std::uint64_t working_set_ = 0;
+  std::uint64_t largest_data_ = 0;
+  double total_flops_ = 0;
+};
+
+class WorkloadBuilder {
+ public:
+  explicit WorkloadBuilder(std::string name);
+
+  void set_generator(GeneratorInfo info) { generator_ = std::move(info); }
+  KindId kind(const std::string& name);  // interns a task kind name
+  DataId add_data(Data data);
+  TaskId add_task(KindId kind, std::span<const Access> accesses, double flops, std::int32_t i = 0,
+                  std::int32_t j = 0, std::int32_t k = 0, std::int64_t priority = 0);
+  void add_dependency(TaskId before, TaskId after);
+  // Adds the edges a sequentially consistent runtime (StarPU's implicit dependencies) would
+  // derive from the accesses in submission order: read-after-write, write-after-read and
+  // write-after-write.
+  void derive_data_dependencies();
+  void set_submission_order(std::vector<TaskId> order) { order_ = std::move(order); }
+  // Priority = bottom level: the task's flops plus the largest bottom level of its
+  // successors (darts section 6.1, with flops standing in for durations).
+  void use_bottom_level_priorities() { bottom_level_priorities_ = true; }
+
+  std::size_t task_count() const { return tasks_.size(); }
+  std::size_t data_count() const { return data_.size(); }
+
+  // Checks everything and builds the indexes. Errors name the task or data at fault; a
+  // dependency cycle is reported with a task on it.
+  Result<Workload> finish() &&;
+
+ private:
+  std::string name_;
+  GeneratorInfo generator_;
+  std::vector<std::string> kinds_;
+  std::map<std::string, KindId> kind_ids_;
+  std::vector<Data> data_;
+  std::vector<Task> tasks_;
+  std::vector<Access> accesses_;
+  std::vector<std::pair<TaskId, TaskId>> edges_;
+  std::vector<TaskId> order_;
+  bool bottom_level_priorities_ = false;
+};
+
+// A platform (DESIGN.md section 1): K GPUs with M bytes each, a host bus of bandwidth B
+// (bytes/s, each direction, shared fluidly), a latency per transfer, optional GPU-to-GPU
+// links, and a compute rate per task kind.
+struct Platform {
+  std::string name = "custom";
+  std::uint32_t gpus = 1;
+  double memory_bytes = 500.0 * 1024 * 1024;
+  double bus_bandwidth = 12e9;       // bytes per second, host to GPU and GPU to host
+  double gpu_link_bandwidth = 0;     // bytes per second between two GPUs; 0: no direct link
+  std::int64_t latency_ns = 0;       // added to every transfer
+  double default_gflops = 13393;     // rate of any kind not listed below
+  std::map<std::string, double> kind_gflops;
+
+  double gflops_of(const std::string& kind) const;
+  double peak_gflops() const;
+  std::string describe() const;
+};
+
+struct PlatformPreset {
+  std::string name;
+  std::string summary;
+  Platform platform;
+};
+const std::vector<PlatformPreset>& platform_presets();
+Result<Platform> find_platform_preset(std::string_view name);
+
+// Checks a platform against a workload before a run: positive sizes and rates, and every
+// task's footprint within the memory (naming the first task that does not fit).
+Status check_platform(const Platform& platform, const Workload& workload);
+
+}  // namespace tilelens

@@ -1,0 +1,102 @@
+// The scheduler interface: what every policy (static orders, DMDA*, HFP, DARTS, ...) offers
+// to an executor, replay or CUDA. Contract, in the order calls happen:
+//
+//   1. prepare(workload, platform, context) once, before any task is ready. Static schedulers
+//      compute their whole order here. The context stays valid for the whole run.
+//   2. push(task) each time a task becomes ready (all predecessors done), in release order;
+//      for a workload without dependencies every task is pushed, in submission order, right
+//      after prepare.
+//   3. pop(gpu) when a GPU has room in its task buffer; returns the task it should append, or
+//      nothing for now (the GPU asks again after the next event). Every pushed task is popped
+//      exactly once.
+//   4. hooks, as things happen: on_task_started, on_task_done, on_data_loaded, on_data_evicted.
+//
+// A scheduler that knows its future order exposes it through future() for Belady-style
+// eviction (DESIGN section 3: "with a dynamic scheduler the known future is what it has
+// planned"), and one that plans per GPU exposes planned() for LUF.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "schedulers/model.hpp"
+#include "schedulers/params.hpp"
+
+namespace tilelens {
+
+enum class ReplicaState : std::uint8_t { Absent, Loading, Resident };
+
+// The executor's memory state, as schedulers may consult it (DMDA's "not in memory", DARTS's
+// free tasks).
+class MemoryView {
+ public:
+  virtual ~MemoryView() = default;
+  virtual ReplicaState state(GpuId gpu, DataId data) const = 0;
+  virtual double free_bytes(GpuId gpu) const = 0;
+};
+
+// The known future of a GPU: the position of the next use of a data in what the scheduler
+// will hand out, or kNever. Positions only need to be comparable for one GPU. The value for
+// (gpu, data) may change only when a task reading the data is popped (the executor then
+// tells the eviction policy), or when the scheduler calls SchedulerContext::future_changed.
+class TaskFuture {
+ public:
+  static constexpr std::uint64_t kNever = UINT64_MAX;
+  virtual ~TaskFuture() = default;
+  virtual std::uint64_t next_use(GpuId gpu, DataId data) const = 0;
+};
+
+// The tasks a planning scheduler (DARTS) holds for a GPU beyond its task buffer.
+class PlanView {
+ public:
+  virtual ~PlanView() = default;
+  virtual std::span<const TaskId> planned(GpuId gpu) const = 0;
+};
+
+struct SchedulerContext {
+  const MemoryView* memory = nullptr;
+  std::uint64_t seed = 0;
+  // Tells the executor that the scheduler's future changed for this data (on every GPU).
+  std::function<void(DataId)> future_changed;
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) = 0;
+  virtual void push(TaskId task) = 0;
+  virtual std::optional<TaskId> pop(GpuId gpu) = 0;
+
+  virtual void on_task_started(GpuId, TaskId) {}
+  virtual void on_task_done(GpuId, TaskId) {}
+  virtual void on_data_loaded(GpuId, DataId) {}
+  virtual void on_data_evicted(GpuId, DataId) {}
+
+  virtual const TaskFuture* future() const { return nullptr; }
+  virtual const PlanView* plan() const { return nullptr; }
+};
+
+struct SchedulerInfo {
+  std::string name;
+  std::string summary;
+  std::vector<ParamSpec> params;
+  std::function<std::unique_ptr<Scheduler>(const Params&)> make;
+};
+
+// The one registry of schedulers (scheduler_registry.cpp); `tilelens replay --scheduler list`
+// prints it.
+const std::vector<SchedulerInfo>& scheduler_registry();
+// Builds a scheduler from "name" or "name:key=value,..."; unknown names list the valid ones.
+// On success also returns the canonical spec with every parameter, for the run record.
+struct MadeScheduler {
+  std::unique_ptr<Scheduler> scheduler;
+  std::string spec;
+};
+Result<MadeScheduler> make_scheduler(std::string_view spec);
+
+}  // namespace tilelens
