@@ -1,0 +1,138 @@
+// Test helpers; see helpers.hpp.
+#include "helpers.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace tilelens::test {
+
+Platform small_platform(double memory_bytes, std::uint32_t gpus) {
+  Platform p;
+  p.gpus = gpus;
+  p.memory_bytes = memory_bytes;
+  p.bus_bandwidth = 1e9;
+  p.default_gflops = 100;
+  return p;
+}
+
+Workload generated(const std::string& spec) {
+  auto w = generate_workload(spec);
+  INFO(spec);
+  REQUIRE(w.ok());
+  return std::move(*w);
+}
+
+Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& eviction, const Platform& platform,
+               std::uint32_t depth) {
+  auto policy = make_eviction(eviction);
+  REQUIRE(policy.ok());
+  ReplayOptions options;
+  options.platform = platform;
+  options.buffer_depth = depth;
+  TraceRecorder recorder;
+  auto summary = replay(w, scheduler, *policy->policy, options, &recorder);
+  INFO((summary.ok() ? std::string() : summary.error().message));
+  REQUIRE(summary.ok());
+  return {*summary, std::move(recorder.trace)};
+}
+
+Run run_replay(const Workload& w, const std::string& scheduler, const std::string& eviction, const Platform& platform,
+               std::uint32_t depth) {
+  auto made = make_scheduler(scheduler);
+  REQUIRE(made.ok());
+  return run_replay(w, *made->scheduler, eviction, platform, depth);
+}
+
+std::string check_invariants(const Workload& w, const Platform& platform, const Run& run) {
+  const Trace& t = run.trace;
+  std::ostringstream problem;
+  // Each task once, after its predecessors ended.
+  std::vector<std::int64_t> end(w.task_count(), -1), start(w.task_count(), -1);
+  for (const auto& r : t.tasks) {
+    if (start[r.task] >= 0) return "task " + std::to_string(r.task) + " ran twice";
+    start[r.task] = r.start_ns;
+    end[r.task] = r.end_ns;
+  }
+  for (TaskId task = 0; task < w.task_count(); ++task) {
+    if (start[task] < 0) return "task " + std::to_string(task) + " never ran";
+    for (TaskId p : w.predecessors(task)) {
+      if (end[p] > start[task]) return "task " + std::to_string(task) + " started before its predecessor " + std::to_string(p) + " ended";
+    }
+  }
+  // Events per GPU: (time, order, kind, data, bytes, task). At equal times frees come first.
+  enum Kind { Free = 0, Arrive = 1, Reserve = 2, Start = 3 };
+  std::vector<std::vector<std::tuple<std::int64_t, int, DataId, double, TaskId>>> events(platform.gpus);
+  for (const auto& l : t.loads) {
+    events[l.gpu].emplace_back(l.issue_ns, Reserve, l.data, static_cast<double>(l.bytes), kNoId);
+    events[l.gpu].emplace_back(l.end_ns, Arrive, l.data, 0.0, kNoId);
+  }
+  for (const auto& a : t.allocations) {
+    events[a.gpu].emplace_back(a.time_ns, Reserve, a.data, static_cast<double>(w.data()[a.data].bytes), kNoId);
+    events[a.gpu].emplace_back(a.time_ns, Arrive, a.data, 0.0, kNoId);
+  }
+  for (const auto& e : t.evictions) {
+    events[e.gpu].emplace_back(e.time_ns, Free, e.data, static_cast<double>(w.data()[e.data].bytes), kNoId);
+  }
+  for (const auto& r : t.tasks) events[r.gpu].emplace_back(r.start_ns, Start, 0, 0.0, r.task);
+  for (GpuId g = 0; g < platform.gpus; ++g) {
+    auto& list = events[g];
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b);
+    });
+    double used = 0;
+    std::vector<char> resident(w.data_count(), 0);
+    std::uint64_t arrived = 0, freed = 0;
+    for (const auto& [time, kind, data, bytes, task] : list) {
+      switch (kind) {
+        case Free:
+          used -= bytes;
+          resident[data] = 0;
+          ++freed;
+          break;
+        case Reserve:
+          used += bytes;
+          if (used > platform.memory_bytes + 1e-6) {
+            return "GPU " + std::to_string(g) + " holds " + std::to_string(used) + " bytes at t=" + std::to_string(time) +
+                   ", over M=" + std::to_string(platform.memory_bytes);
+          }
+          break;
+        case Arrive:
+          resident[data] = 1;
+          ++arrived;
+          break;
+        case Start:
+          for (const Access& a : w.accesses(task)) {
+            if (!resident[a.data]) {
+              return "task " + std::to_string(task) + " started on GPU " + std::to_string(g) + " at t=" + std::to_string(time) +
+                     " without " + w.data()[a.data].name;
+            }
+          }
+          break;
+      }
+    }
+    std::uint64_t resident_end = 0;
+    for (char r : resident) resident_end += r ? 1 : 0;
+    if (arrived != freed + resident_end) {
+      return "GPU " + std::to_string(g) + ": " + std::to_string(arrived) + " loads+allocations but " + std::to_string(freed) +
+             " evictions and " + std::to_string(resident_end) + " resident at the end";
+    }
+    const GpuSummary& s = run.summary.gpus[g];
+    if (s.loads + s.allocations != s.evictions + s.invalidations + s.resident_at_end) {
+      return "GPU " + std::to_string(g) + " summary: loads + allocations != evictions + invalidations + resident";
+    }
+    if (s.resident_at_end != resident_end) return "GPU " + std::to_string(g) + ": resident count differs between summary and trace";
+  }
+  if (run.summary.loads != t.loads.size()) return "summary loads differ from the trace's load records";
+  return "";
+}
+
+std::string trace_text(const Trace& trace) {
+  std::ostringstream out;
+  write_trace_text(trace, out);
+  return out.str();
+}
+
+}  // namespace tilelens::test

@@ -1,0 +1,32 @@
+// Test helpers: run a replay and keep its trace, and check the invariants of DESIGN section 4
+// from the trace alone (independently of the engine's own counters).
+#pragma once
+
+#include <string>
+
+#include "replay/engine.hpp"
+#include "schedulers/generators.hpp"
+#include "schedulers/static_order.hpp"
+
+namespace tilelens::test {
+
+struct Run {
+  ReplaySummary summary;
+  Trace trace;
+};
+
+Platform small_platform(double memory_bytes, std::uint32_t gpus = 1);
+Workload generated(const std::string& spec);
+Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& eviction, const Platform& platform,
+               std::uint32_t depth = 4);
+Run run_replay(const Workload& w, const std::string& scheduler, const std::string& eviction, const Platform& platform,
+               std::uint32_t depth = 4);
+
+// Memory in use never above M (from load issues, allocations and evictions); each task starts
+// with all its data resident; loads + allocations = evictions + invalidations + resident at
+// the end, per GPU; each task runs once, after its predecessors. Returns "" or what failed.
+std::string check_invariants(const Workload& w, const Platform& platform, const Run& run);
+
+std::string trace_text(const Trace& trace);
+
+}  // namespace tilelens::test

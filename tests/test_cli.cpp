@@ -1,0 +1,122 @@
+// The tilelens command line: help everywhere, readable errors, and the outputs it writes.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "app/cli/commands.hpp"
+
+using tilelens::cli::run_cli;
+
+namespace {
+struct Output {
+  int code;
+  std::string out, err;
+};
+Output cli(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = run_cli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("tilelens-test-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+}  // namespace
+
+TEST_CASE("every command has --help", "[cli]") {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--help"},
+                                                                {"replay", "--help"},
+                                                                {"workload", "--help"},
+                                                                {"workload", "generate", "--help"},
+                                                                {"workload", "show", "--help"},
+                                                                {"workload", "validate", "--help"},
+                                                                {"workload", "list", "--help"},
+                                                                {"bench", "replay", "--help"}}) {
+    const auto r = cli(args);
+    INFO(args[0] << " " << (args.size() > 1 ? args[1] : ""));
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("usage"));
+  }
+}
+
+TEST_CASE("replay prints the summary with the lower bound and the ratio", "[cli]") {
+  const auto r = cli({"replay", "--workload", "matmul2d:N=20", "--scheduler", "rcm", "--eviction", "lru", "--gpus", "1",
+                      "--memory", "250MB", "--bandwidth", "12GB/s"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("loads") && Catch::Contains("lower bound") && Catch::Contains("x the lower bound") &&
+                        Catch::Contains("GFlop/s") && Catch::Contains("sched. time"));
+  const auto json = cli({"replay", "--workload", "matmul2d:N=4", "--memory", "4items", "--buffer", "1", "--json"});
+  REQUIRE(json.code == 0);
+  CHECK_THAT(json.out, Catch::StartsWith("{\"tilelens_version\"") && Catch::Contains("\"ratio_to_lower_bound\":") &&
+                           Catch::Contains("\"memory_bytes\":58982400"));
+}
+
+TEST_CASE("--order-out writes the order with each task's loads", "[cli]") {
+  const std::string path = temp_path("order.csv");
+  const auto r = cli({"replay", "--workload", "matmul2d:N=3", "--memory", "100MB", "--order-out", path});
+  REQUIRE(r.code == 0);
+  std::ifstream in(path);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  CHECK(header == "order,gpu,gpu_order,task,kind,i,j,k,start_ns,end_ns,fetches,prefetches,loads");
+  CHECK_THAT(first, Catch::StartsWith("0,0,0,0,GEMM,0,0,0,") && Catch::Contains("A0:fetch B0:fetch"));
+  std::size_t rows = 1;
+  for (std::string line; std::getline(in, line);) ++rows;
+  CHECK(rows == 9);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("workload generate, validate and show work on files", "[cli]") {
+  const std::string path = temp_path("w.workload");
+  REQUIRE(cli({"workload", "generate", "cholesky:N=5", "--output", path}).code == 0);
+  const auto valid = cli({"workload", "validate", path});
+  CHECK(valid.code == 0);
+  CHECK_THAT(valid.out, Catch::Contains("valid") && Catch::Contains("35 tasks"));
+  const auto shown = cli({"workload", "show", path});
+  CHECK(shown.code == 0);
+  CHECK_THAT(shown.out, Catch::Contains("POTRF") && Catch::Contains("working set"));
+  const auto replayed = cli({"replay", "--workload", path, "--gpus", "2", "--memory", "6items"});
+  CHECK(replayed.code == 0);
+  std::ofstream(path) << "tilelens-workload 1\nkind GEMM\ndata 8 A 0 0 a\ntask GEMM x 0 0 0 0 R:0\n";
+  const auto broken = cli({"workload", "validate", path});
+  CHECK(broken.code == 1);
+  CHECK_THAT(broken.err, Catch::Contains(path + ":4: field 'flops'"));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("bad arguments get a message that names them and the valid choices", "[cli][errors]") {
+  const auto scheduler = cli({"replay", "--workload", "matmul2d:N=4", "--scheduler", "nope"});
+  CHECK(scheduler.code == 2);
+  CHECK_THAT(scheduler.err, Catch::Contains("--scheduler") && Catch::Contains("valid: eager, random, cm, rcm, mst"));
+  const auto eviction = cli({"replay", "--workload", "matmul2d:N=4", "--eviction", "mru"});
+  CHECK_THAT(eviction.err, Catch::Contains("--eviction") && Catch::Contains("valid: lru, fifo, belady"));
+  const auto workload = cli({"replay", "--workload", "matmul9d:N=4"});
+  CHECK_THAT(workload.err, Catch::Contains("--workload") && Catch::Contains("valid: matmul2d"));
+  const auto range = cli({"replay", "--workload", "matmul2d:N=0"});
+  CHECK_THAT(range.err, Catch::Contains("N must be between 1 and"));
+  const auto zero = cli({"replay", "--workload", "matmul2d:N=4", "--memory", "0"});
+  CHECK(zero.code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("--memory") && Catch::Contains("greater than zero"));
+  const auto small = cli({"replay", "--workload", "matmul2d:N=4", "--memory", "1items"});
+  CHECK_THAT(small.err, Catch::Contains("GEMM(0,0,0) #0") && Catch::Contains("give more memory"));
+  const auto option = cli({"replay", "--workload", "matmul2d:N=4", "--memroy", "4items"});
+  CHECK_THAT(option.err, Catch::Contains("unknown option '--memroy'") && Catch::Contains("--memory"));
+  const auto gpus = cli({"replay", "--workload", "matmul2d:N=4", "--gpus", "0"});
+  CHECK_THAT(gpus.err, Catch::Contains("--gpus"));
+  const auto buffer = cli({"replay", "--workload", "matmul2d:N=4", "--buffer", "0"});
+  CHECK_THAT(buffer.err, Catch::Contains("--buffer"));
+  const auto missing = cli({"replay", "--workload", "no/such/file.workload"});
+  CHECK_THAT(missing.err, Catch::Contains("does not exist"));
+  CHECK(cli({"frobnicate"}).code == 2);
+}
+
+TEST_CASE("listing schedulers and evictions comes from the registries", "[cli]") {
+  const auto list = cli({"replay", "--scheduler", "list"});
+  CHECK(list.code == 0);
+  CHECK_THAT(list.out, Catch::Contains("rcm") && Catch::Contains("mst") && Catch::Contains("seed=0"));
+  CHECK_THAT(cli({"replay", "--eviction", "list"}).out, Catch::Contains("belady"));
+  CHECK_THAT(cli({"replay", "--platform", "list"}).out, Catch::Contains("v100-fgcs"));
+}

@@ -1,0 +1,95 @@
+// Static orders: permutations, CM/RCM relation, MST on a small graph, seeded RANDOM.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <numeric>
+
+#include "helpers.hpp"
+
+using namespace tilelens;
+
+namespace {
+bool is_permutation_of_tasks(const Workload& w, std::vector<TaskId> order) {
+  std::sort(order.begin(), order.end());
+  std::vector<TaskId> all(w.task_count());
+  std::iota(all.begin(), all.end(), 0);
+  return order == all;
+}
+}  // namespace
+
+TEST_CASE("CM, RCM and MST orders are permutations, RCM the reverse of CM", "[schedulers]") {
+  for (const std::string spec : {"matmul2d:N=9", "matmul3d:N=4", "cholesky-tasks:N=7", "matmul2d-sparse:N=12,density=0.1",
+                                 "matmul2d-random-order:N=6"}) {
+    INFO(spec);
+    const Workload w = test::generated(spec);
+    const auto cm = cuthill_mckee_order(w, false);
+    auto rcm = cuthill_mckee_order(w, true);
+    CHECK(is_permutation_of_tasks(w, cm));
+    CHECK(is_permutation_of_tasks(w, maximum_spanning_tree_order(w)));
+    std::reverse(rcm.begin(), rcm.end());
+    CHECK(rcm == cm);
+  }
+}
+
+TEST_CASE("Cuthill-McKee starts at the smallest weighted degree and visits neighbours by degree", "[schedulers]") {
+  // Path-like sharing: T0{a,b} T1{b,c} T2{c,d} T3{x,y} (disconnected); degrees 1,2,1,0 shared items.
+  WorkloadBuilder builder("path");
+  const KindId k = builder.kind("K");
+  std::vector<DataId> d;
+  for (const char* name : {"a", "b", "c", "d", "x", "y"}) d.push_back(builder.add_data({name, 10, 'A', 0, 0}));
+  const auto task = [&](DataId p, DataId q) {
+    const std::array<Access, 2> a{{{p, AccessMode::Read}, {q, AccessMode::Read}}};
+    builder.add_task(k, a, 1);
+  };
+  task(d[0], d[1]);
+  task(d[1], d[2]);
+  task(d[2], d[3]);
+  task(d[4], d[5]);
+  auto w = std::move(builder).finish();
+  REQUIRE(w.ok());
+  // T3 has degree 0: it starts; then the walk restarts from T0 (degree 10, before T2's equal degree).
+  CHECK(cuthill_mckee_order(*w, false) == std::vector<TaskId>{3, 0, 1, 2});
+  CHECK(cuthill_mckee_order(*w, true) == std::vector<TaskId>{2, 1, 0, 3});
+  // MST from T0: T1 (shares b), then T2 (shares c), then T3 (key 0).
+  CHECK(maximum_spanning_tree_order(*w) == std::vector<TaskId>{0, 1, 2, 3});
+}
+
+TEST_CASE("MST on matmul2d follows maximum sharing from the first task", "[schedulers]") {
+  const Workload w = test::generated("matmul2d:N=4");
+  const auto order = maximum_spanning_tree_order(w);
+  CHECK(order.front() == 0);
+  // Every next task shares a data with an earlier one (the graph is connected, keys >= 1).
+  for (std::size_t p = 1; p < order.size(); ++p) {
+    bool shares = false;
+    for (std::size_t q = 0; q < p && !shares; ++q) {
+      for (const Access& a : w.accesses(order[p]))
+        for (const Access& b : w.accesses(order[q])) shares |= a.data == b.data;
+    }
+    CHECK(shares);
+  }
+}
+
+TEST_CASE("RANDOM is reproducible from its seed and the spec records it", "[schedulers]") {
+  const Workload w = test::generated("matmul2d:N=6");
+  const Platform p = test::small_platform(1e12);
+  const auto order_of = [&](const std::string& spec) {
+    auto run = test::run_replay(w, spec, "lru", p, 1);
+    std::vector<TaskId> order;
+    for (const auto& r : run.trace.tasks) order.push_back(r.task);
+    return order;
+  };
+  CHECK(order_of("random:seed=5") == order_of("random:seed=5"));
+  CHECK(order_of("random:seed=5") != order_of("random:seed=6"));
+  CHECK(make_scheduler("random:seed=5")->spec == "random:seed=5");
+  CHECK(make_scheduler("random")->spec == "random:seed=0");
+}
+
+TEST_CASE("unknown scheduler and eviction names list the valid ones", "[schedulers][errors]") {
+  auto s = make_scheduler("hfp-magic");
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.error().message, Catch::Contains("unknown scheduler 'hfp-magic'") && Catch::Contains("eager, random, cm, rcm, mst"));
+  auto e = make_eviction("mru");
+  REQUIRE_FALSE(e.ok());
+  CHECK_THAT(e.error().message, Catch::Contains("valid: lru, fifo, belady"));
+  CHECK_FALSE(make_scheduler("random:seed=-1").ok());
+  CHECK_FALSE(make_scheduler("eager:depth=3").ok());
+}

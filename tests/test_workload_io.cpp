@@ -1,0 +1,85 @@
+// The workload file format: round trips, and malformed files reported with file:line:field.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "helpers.hpp"
+#include "schedulers/workload_io.hpp"
+
+using namespace tilelens;
+
+namespace {
+Result<Workload> parse(const std::string& text) {
+  std::istringstream in(text);
+  return read_workload(in, "bad.workload");
+}
+const std::string kHeader = "tilelens-workload 1\nname t\nkind GEMM\ndata 100 A 0 -1 A0\ndata 100 B -1 0 B0\n";
+}  // namespace
+
+TEST_CASE("every seed workload survives a write and a read unchanged", "[io]") {
+  for (const std::string spec : {"matmul2d:N=5", "matmul3d:N=3", "cholesky-tasks:N=4", "matmul2d-random-order:N=4,seed=9",
+                                 "matmul2d-random-pairs:N=4", "matmul2d-sparse:N=6,density=0.3", "cholesky:N=4", "lu:N=4"}) {
+    INFO(spec);
+    const Workload w = test::generated(spec);
+    std::ostringstream first;
+    REQUIRE(write_workload(w, first).ok());
+    auto back = parse(first.str());
+    REQUIRE(back.ok());
+    std::ostringstream second;
+    REQUIRE(write_workload(*back, second).ok());
+    CHECK(first.str() == second.str());
+    CHECK(back->task_count() == w.task_count());
+    CHECK(back->dependency_count() == w.dependency_count());
+    CHECK(back->submission_order() == w.submission_order());
+    CHECK(back->generator().name == w.generator().name);
+    CHECK(back->generator().N == w.generator().N);
+    CHECK(back->working_set_bytes() == w.working_set_bytes());
+  }
+}
+
+TEST_CASE("malformed workload files name the line and the field", "[io][errors]") {
+  auto header = parse("tilelens-workload 7\n");
+  REQUIRE_FALSE(header.ok());
+  CHECK_THAT(header.error().message, Catch::StartsWith("bad.workload:1:") && Catch::Contains("version 7"));
+
+  auto flops = parse(kHeader + "task GEMM lots 0 0 0 0 R:0 R:1\n");
+  REQUIRE_FALSE(flops.ok());
+  CHECK_THAT(flops.error().message, Catch::StartsWith("bad.workload:6: field 'flops'"));
+
+  auto data = parse(kHeader + "task GEMM 10 0 0 0 0 R:0 R:7\n");
+  REQUIRE_FALSE(data.ok());
+  CHECK_THAT(data.error().message, Catch::StartsWith("bad.workload:6: field 'access'") && Catch::Contains("data 7"));
+
+  auto mode = parse(kHeader + "task GEMM 10 0 0 0 0 X:0\n");
+  REQUIRE_FALSE(mode.ok());
+  CHECK_THAT(mode.error().message, Catch::Contains(":6:") && Catch::Contains("not R, W or RW"));
+
+  auto size = parse("tilelens-workload 1\ndata 0 A 0 0 A0\n");
+  REQUIRE_FALSE(size.ok());
+  CHECK_THAT(size.error().message, Catch::StartsWith("bad.workload:2: field 'bytes'"));
+
+  auto kind = parse(kHeader + "task TRSM 10 0 0 0 0 R:0\n");
+  REQUIRE_FALSE(kind.ok());
+  CHECK_THAT(kind.error().message, Catch::Contains(":6: field 'kind'"));
+
+  auto record = parse(kHeader + "tsk GEMM\n");
+  REQUIRE_FALSE(record.ok());
+  CHECK_THAT(record.error().message, Catch::Contains(":6:") && Catch::Contains("unknown record 'tsk'"));
+
+  auto cycle = parse(kHeader + "task GEMM 1 0 0 0 0 R:0\ntask GEMM 1 0 0 0 0 R:1\ndep 0 1\ndep 1 0\n");
+  REQUIRE_FALSE(cycle.ok());
+  CHECK_THAT(cycle.error().message, Catch::StartsWith("bad.workload:") && Catch::Contains("cycle"));
+
+  CHECK_FALSE(parse("").ok());
+  CHECK_FALSE(parse("hello\n").ok());
+}
+
+TEST_CASE("the example workload shipped in resources/ replays as its comment says", "[io]") {
+  auto w = load_workload(std::string(TILELENS_RESOURCES) + "/workloads/belady-example.workload");
+  INFO((w.ok() ? "" : w.error().message));
+  REQUIRE(w.ok());
+  CHECK(w->task_count() == 5);
+  CHECK(w->data_count() == 6);
+  const Platform p = test::small_platform(3 * 1000);
+  CHECK(test::run_replay(*w, "eager", "lru", p, 1).summary.loads == 7);
+  CHECK(test::run_replay(*w, "eager", "belady", p, 1).summary.loads == 6);
+}
