@@ -53,7 +53,7 @@ TEST_CASE("replay prints the summary with the lower bound and the ratio", "[cli]
                            Catch::Contains("\"memory_bytes\":58982400"));
 }
 
-TEST_CASE("--order-out writes the order with each task's loads", "[cli]") {
+TEST_CASE("the order CSV of --order-out lists each task with its loads", "[cli]") {
   const std::string path = temp_path("order.csv");
   const auto r = cli({"replay", "--workload", "matmul2d:N=3", "--memory", "100MB", "--order-out", path});
   REQUIRE(r.code == 0);
