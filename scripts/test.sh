@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up, builds everything with warnings as errors, and runs every test through CTest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+cmake --workflow --preset ci
+# The benchmark command itself is exercised too (small sizes; figures not compared to targets).
+./build/ci/app/cli/tilelens bench replay --quick
