@@ -430,7 +430,7 @@ void Engine::request_load(GpuId g, DataId d) {
   const Platform& platform = options_.platform;
   if (platform.gpu_link_bandwidth > 0 && (platform.gpu_link_bandwidth >= platform.bus_bandwidth || !host_valid_[d])) {
     for (GpuId h = 0; h < K_; ++h) {
-      if (h != g && copy_[slot(h, d)] == Copy::Resident && (holders_[d] > 0)) {
+      if (h != g && copy_[slot(h, d)] == Copy::Resident) {
         start_load(g, d, static_cast<std::int32_t>(h));
         return;
       }

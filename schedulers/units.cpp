@@ -98,11 +98,6 @@ Result<SizeSpec> parse_memory(std::string_view text) {
 }
 
 Result<double> parse_bandwidth(std::string_view text) {
-  std::vector<Suffix> table;
-  for (const auto& suffix : size_suffixes()) {
-    if (suffix.name[0] == '\0') continue;
-    table.push_back({nullptr, suffix.factor});
-  }
   auto split = split_number(text, "bandwidth");
   if (!split) return split.error();
   std::string unit = lower(split->second);

@@ -23,24 +23,18 @@ const CommandSpec kBenchReplay{
     {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""}},
     ""};
 
-// Peak resident memory of this process since the last reset, in bytes (Linux).
-double peak_rss_bytes() {
+// A memory figure of this process from /proc/self/status, in bytes (Linux): "VmHWM" is the
+// peak resident size since the last reset, "VmRSS" the current one.
+double status_bytes(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) * 1024.0;
+    if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1)) * 1024.0;
   }
   return 0;
 }
-
-double current_rss_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) * 1024.0;
-  }
-  return 0;
-}
+double peak_rss_bytes() { return status_bytes("VmHWM"); }
+double current_rss_bytes() { return status_bytes("VmRSS"); }
 
 bool reset_peak_rss() {
   std::ofstream clear("/proc/self/clear_refs");

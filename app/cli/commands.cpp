@@ -43,23 +43,18 @@ int fail(std::ostream& err, const std::string& message) {
   return 2;
 }
 
-std::string list_schedulers() {
-  std::string out = "schedulers:\n";
-  for (const auto& info : scheduler_registry()) {
+// One listing for both registries: name, summary, then the parameters with defaults.
+template <class Registry>
+std::string list_registry(const std::string& title, const Registry& registry) {
+  std::string out = title + ":\n";
+  for (const auto& info : registry) {
     out += "  " + info.name + std::string(info.name.size() < 10 ? 10 - info.name.size() : 1, ' ') + info.summary + "\n";
     out += describe_params(info.params);
   }
   return out;
 }
-
-std::string list_evictions() {
-  std::string out = "eviction policies:\n";
-  for (const auto& info : eviction_registry()) {
-    out += "  " + info.name + std::string(info.name.size() < 10 ? 10 - info.name.size() : 1, ' ') + info.summary + "\n";
-    out += describe_params(info.params);
-  }
-  return out;
-}
+std::string list_schedulers() { return list_registry("schedulers", scheduler_registry()); }
+std::string list_evictions() { return list_registry("eviction policies", eviction_registry()); }
 
 std::string list_generators() {
   std::string out = "workload generators (use NAME:key=value,...):\n";
