@@ -100,6 +100,31 @@ class TraceRecorder final : public ReplayObserver {
   Trace trace;
 };
 
+// Hands every record to several observers in turn (say, a recorder and a database writer).
+class ObserverList final : public ReplayObserver {
+ public:
+  void add(ReplayObserver* observer) { observers_.push_back(observer); }
+  bool empty() const { return observers_.empty(); }
+  void on_task(const TaskRecord& r) override {
+    for (auto* o : observers_) o->on_task(r);
+  }
+  void on_load(const LoadRecord& r) override {
+    for (auto* o : observers_) o->on_load(r);
+  }
+  void on_eviction(const EvictionRecord& r) override {
+    for (auto* o : observers_) o->on_eviction(r);
+  }
+  void on_writeback(const WritebackRecord& r) override {
+    for (auto* o : observers_) o->on_writeback(r);
+  }
+  void on_allocation(const AllocationRecord& r) override {
+    for (auto* o : observers_) o->on_allocation(r);
+  }
+
+ private:
+  std::vector<ReplayObserver*> observers_;
+};
+
 // One canonical text form of a trace, for bit-identity checks and debugging.
 void write_trace_text(const Trace& trace, std::ostream& out);
 

@@ -16,6 +16,7 @@ struct WorkloadGenerator {
   std::string name;
   std::string summary;
   std::vector<ParamSpec> params;
+  bool randomized = false;  // its seed parameter changes the workload (sweeps vary it)
 };
 
 const std::vector<WorkloadGenerator>& workload_generators();

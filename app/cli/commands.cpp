@@ -2,46 +2,27 @@
 #include "app/cli/commands.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "app/cli/args.hpp"
+#include "app/cli/run_report.hpp"
+#include "db/store.hpp"
 #include "schedulers/generators.hpp"
 #include "schedulers/units.hpp"
 #include "schedulers/workload_io.hpp"
 
 namespace tilelens::cli {
-namespace {
-
-constexpr const char* kVersion = "0.1.0";
-
-std::string json_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-std::string fixed(double value, int digits = 2) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 int fail(std::ostream& err, const std::string& message) {
   err << "tilelens: " << message << "\n";
   return 2;
 }
+
+namespace {
 
 // One listing for both registries: name, summary, then the parameters with defaults.
 template <class Registry>
@@ -192,13 +173,16 @@ const CommandSpec kReplay{
      {"csv", "", "print the summary as one CSV row (with --csv-header, the header first)", ""},
      {"csv-header", "", "with --csv, print the header row too", ""},
      {"order-out", "FILE", "write the processing order with each task's loads as CSV", ""},
-     {"trace-out", "FILE", "write the whole trace in tilelens' text form", ""}},
+     {"trace-out", "FILE", "write the whole trace in tilelens' text form", ""},
+     {"db", "FILE", "store the run, its trace and its metrics in this database (created if absent)", ""}},
     "Sizes: B, KB, MB, GB (powers of 1000) and KiB, MiB, GiB (powers of 1024). The papers' \"MB\" are MiB.\n"
     "examples:\n"
     "  tilelens replay --workload matmul2d:N=20 --scheduler rcm --eviction lru --memory 250MiB\n"
-    "  tilelens replay --workload matmul2d:N=4 --memory 4items --buffer 1 --eviction belady --order-out o.csv"};
+    "  tilelens replay --workload matmul2d:N=4 --memory 4items --buffer 1 --eviction belady --order-out o.csv\n"
+    "  tilelens replay --workload cholesky:N=20 --scheduler eager --db runs.db   (then: tilelens runs list --db runs.db)"};
 
 Result<ReplaySetup> resolve_replay(const ParsedArgs& args) {
+  if (!args.positional.empty()) return make_error("unexpected argument '" + args.positional[0] + "'; see tilelens replay --help");
   ReplaySetup setup;
   if (!args.has("workload")) return make_error("--workload is required (a spec such as matmul2d:N=20, or a file)");
   setup.workload_spec = args.get("workload");
@@ -260,66 +244,6 @@ Result<ReplaySetup> resolve_replay(const ParsedArgs& args) {
   return setup;
 }
 
-void print_summary(const ReplaySetup& setup, const ReplaySummary& s, const ReferenceCurves& curves, std::ostream& out) {
-  const Workload& w = setup.workload;
-  const double ratio = curves.lower_bound_bytes > 0 ? s.bytes_loaded / curves.lower_bound_bytes : 0;
-  out << "workload     " << setup.workload_spec << ": " << format_count(static_cast<double>(w.task_count())) << " tasks, "
-      << format_count(static_cast<double>(w.data_count())) << " data, working set "
-      << format_bytes(static_cast<double>(w.working_set_bytes())) << "\n";
-  out << "platform     " << setup.options.platform.describe() << "; task buffer " << setup.options.buffer_depth << "\n";
-  out << "policy       scheduler " << setup.scheduler_spec << ", eviction " << setup.eviction_spec << "\n";
-  out << "loads        " << format_count(static_cast<double>(s.loads)) << " = " << format_bytes(s.bytes_loaded) << "  (fetch "
-      << s.fetches << ", prefetch " << s.prefetches << ", unused " << s.unused_loads << ")\n";
-  if (s.loads_from_gpu) out << "             from GPUs " << s.loads_from_gpu << " = " << format_bytes(s.bytes_gpu_to_gpu) << "\n";
-  out << "lower bound  " << format_bytes(curves.lower_bound_bytes) << "  " << curves.bound
-      << (curves.asymptotic ? ", leading term only" : "") << "\n";
-  out << "ratio        " << fixed(ratio, 3) << " x the lower bound\n";
-  out << "bus limit    " << format_bytes(curves.bus_limit_bytes) << " (more cannot be hidden behind compute)\n";
-  out << "evictions    " << s.evictions;
-  if (s.invalidations) out << ", invalidations " << s.invalidations;
-  if (s.writebacks) out << ", write-backs " << s.writebacks << " = " << format_bytes(s.bytes_written_back);
-  out << "\n";
-  out << "makespan     " << format_duration(s.makespan_ns) << "  (" << fixed(s.gflops, 0) << " GFlop/s, ideal "
-      << format_duration(static_cast<std::int64_t>(curves.ideal_compute_ns)) << ")\n";
-  out << "GPU idle     " << format_duration(s.idle_ns) << " summed over " << s.gpus.size() << " GPU"
-      << (s.gpus.size() > 1 ? "s" : "") << "\n";
-  out << "sched. time  " << format_duration(s.scheduling_ns) << " in the scheduler, " << format_duration(s.eviction_ns)
-      << " in the eviction policy (wall clock, not simulated)\n";
-}
-
-void print_json(const ReplaySetup& setup, const ReplaySummary& s, const ReferenceCurves& curves, std::ostream& out) {
-  const Workload& w = setup.workload;
-  out << "{\"tilelens_version\":\"" << kVersion << "\",\"workload\":\"" << json_escape(setup.workload_spec)
-      << "\",\"tasks\":" << w.task_count() << ",\"data\":" << w.data_count() << ",\"working_set_bytes\":" << w.working_set_bytes()
-      << ",\"scheduler\":\"" << json_escape(setup.scheduler_spec) << "\",\"eviction\":\"" << json_escape(setup.eviction_spec)
-      << "\",\"gpus\":" << setup.options.platform.gpus << ",\"memory_bytes\":" << fixed(setup.options.platform.memory_bytes, 0)
-      << ",\"bus_bandwidth\":" << fixed(setup.options.platform.bus_bandwidth, 0) << ",\"buffer_depth\":" << setup.options.buffer_depth
-      << ",\"loads\":" << s.loads << ",\"fetches\":" << s.fetches << ",\"prefetches\":" << s.prefetches
-      << ",\"unused_loads\":" << s.unused_loads << ",\"bytes_loaded\":" << fixed(s.bytes_loaded, 0)
-      << ",\"bytes_from_host\":" << fixed(s.bytes_from_host, 0) << ",\"bytes_gpu_to_gpu\":" << fixed(s.bytes_gpu_to_gpu, 0)
-      << ",\"bytes_fetched\":" << fixed(s.bytes_fetched, 0) << ",\"bytes_prefetched\":" << fixed(s.bytes_prefetched, 0)
-      << ",\"evictions\":" << s.evictions << ",\"invalidations\":" << s.invalidations << ",\"writebacks\":" << s.writebacks
-      << ",\"bytes_written_back\":" << fixed(s.bytes_written_back, 0) << ",\"makespan_ns\":" << s.makespan_ns
-      << ",\"gflops\":" << fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns
-      << ",\"eviction_ns\":" << s.eviction_ns << ",\"lower_bound_bytes\":" << fixed(curves.lower_bound_bytes, 0)
-      << ",\"lower_bound\":\"" << json_escape(curves.bound) << "\",\"ratio_to_lower_bound\":"
-      << fixed(curves.lower_bound_bytes > 0 ? s.bytes_loaded / curves.lower_bound_bytes : 0, 6)
-      << ",\"bus_limit_bytes\":" << fixed(curves.bus_limit_bytes, 0) << "}\n";
-}
-
-void print_csv(const ReplaySetup& setup, const ReplaySummary& s, const ReferenceCurves& curves, bool header, std::ostream& out) {
-  if (header) {
-    out << "workload,scheduler,eviction,gpus,memory_bytes,working_set_bytes,loads,fetches,prefetches,bytes_loaded,"
-           "lower_bound_bytes,ratio,evictions,makespan_ns,gflops,scheduling_ns\n";
-  }
-  out << '"' << setup.workload_spec << "\"," << setup.scheduler_spec << ',' << setup.eviction_spec << ','
-      << setup.options.platform.gpus << ',' << fixed(setup.options.platform.memory_bytes, 0) << ','
-      << setup.workload.working_set_bytes() << ',' << s.loads << ',' << s.fetches << ',' << s.prefetches << ','
-      << fixed(s.bytes_loaded, 0) << ',' << fixed(curves.lower_bound_bytes, 0) << ','
-      << fixed(curves.lower_bound_bytes > 0 ? s.bytes_loaded / curves.lower_bound_bytes : 0, 4) << ',' << s.evictions << ','
-      << s.makespan_ns << ',' << fixed(s.gflops, 1) << ',' << s.scheduling_ns << '\n';
-}
-
 int cmd_replay(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   auto parsed = parse_args(kReplay, args);
   if (!parsed) return fail(err, parsed.error().message);
@@ -339,7 +263,6 @@ int cmd_replay(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << list_platforms();
     return 0;
   }
-  if (!parsed->positional.empty()) return fail(err, "unexpected argument '" + parsed->positional[0] + "'; see tilelens replay --help");
   auto setup = resolve_replay(*parsed);
   if (!setup) return fail(err, setup.error().message);
   auto scheduler = make_scheduler(setup->scheduler_spec);
@@ -349,14 +272,49 @@ int cmd_replay(const std::vector<std::string>& args, std::ostream& out, std::ost
   setup->scheduler_spec = scheduler->spec;
   setup->eviction_spec = eviction->spec;
 
+  std::optional<db::Store> store;
+  db::RunInfo info = run_info_of(*setup);
+  if (parsed->has("db")) {
+    auto opened = db::Store::open(parsed->get("db"));
+    if (!opened) return fail(err, "--db: " + opened.error().message);
+    store.emplace(std::move(*opened));
+    std::error_code ec;
+    const bool from_file = std::filesystem::is_regular_file(parsed->get("workload"), ec);
+    auto workload_id = store->put_workload(setup->workload, from_file ? "file " + parsed->get("workload") : "generated");
+    if (!workload_id) return fail(err, "--db: " + workload_id.error().message);
+    info.workload_id = *workload_id;
+  }
+  std::optional<db::RunWriter> writer;
+  if (store) {
+    auto begun = store->begin_run(info);
+    if (!begun) return fail(err, "--db: " + begun.error().message);
+    writer.emplace(std::move(*begun));
+  }
+
   TraceRecorder recorder;
-  const bool keep_trace = parsed->has("order-out") || parsed->has("trace-out");
-  auto summary = replay(setup->workload, *scheduler->scheduler, *eviction->policy, setup->options, keep_trace ? &recorder : nullptr);
-  if (!summary) return fail(err, summary.error().message);
-  const ReferenceCurves curves = reference_curves(setup->workload, setup->options.platform);
-  if (parsed->has("json")) print_json(*setup, *summary, curves, out);
-  else if (parsed->has("csv")) print_csv(*setup, *summary, curves, parsed->has("csv-header"), out);
-  else print_summary(*setup, *summary, curves, out);
+  ObserverList observers;
+  if (parsed->has("order-out") || parsed->has("trace-out")) observers.add(&recorder);
+  if (writer) observers.add(&*writer);
+  auto summary = replay(setup->workload, *scheduler->scheduler, *eviction->policy, setup->options, observers.empty() ? nullptr : &observers);
+  if (!summary) {
+    if (writer) {
+      if (auto id = writer->fail(summary.error().message)) err << "stored failed run " << *id << " in " << store->path() << "\n";
+    }
+    return fail(err, summary.error().message);
+  }
+  const db::RunMetrics metrics = metrics_of(*summary, reference_curves(setup->workload, setup->options.platform));
+  if (writer) {
+    auto id = writer->finish(metrics);
+    if (!id) return fail(err, "--db: " + id.error().message);
+    info.id = *id;
+    info.status = db::RunStatus::Complete;
+    err << "stored run " << *id << " in " << store->path() << "\n";
+  }
+  if (parsed->has("json")) print_json(info, metrics, out);
+  else if (parsed->has("csv")) {
+    if (parsed->has("csv-header")) print_csv_header(out);
+    print_csv_row(info, metrics, out);
+  } else print_summary(info, metrics, out);
 
   if (parsed->has("order-out")) {
     std::ofstream file(parsed->get("order-out"));
@@ -378,7 +336,11 @@ std::string top_help() {
          "commands:\n"
          "  workload generate|show|validate|list   seed workloads and workload files\n"
          "  replay                                 replay a workload under a scheduler and an eviction policy\n"
-         "  bench replay                           measure the replay engine's throughput and memory\n"
+         "  sweep                                  replay a grid of workloads x policies x platforms into a database\n"
+         "  runs list|show|compare|delete          the runs stored in a database\n"
+         "  export csv|paje|chrome                 a run (or a sweep's metrics) for other tools\n"
+         "  import starpu                          a StarPU execution (tasks.rec, data.rec) as a workload and a run\n"
+         "  bench replay|db                        measure the replay engine and the trace store\n"
          "  schedulers                             list the schedulers\n"
          "  evictions                              list the eviction policies\n"
          "  platforms                              list the platform presets\n"
@@ -386,6 +348,12 @@ std::string top_help() {
 }
 
 }  // namespace
+
+Result<ReplaySetup> resolve_replay_args(const std::vector<std::string>& args) {
+  auto parsed = parse_args(kReplay, args);
+  if (!parsed) return parsed.error();
+  return resolve_replay(*parsed);
+}
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.empty()) {
@@ -405,6 +373,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (command == "workload") return cmd_workload(rest, out, err);
   if (command == "replay") return cmd_replay(rest, out, err);
   if (command == "bench") return run_bench(rest, out, err);
+  if (command == "runs") return cmd_runs(rest, out, err);
+  if (command == "sweep") return cmd_sweep(rest, out, err);
+  if (command == "export") return cmd_export(rest, out, err);
+  if (command == "import") return cmd_import(rest, out, err);
   if (command == "schedulers") {
     out << list_schedulers();
     return 0;
@@ -417,7 +389,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << list_platforms();
     return 0;
   }
-  return fail(err, "unknown command '" + command + "' (valid: workload, replay, bench, schedulers, evictions, platforms, version)");
+  return fail(err, "unknown command '" + command +
+                       "' (valid: workload, replay, sweep, runs, export, import, bench, schedulers, evictions, platforms, version)");
 }
 
 }  // namespace tilelens::cli

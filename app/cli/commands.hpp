@@ -11,6 +11,8 @@
 
 namespace tilelens::cli {
 
+inline constexpr const char* kVersion = "0.1.0";
+
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // What a replay command needs, resolved from its options.
@@ -22,6 +24,15 @@ struct ReplaySetup {
   ReplayOptions options;
 };
 
+// Prints "tilelens: MESSAGE" and returns the usage-error status, 2.
+int fail(std::ostream& err, const std::string& message);
+// The replay command's options (as `tilelens replay` takes them) resolved into a setup.
+Result<ReplaySetup> resolve_replay_args(const std::vector<std::string>& args);
+
 int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_runs(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_import(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace tilelens::cli

@@ -1,0 +1,149 @@
+// Printing runs; see run_report.hpp.
+#include "app/cli/run_report.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+#include "schedulers/params.hpp"
+#include "schedulers/units.hpp"
+
+namespace tilelens::cli {
+
+std::string fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+db::RunInfo run_info_of(const ReplaySetup& setup) {
+  db::RunInfo run;
+  const Workload& w = setup.workload;
+  run.workload_spec = setup.workload_spec;
+  run.workload_name = w.name();
+  run.workload_tasks = w.task_count();
+  run.workload_data = w.data_count();
+  run.working_set_bytes = w.working_set_bytes();
+  run.scheduler = setup.scheduler_spec;
+  run.eviction = setup.eviction_spec;
+  run.platform = setup.options.platform;
+  run.buffer_depth = setup.options.buffer_depth;
+  run.mode = db::RunMode::Replay;
+  run.tilelens_version = kVersion;
+  // The seed a run used: the scheduler's when it takes one, else the generator's.
+  if (auto spec = parse_spec(setup.scheduler_spec); spec && spec->values.count("seed")) {
+    if (auto seed = parse_integer(spec->values.at("seed"))) run.seed = *seed;
+  } else if (!w.generator().name.empty()) {
+    run.seed = static_cast<std::int64_t>(w.generator().seed);
+  }
+  run.key = db::run_key(run.workload_spec, run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode);
+  return run;
+}
+
+db::RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves) {
+  db::RunMetrics metrics;
+  metrics.summary = summary;
+  metrics.lower_bound_bytes = curves.lower_bound_bytes;
+  metrics.lower_bound = curves.bound + (curves.asymptotic ? ", leading term only" : "");
+  metrics.bus_limit_bytes = curves.bus_limit_bytes;
+  metrics.ideal_compute_ns = curves.ideal_compute_ns;
+  return metrics;
+}
+
+void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out) {
+  const ReplaySummary& s = metrics.summary;
+  out << "workload     " << run.workload_spec << ": " << format_count(static_cast<double>(run.workload_tasks)) << " tasks, "
+      << format_count(static_cast<double>(run.workload_data)) << " data, working set "
+      << format_bytes(static_cast<double>(run.working_set_bytes)) << "\n";
+  out << "platform     " << run.platform.describe() << "; task buffer " << run.buffer_depth << "\n";
+  out << "policy       scheduler " << run.scheduler << ", eviction " << run.eviction << "\n";
+  if (run.transfers_recorded) {
+    out << "loads        " << format_count(static_cast<double>(s.loads)) << " = " << format_bytes(s.bytes_loaded) << "  (fetch "
+        << s.fetches << ", prefetch " << s.prefetches << ", unused " << s.unused_loads << ")\n";
+    if (s.loads_from_gpu) out << "             from GPUs " << s.loads_from_gpu << " = " << format_bytes(s.bytes_gpu_to_gpu) << "\n";
+  } else {
+    out << "loads        not recorded (the measurement holds task executions only)\n";
+  }
+  out << "lower bound  " << format_bytes(metrics.lower_bound_bytes) << "  " << metrics.lower_bound << "\n";
+  if (run.transfers_recorded) out << "ratio        " << fixed(metrics.ratio_to_lower_bound(), 3) << " x the lower bound\n";
+  out << "bus limit    " << format_bytes(metrics.bus_limit_bytes) << " (more cannot be hidden behind compute)\n";
+  if (run.transfers_recorded) {
+    out << "evictions    " << s.evictions;
+    if (s.invalidations) out << ", invalidations " << s.invalidations;
+    if (s.writebacks) out << ", write-backs " << s.writebacks << " = " << format_bytes(s.bytes_written_back);
+    out << "\n";
+  }
+  out << "makespan     " << format_duration(s.makespan_ns) << "  (" << fixed(s.gflops, 0) << " GFlop/s, ideal "
+      << format_duration(static_cast<std::int64_t>(metrics.ideal_compute_ns)) << ")\n";
+  out << "GPU idle     " << format_duration(s.idle_ns) << " summed over " << s.gpus.size() << " GPU"
+      << (s.gpus.size() > 1 ? "s" : "") << "\n";
+  if (run.mode == db::RunMode::Replay) {
+    out << "sched. time  " << format_duration(s.scheduling_ns) << " in the scheduler, " << format_duration(s.eviction_ns)
+        << " in the eviction policy (wall clock, not simulated)\n";
+  }
+}
+
+void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out) {
+  const ReplaySummary& s = metrics.summary;
+  out << "{\"tilelens_version\":\"" << json_escape(run.tilelens_version) << "\"";
+  if (run.id) out << ",\"run_id\":" << run.id << ",\"status\":\"" << db::to_string(run.status) << "\"";
+  out << ",\"mode\":\"" << db::to_string(run.mode) << "\",\"workload\":\"" << json_escape(run.workload_spec)
+      << "\",\"tasks\":" << run.workload_tasks << ",\"data\":" << run.workload_data
+      << ",\"working_set_bytes\":" << run.working_set_bytes << ",\"scheduler\":\"" << json_escape(run.scheduler)
+      << "\",\"eviction\":\"" << json_escape(run.eviction) << "\",\"gpus\":" << run.platform.gpus
+      << ",\"memory_bytes\":" << fixed(run.platform.memory_bytes, 0) << ",\"bus_bandwidth\":" << fixed(run.platform.bus_bandwidth, 0)
+      << ",\"buffer_depth\":" << run.buffer_depth << ",\"loads\":" << s.loads << ",\"fetches\":" << s.fetches
+      << ",\"prefetches\":" << s.prefetches << ",\"unused_loads\":" << s.unused_loads
+      << ",\"bytes_loaded\":" << fixed(s.bytes_loaded, 0) << ",\"bytes_from_host\":" << fixed(s.bytes_from_host, 0)
+      << ",\"bytes_gpu_to_gpu\":" << fixed(s.bytes_gpu_to_gpu, 0) << ",\"bytes_fetched\":" << fixed(s.bytes_fetched, 0)
+      << ",\"bytes_prefetched\":" << fixed(s.bytes_prefetched, 0) << ",\"evictions\":" << s.evictions
+      << ",\"invalidations\":" << s.invalidations << ",\"writebacks\":" << s.writebacks
+      << ",\"bytes_written_back\":" << fixed(s.bytes_written_back, 0) << ",\"makespan_ns\":" << s.makespan_ns
+      << ",\"gflops\":" << fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns
+      << ",\"eviction_ns\":" << s.eviction_ns << ",\"lower_bound_bytes\":" << fixed(metrics.lower_bound_bytes, 0)
+      << ",\"lower_bound\":\"" << json_escape(metrics.lower_bound) << "\",\"ratio_to_lower_bound\":"
+      << fixed(metrics.ratio_to_lower_bound(), 6) << ",\"bus_limit_bytes\":" << fixed(metrics.bus_limit_bytes, 0) << "}\n";
+}
+
+void print_csv_header(std::ostream& out) {
+  out << "workload,scheduler,eviction,gpus,memory_bytes,working_set_bytes,loads,fetches,prefetches,bytes_loaded,"
+         "lower_bound_bytes,ratio,evictions,makespan_ns,gflops,scheduling_ns,buffer_depth,seed,mode,run_id,status\n";
+}
+
+void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out) {
+  const ReplaySummary& s = metrics.summary;
+  // The workload is always quoted, so a script can strip it with one pattern.
+  out << '"' << run.workload_spec << "\"," << csv_field(run.scheduler) << ',' << csv_field(run.eviction) << ','
+      << run.platform.gpus << ',' << fixed(run.platform.memory_bytes, 0) << ',' << run.working_set_bytes << ',' << s.loads
+      << ',' << s.fetches << ',' << s.prefetches << ',' << fixed(s.bytes_loaded, 0) << ',' << fixed(metrics.lower_bound_bytes, 0)
+      << ',' << fixed(metrics.ratio_to_lower_bound(), 4) << ',' << s.evictions << ',' << s.makespan_ns << ','
+      << fixed(s.gflops, 1) << ',' << s.scheduling_ns << ',' << run.buffer_depth << ','
+      << (run.seed ? std::to_string(*run.seed) : "") << ',' << db::to_string(run.mode) << ','
+      << (run.id ? std::to_string(run.id) : "") << ',' << (run.id ? db::to_string(run.status) : "") << '\n';
+}
+
+}  // namespace tilelens::cli

@@ -1,0 +1,27 @@
+// How the CLI prints a run, whether it was just replayed or read back from a database: the
+// human summary, JSON, and CSV rows. One set of printers, so `tilelens replay` and
+// `tilelens runs show` / `export csv` say the same things in the same words.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "app/cli/commands.hpp"
+#include "db/store.hpp"
+
+namespace tilelens::cli {
+
+// A run about to be stored or printed: everything but its ids and times.
+db::RunInfo run_info_of(const ReplaySetup& setup);
+db::RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves);
+
+void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
+void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
+void print_csv_header(std::ostream& out);
+void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
+
+std::string fixed(double value, int digits = 2);
+std::string json_escape(const std::string& text);
+std::string csv_field(const std::string& text);  // quoted when it holds a comma, quote or newline
+
+}  // namespace tilelens::cli

@@ -1,0 +1,154 @@
+// The trace store: every run, replayed or measured, in one SQLite file (docs/database.md).
+//
+// A Store is one connection (use one per thread). Writes go through RunWriter, which holds
+// one transaction for the whole run: the run row, every trace record as the executor hands
+// it over, and the metrics are committed together, so a process killed mid-run leaves the
+// file readable, earlier runs intact and that run absent. The file is in WAL mode: readers
+// (another process, the app) open it while a writer appends and see the runs committed so far.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/sqlite.hpp"
+#include "replay/engine.hpp"
+#include "schedulers/bounds.hpp"
+
+namespace tilelens::db {
+
+enum class RunMode { Replay, Cuda, StarPU };
+const char* to_string(RunMode mode);
+
+enum class RunStatus { Complete, Failed, Incomplete };
+const char* to_string(RunStatus status);
+
+// What a run is: the workload, the policies and the platform, and how it went.
+struct RunInfo {
+  std::int64_t id = 0;  // set by the store
+  std::int64_t workload_id = 0;
+  std::string workload_spec;  // the generator's canonical spec, or the workload's name
+  // Read back from the workloads table (set by the caller when printing a run not stored).
+  std::string workload_name;
+  std::uint64_t workload_tasks = 0, workload_data = 0, working_set_bytes = 0;
+  std::string scheduler;      // canonical spec, "random:seed=3"
+  std::string eviction;
+  Platform platform;
+  std::uint32_t buffer_depth = 4;
+  RunMode mode = RunMode::Replay;
+  std::optional<std::int64_t> seed;
+  std::string tilelens_version;
+  std::string started_at;  // UTC, ISO 8601
+  std::string finished_at;
+  RunStatus status = RunStatus::Incomplete;
+  std::string error;
+  std::string host, gpu_name;  // measured runs
+  bool transfers_recorded = true;  // false for an imported measurement without its transfers
+  std::optional<std::int64_t> sweep_id;
+  // What identifies the run in a sweep (workload, policies, platform, depth): a sweep rerun
+  // skips every key already stored complete.
+  std::string key;
+};
+
+// The metrics of one run: its summary and where it stands against the lower bound.
+struct RunMetrics {
+  ReplaySummary summary;
+  double lower_bound_bytes = 0;
+  std::string lower_bound;      // which bound, with its formula
+  double bus_limit_bytes = 0;   // more than this cannot be hidden behind compute
+  double ideal_compute_ns = 0;  // the work at the platform's peak rate on every GPU
+  double ratio_to_lower_bound() const {
+    return lower_bound_bytes > 0 ? summary.bytes_loaded / lower_bound_bytes : 0;
+  }
+};
+
+struct StoredRun {
+  RunInfo info;
+  std::optional<RunMetrics> metrics;  // absent for a failed run
+};
+
+struct RunFilter {
+  std::optional<std::int64_t> sweep_id;
+  std::string workload_contains;
+  std::string scheduler_contains;
+  std::optional<RunStatus> status;
+};
+
+// The canonical run key of a replay: what a sweep compares to decide a run is done.
+std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
+                    const Platform& platform, std::uint32_t buffer_depth, RunMode mode);
+std::string utc_now();
+
+class Store;
+
+// Receives one run's records and writes them inside the run's transaction. Observer hooks
+// cannot fail, so the first write error is kept and returned by finish(). Dropping a writer
+// without finish() rolls the run back.
+class RunWriter final : public ReplayObserver {
+ public:
+  RunWriter(RunWriter&&) noexcept;
+  RunWriter& operator=(RunWriter&&) = delete;
+  ~RunWriter() override;
+
+  void on_task(const TaskRecord& r) override;
+  void on_load(const LoadRecord& r) override;
+  void on_eviction(const EvictionRecord& r) override;
+  void on_writeback(const WritebackRecord& r) override;
+  void on_allocation(const AllocationRecord& r) override;
+  void write(const Trace& trace);  // all records of a kept trace, in order
+
+  std::int64_t run_id() const;
+  // Stores the metrics, marks the run complete and commits; returns the run id.
+  Result<std::int64_t> finish(const RunMetrics& metrics);
+  // Marks the run failed with the reason, drops its records, and commits the run row.
+  Result<std::int64_t> fail(const std::string& reason);
+
+ private:
+  friend class Store;
+  struct State;
+  explicit RunWriter(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+class Store {
+ public:
+  enum class OpenMode { ReadOnly, ReadWrite };
+  // Opens or creates the database, checks that it is a tilelens database of a version this
+  // build reads, and upgrades an older schema (read-write only).
+  static Result<Store> open(const std::string& path, OpenMode mode = OpenMode::ReadWrite);
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::string& path() const;
+
+  // Stores the workload once: an identical workload (same content hash) returns its id.
+  Result<std::int64_t> put_workload(const Workload& workload, const std::string& source);
+  Result<std::int64_t> put_platform(const Platform& platform);
+  Result<std::int64_t> put_sweep(const std::string& spec);
+
+  // Starts a run; `info.workload_id` must come from put_workload. The writer holds the
+  // database's write lock until it finishes.
+  Result<RunWriter> begin_run(RunInfo info);
+
+  Result<std::vector<RunInfo>> list_runs(const RunFilter& filter = {});
+  Result<StoredRun> load_run(std::int64_t run_id);
+  Result<std::vector<StoredRun>> load_runs(const RunFilter& filter);
+  Result<Trace> load_trace(std::int64_t run_id);
+  Result<Workload> load_workload(std::int64_t workload_id);
+  // The keys of the complete runs of a sweep (or of runs outside any sweep).
+  Result<std::set<std::string>> complete_run_keys(std::optional<std::int64_t> sweep_id);
+  // Deletes the runs and everything recorded for them, in one transaction.
+  Status delete_runs(const std::vector<std::int64_t>& run_ids);
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tilelens::db
