@@ -1,6 +1,12 @@
 // Test helpers; see helpers.hpp.
 #include "helpers.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "app/cli/commands.hpp"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
@@ -133,6 +139,21 @@ std::string trace_text(const Trace& trace) {
   std::ostringstream out;
   write_trace_text(trace, out);
   return out.str();
+}
+
+CliOutput cli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = cli::run_cli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("tilelens-test-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+void TempFile::remove() const {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
 }
 
 }  // namespace tilelens::test

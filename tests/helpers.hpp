@@ -29,4 +29,23 @@ std::string check_invariants(const Workload& w, const Platform& platform, const 
 
 std::string trace_text(const Trace& trace);
 
+// The tilelens command line run in-process.
+struct CliOutput {
+  int code;
+  std::string out, err;
+};
+CliOutput cli(const std::vector<std::string>& args);
+
+// A path in the temporary directory, unique to this process; a database there is removed with
+// its -wal and -shm files when the TempFile goes.
+std::string temp_path(const std::string& name);
+struct TempFile {
+  explicit TempFile(const std::string& name) : path(temp_path(name)) { remove(); }
+  ~TempFile() { remove(); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  void remove() const;
+  std::string path;
+};
+
 }  // namespace tilelens::test

@@ -7,23 +7,10 @@
 #include <unistd.h>
 
 #include "app/cli/commands.hpp"
+#include "helpers.hpp"
 
-using tilelens::cli::run_cli;
-
-namespace {
-struct Output {
-  int code;
-  std::string out, err;
-};
-Output cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("tilelens-test-" + std::to_string(::getpid()) + "-" + name)).string();
-}
-}  // namespace
+using tilelens::test::cli;
+using tilelens::test::temp_path;
 
 TEST_CASE("every command has --help", "[cli]") {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--help"},

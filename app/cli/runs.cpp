@@ -557,7 +557,6 @@ int import_starpu_command(const ParsedArgs& args, std::ostream& out, std::ostrea
     info.mode = db::RunMode::StarPU;
     info.tilelens_version = kVersion;
     info.transfers_recorded = false;
-    info.host = args.positional[0];
     auto writer = store->begin_run(info);
     if (!writer) return fail(err, writer.error().message);
     writer->write(imported->trace);

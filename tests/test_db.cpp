@@ -1,0 +1,367 @@
+// The trace store: round trips, crash safety, a reader beside a writer, refusing files that
+// are not tilelens databases of this version, and the sweep / runs / export commands.
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "db/schema.hpp"
+#include "db/store.hpp"
+#include "helpers.hpp"
+#include "schedulers/rng.hpp"
+#include "schedulers/workload_io.hpp"
+
+using namespace tilelens;
+using namespace tilelens::test;
+
+namespace {
+
+std::string summary_text(const ReplaySummary& s) {
+  std::ostringstream out;
+  out << s.tasks << ' ' << s.loads << ' ' << s.fetches << ' ' << s.prefetches << ' ' << s.unused_loads << ' ' << s.loads_from_host
+      << ' ' << s.loads_from_gpu << ' ' << s.bytes_loaded << ' ' << s.bytes_from_host << ' ' << s.bytes_gpu_to_gpu << ' '
+      << s.bytes_fetched << ' ' << s.bytes_prefetched << ' ' << s.evictions << ' ' << s.invalidations << ' ' << s.allocations
+      << ' ' << s.writebacks << ' ' << s.bytes_written_back << ' ' << s.makespan_ns << ' ' << s.flush_end_ns << ' '
+      << s.total_flops << ' ' << s.gflops << ' ' << s.idle_ns << ' ' << s.scheduling_ns << ' ' << s.eviction_ns << ' ' << s.events;
+  for (const GpuSummary& g : s.gpus) {
+    out << " | " << g.tasks << ' ' << g.loads << ' ' << g.allocations << ' ' << g.evictions << ' ' << g.invalidations << ' '
+        << g.resident_at_end << ' ' << g.busy_ns << ' ' << g.peak_bytes;
+  }
+  return out.str();
+}
+
+std::string workload_text(const Workload& w) {
+  std::ostringstream out;
+  REQUIRE(write_workload(w, out).ok());
+  return out.str();
+}
+
+db::RunInfo info_for(std::int64_t workload_id, const std::string& spec, const Platform& platform) {
+  db::RunInfo info;
+  info.workload_id = workload_id;
+  info.workload_spec = spec;
+  info.scheduler = "eager";
+  info.eviction = "lru";
+  info.platform = platform;
+  info.tilelens_version = "test";
+  return info;
+}
+
+// Replays and stores through the writer as the records come; returns the run id and the run.
+std::pair<std::int64_t, Run> replay_into(db::Store& store, const Workload& w, const std::string& spec, const Platform& platform) {
+  auto workload_id = store.put_workload(w, "generated");
+  REQUIRE(workload_id.ok());
+  auto writer = store.begin_run(info_for(*workload_id, spec, platform));
+  REQUIRE(writer.ok());
+  auto scheduler = make_scheduler("eager");
+  auto eviction = make_eviction("lru");
+  REQUIRE((scheduler.ok() && eviction.ok()));
+  TraceRecorder recorder;
+  ObserverList observers;
+  observers.add(&recorder);
+  observers.add(&*writer);
+  ReplayOptions options;
+  options.platform = platform;
+  auto summary = replay(w, *scheduler->scheduler, *eviction->policy, options, &observers);
+  REQUIRE(summary.ok());
+  db::RunMetrics metrics;
+  metrics.summary = *summary;
+  metrics.lower_bound_bytes = 1e6;
+  metrics.lower_bound = "test bound";
+  auto id = writer->finish(metrics);
+  REQUIRE(id.ok());
+  return {*id, Run{*summary, std::move(recorder.trace)}};
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("a replay read back from the database has the same summary, order, loads and workload", "[db]") {
+  TempFile file("roundtrip.db");
+  auto store = db::Store::open(file.path);
+  REQUIRE(store.ok());
+  // Two GPUs, little memory, a DAG: loads of both kinds, evictions, invalidations, write-backs.
+  const Workload cholesky = generated("cholesky:N=7");
+  const Platform platform = small_platform(6.0 * 960 * 960 * 4, 2);
+  auto [id, run] = replay_into(*store, cholesky, cholesky.generator().spec, platform);
+  REQUIRE(run.summary.evictions > 0);
+  REQUIRE(run.summary.invalidations > 0);
+  REQUIRE(run.summary.writebacks > 0);
+  REQUIRE(run.summary.prefetches > 0);
+
+  auto stored = store->load_run(id);
+  REQUIRE(stored.ok());
+  REQUIRE(stored->metrics.has_value());
+  CHECK(stored->info.status == db::RunStatus::Complete);
+  CHECK(stored->info.platform.gpus == 2);
+  CHECK(stored->info.platform.memory_bytes == platform.memory_bytes);
+  CHECK(stored->info.workload_tasks == cholesky.task_count());
+  CHECK(summary_text(stored->metrics->summary) == summary_text(run.summary));
+  CHECK(stored->metrics->lower_bound == "test bound");
+
+  auto trace = store->load_trace(id);
+  REQUIRE(trace.ok());
+  CHECK(trace_text(*trace) == trace_text(run.trace));
+
+  auto workload = store->load_workload(stored->info.workload_id);
+  REQUIRE(workload.ok());
+  CHECK(workload_text(*workload) == workload_text(cholesky));
+
+  // The same workload is stored once.
+  auto again = store->put_workload(cholesky, "generated");
+  REQUIRE(again.ok());
+  CHECK(*again == stored->info.workload_id);
+}
+
+TEST_CASE("a process killed while writing a run leaves earlier runs intact and that run absent", "[db]") {
+  TempFile file("killed.db");
+  const Workload w = generated("matmul2d:N=6");
+  const Platform platform = small_platform(4.0 * 4 * 960 * 960 * 4);
+  std::int64_t first_id = 0;
+  std::string first_trace;
+  {
+    auto store = db::Store::open(file.path);
+    REQUIRE(store.ok());
+    auto [id, run] = replay_into(*store, w, w.generator().spec, platform);
+    first_id = id;
+    first_trace = trace_text(run.trace);
+  }
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // The child starts a second run, writes records for a while, says so, and keeps writing.
+    ::close(ready[0]);
+    auto store = db::Store::open(file.path);
+    if (!store) ::_exit(3);
+    auto workload_id = store->put_workload(w, "generated");
+    if (!workload_id) ::_exit(4);
+    auto writer = store->begin_run(info_for(*workload_id, "killed", platform));
+    if (!writer) ::_exit(5);
+    for (std::uint64_t i = 0;; ++i) {
+      writer->on_task(TaskRecord{0, 0, i, i, 0, 0, 1});
+      if (i == 50000) {
+        const char byte = 1;
+        if (::write(ready[1], &byte, 1) != 1) ::_exit(6);
+      }
+    }
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  ::close(ready[0]);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+
+  auto store = db::Store::open(file.path);
+  REQUIRE(store.ok());
+  auto runs = store->list_runs();
+  REQUIRE(runs.ok());
+  REQUIRE(runs->size() == 1);
+  CHECK(runs->front().id == first_id);
+  CHECK(runs->front().status == db::RunStatus::Complete);
+  auto trace = store->load_trace(first_id);
+  REQUIRE(trace.ok());
+  CHECK(trace_text(*trace) == first_trace);
+  // No records of the killed run remain, and the file is sound and writable.
+  auto check = db::Connection::open(file.path, db::Connection::Access::ReadOnly);
+  REQUIRE(check.ok());
+  CHECK(check->query_integer("SELECT count(*) FROM task_executions WHERE run_id <> " + std::to_string(first_id)).value() == 0);
+  auto integrity = check->prepare("PRAGMA integrity_check");
+  REQUIRE(integrity.ok());
+  REQUIRE(integrity->step().value());
+  CHECK(integrity->text(0) == "ok");
+  auto [second, run] = replay_into(*store, w, "after the crash", platform);
+  CHECK(second > first_id);
+}
+
+TEST_CASE("a reader opens the database while a writer appends and sees only complete runs", "[db]") {
+  TempFile file("concurrent.db");
+  auto writer_store = db::Store::open(file.path);
+  REQUIRE(writer_store.ok());
+  const Workload w = generated("matmul2d:N=5");
+  const Platform platform = small_platform(1e9);
+  replay_into(*writer_store, w, "first", platform);
+
+  auto workload_id = writer_store->put_workload(w, "generated");
+  REQUIRE(workload_id.ok());
+  auto writer = writer_store->begin_run(info_for(*workload_id, "second", platform));
+  REQUIRE(writer.ok());
+  for (std::uint64_t i = 0; i < 1000; ++i) writer->on_task(TaskRecord{0, 0, i, i, 0, 0, 1});
+
+  // Another connection, read-only, while the writer holds its transaction open.
+  auto reader = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);
+  REQUIRE(reader.ok());
+  auto during = reader->list_runs();
+  REQUIRE(during.ok());
+  CHECK(during->size() == 1);
+
+  db::RunMetrics metrics;
+  metrics.summary.tasks = 1000;
+  REQUIRE(writer->finish(metrics).ok());
+  auto after = reader->list_runs();
+  REQUIRE(after.ok());
+  CHECK(after->size() == 2);
+  CHECK(after->back().workload_spec == "matmul2d:N=5,b=960,elem=4,n=4,seed=0");
+}
+
+TEST_CASE("files that are not tilelens databases of this version are refused and left untouched", "[db]") {
+  SECTION("random bytes") {
+    TempFile file("random.db");
+    {
+      std::ofstream out(file.path, std::ios::binary);
+      Rng rng(7);
+      for (int i = 0; i < 5000; ++i) out.put(static_cast<char>(rng.below(256)));
+    }
+    const std::string before = file_bytes(file.path);
+    auto store = db::Store::open(file.path);
+    REQUIRE_FALSE(store.ok());
+    CHECK_THAT(store.error().message, Catch::Contains(file.path) && Catch::Contains("not a tilelens database"));
+    CHECK(file_bytes(file.path) == before);
+  }
+  SECTION("a truncated copy") {
+    TempFile file("whole.db");
+    TempFile cut("truncated.db");
+    {
+      auto store = db::Store::open(file.path);
+      REQUIRE(store.ok());
+      const Workload w = generated("matmul2d:N=12");
+      replay_into(*store, w, "whole", small_platform(4.0 * 4 * 960 * 960 * 4));
+    }  // closing the last connection checkpoints the log into the file
+    const std::string bytes = file_bytes(file.path);
+    REQUIRE(bytes.size() > 8192);
+    {
+      std::ofstream out(cut.path, std::ios::binary);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+    }
+    auto store = db::Store::open(cut.path, db::Store::OpenMode::ReadOnly);
+    REQUIRE_FALSE(store.ok());
+    CHECK_THAT(store.error().message, Catch::Contains("truncated"));
+  }
+  SECTION("another application's SQLite database") {
+    TempFile file("other.db");
+    {
+      auto connection = db::Connection::open(file.path, db::Connection::Access::ReadWrite);
+      REQUIRE(connection.ok());
+      REQUIRE(connection->exec("CREATE TABLE photos(id INTEGER PRIMARY KEY, path TEXT)").ok());
+    }
+    const std::string before = file_bytes(file.path);
+    auto store = db::Store::open(file.path);
+    REQUIRE_FALSE(store.ok());
+    CHECK_THAT(store.error().message, Catch::Contains("not a tilelens database"));
+    CHECK(file_bytes(file.path) == before);
+  }
+  SECTION("a newer schema version") {
+    TempFile file("newer.db");
+    {
+      auto store = db::Store::open(file.path);
+      REQUIRE(store.ok());
+    }
+    {
+      auto connection = db::Connection::open(file.path, db::Connection::Access::ReadWrite);
+      REQUIRE(connection.ok());
+      REQUIRE(connection->exec("PRAGMA user_version = 99").ok());
+    }
+    auto store = db::Store::open(file.path);
+    REQUIRE_FALSE(store.ok());
+    CHECK_THAT(store.error().message, Catch::Contains("schema version 99") && Catch::Contains("newer") &&
+                                          Catch::Contains("version " + std::to_string(db::kSchemaVersion)));
+  }
+  SECTION("a database that does not exist, opened to read") {
+    auto store = db::Store::open(temp_path("absent.db"), db::Store::OpenMode::ReadOnly);
+    REQUIRE_FALSE(store.ok());
+    CHECK_THAT(store.error().message, Catch::Contains("no such database"));
+  }
+}
+
+TEST_CASE("a failed replay is stored as a failed run without records", "[db]") {
+  TempFile file("failed.db");
+  auto store = db::Store::open(file.path);
+  REQUIRE(store.ok());
+  const Workload w = generated("matmul2d:N=5");
+  auto workload_id = store->put_workload(w, "generated");
+  REQUIRE(workload_id.ok());
+  auto writer = store->begin_run(info_for(*workload_id, "doomed", small_platform(1e9)));
+  REQUIRE(writer.ok());
+  writer->on_task(TaskRecord{0, 0, 0, 0, 0, 0, 1});
+  auto id = writer->fail("the scheduler stopped");
+  REQUIRE(id.ok());
+  auto run = store->load_run(*id);
+  REQUIRE(run.ok());
+  CHECK(run->info.status == db::RunStatus::Failed);
+  CHECK(run->info.error == "the scheduler stopped");
+  CHECK_FALSE(run->metrics.has_value());
+  CHECK(store->load_trace(*id).value().tasks.empty());
+}
+
+TEST_CASE("sweep stores a grid, resumes without redoing runs, and the runs commands read it", "[db][cli]") {
+  TempFile file("sweep.db");
+  const std::vector<std::string> sweep = {"sweep", "--db", file.path, "--workload", "matmul2d:N=4..12:4", "--scheduler",
+                                          "eager,rcm,random", "--eviction", "lru,belady", "--memory", "4items", "--jobs", "2",
+                                          "--quiet"};
+  const auto first = cli(sweep);
+  INFO(first.err);
+  REQUIRE(first.code == 0);
+  CHECK_THAT(first.out, Catch::Contains("18 runs: 18 stored, 0 skipped"));
+  const auto second = cli(sweep);
+  REQUIRE(second.code == 0);
+  CHECK_THAT(second.out, Catch::Contains("18 runs: 0 stored, 18 skipped"));
+
+  // Runs are stored in grid order whatever the threads did.
+  auto store = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);
+  REQUIRE(store.ok());
+  auto runs = store->list_runs();
+  REQUIRE(runs.ok());
+  REQUIRE(runs->size() == 18);
+  CHECK(runs->front().workload_spec == "matmul2d:N=4,b=960,elem=4,n=4,seed=0");
+  CHECK(runs->front().scheduler == "eager");
+  CHECK(runs->back().workload_spec == "matmul2d:N=12,b=960,elem=4,n=4,seed=0");
+  CHECK(runs->back().eviction == "belady");
+
+  const auto list = cli({"runs", "list", "--db", file.path, "--scheduler", "rcm"});
+  REQUIRE(list.code == 0);
+  CHECK_THAT(list.out, Catch::Contains("6 runs in"));
+  const auto compare = cli({"runs", "compare", "--sweep", "1", "--db", file.path});
+  REQUIRE(compare.code == 0);
+  CHECK_THAT(compare.out, Catch::Contains("LB MiB") && Catch::Contains("N=12") && Catch::Contains("rcm/belady"));
+  const auto pair = cli({"runs", "compare", "1", "2", "--db", file.path});
+  REQUIRE(pair.code == 0);
+  CHECK_THAT(pair.out, Catch::Contains("lower bound") && Catch::Contains("ratio to LB") && Catch::Contains("2 / 1"));
+  const auto csv = cli({"export", "csv", "--sweep", "1", "--db", file.path});
+  REQUIRE(csv.code == 0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 19);
+  const auto order = cli({"export", "csv", "--run", "3", "--db", file.path});
+  REQUIRE(order.code == 0);
+  CHECK(std::count(order.out.begin(), order.out.end(), '\n') == 1 + 16);
+
+  const auto removed = cli({"runs", "delete", "1", "2", "--db", file.path});
+  REQUIRE(removed.code == 0);
+  const auto missing = cli({"runs", "delete", "1", "--db", file.path});
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("no run 1"));
+  // A rerun redoes exactly the deleted runs.
+  const auto third = cli(sweep);
+  CHECK_THAT(third.out, Catch::Contains("18 runs: 2 stored, 16 skipped"));
+}
+
+TEST_CASE("sweep and runs refuse bad input with a message that names it", "[db][cli]") {
+  TempFile file("bad.db");
+  CHECK_THAT(cli({"sweep", "--db", file.path, "--workload", "matmul2d:N=9..3"}).err, Catch::Contains("9..3") && Catch::Contains("not a range"));
+  CHECK_THAT(cli({"sweep", "--db", file.path, "--workload", "matmul2d:Q=3"}).err, Catch::Contains("unknown parameter 'Q'"));
+  CHECK_THAT(cli({"sweep", "--db", file.path, "--workload", "matmul2d", "--scheduler", "nope"}).err, Catch::Contains("nope"));
+  CHECK_THAT(cli({"runs", "show", "x", "--db", file.path}).err, Catch::Contains("run id"));
+  CHECK_THAT(cli({"runs", "list", "--db", temp_path("nowhere.db")}).err, Catch::Contains("no such database"));
+  const auto dry = cli({"sweep", "--workload", "matmul2d:N=2..3", "--scheduler", "eager,random", "--seeds", "1..3", "--dry-run"});
+  REQUIRE(dry.code == 0);
+  // random takes a seed (3 runs per workload), eager does not (1): 2 x (1 + 3).
+  CHECK_THAT(dry.out, Catch::Contains("8 runs") && Catch::Contains("random:seed=3"));
+}
