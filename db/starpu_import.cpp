@@ -186,6 +186,8 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
     if (const Field* f = record.find(name)) {
       auto value = real(source, *f);
       if (!value) return value.error();
+      // Milliseconds; beyond a few years the nanosecond clock would overflow.
+      if (std::fabs(*value) > 1e11) return field_error(source, *f, "'" + shown(f->value) + "' ms is out of range");
       *target = *value;
     }
   }

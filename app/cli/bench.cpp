@@ -1,14 +1,18 @@
-// `tilelens bench replay`: the replay engine's throughput (task-input accesses per second,
+// `tilelens bench replay` and `tilelens bench db`. Replay: the engine's throughput (task-input accesses per second,
 // one core) and peak memory, measured in one run and printed as figures and ratios to the
 // targets of the core issue (5 M accesses/s with LRU, 2 M with Belady, 300 MB for a million
-// tasks).
+// tasks). Db: the trace store's write and read speed against the trace database issue's targets.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "app/cli/args.hpp"
 #include "app/cli/commands.hpp"
+#include "db/store.hpp"
 #include "schedulers/generators.hpp"
 #include "schedulers/units.hpp"
 
@@ -22,6 +26,20 @@ const CommandSpec kBenchReplay{
     "replay of matmul3d N=100 (one million tasks) with its whole trace kept.",
     {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""}},
     ""};
+
+const CommandSpec kBenchDb{
+    "tilelens bench db [--quick]",
+    "Measure the trace store: writing one run of about a million records (matmul3d N=100, n=21, EAGER +\n"
+    "LRU at 6 tiles of memory) in its one transaction, and reading back one run of 100,000 tasks with its\n"
+    "loads (matmul3d N=100, n=10) from a fresh read-only connection. Targets: 2 s and 0.3 s.",
+    {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""}},
+    ""};
+
+struct Run {
+  ReplaySummary summary;
+  Trace trace;
+  Platform platform;
+};
 
 // A memory figure of this process from /proc/self/status, in bytes (Linux): "VmHWM" is the
 // peak resident size since the last reset, "VmRSS" the current one.
@@ -73,23 +91,7 @@ Result<Measured> measure(const Workload& w, const std::string& eviction_name, do
   return m;
 }
 
-}  // namespace
-
-int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty() || (args[0] != "replay" && args[0] != "--help" && args[0] != "-h")) {
-    err << "usage: tilelens bench replay [--quick]   (see --help)\n";
-    return 2;
-  }
-  auto parsed = parse_args(kBenchReplay, std::vector<std::string>(args.begin() + (args[0] == "replay" ? 1 : 0), args.end()));
-  if (!parsed) {
-    err << "tilelens: " << parsed.error().message << "\n";
-    return 2;
-  }
-  if (parsed->has("help")) {
-    out << help_text(kBenchReplay);
-    return 0;
-  }
-  const bool quick = parsed->has("quick");
+int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
   const double memory = 500.0 * 1048576.0;
   const std::vector<std::string> workloads = quick ? std::vector<std::string>{"matmul3d:N=12", "cholesky-tasks:N=20"}
                                                    : std::vector<std::string>{"matmul3d:N=40", "cholesky-tasks:N=60"};
@@ -155,6 +157,131 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostr
   std::snprintf(line, sizeof line, "  the workload itself: %s resident after generation\n", format_bytes(current_rss_bytes()).c_str());
   out << line;
   return 0;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Replays `spec` with EAGER + LRU at 6 tiles of memory and keeps the whole trace.
+Result<std::pair<Workload, Run>> traced_replay(const std::string& spec) {
+  auto w = generate_workload(spec);
+  if (!w) return w.error();
+  auto scheduler = make_scheduler("eager");
+  auto eviction = make_eviction("lru");
+  ReplayOptions options;
+  options.platform = *find_platform_preset("v100-fgcs");
+  options.platform.memory_bytes = 6.0 * static_cast<double>(w->largest_data_bytes());
+  TraceRecorder recorder;
+  auto summary = replay(*w, *scheduler->scheduler, *eviction->policy, options, &recorder);
+  if (!summary) return summary.error();
+  return std::pair<Workload, Run>{std::move(*w), Run{*summary, std::move(recorder.trace), options.platform}};
+}
+
+std::size_t record_count(const Trace& t) {
+  return t.tasks.size() + t.loads.size() + t.evictions.size() + t.writebacks.size() + t.allocations.size();
+}
+
+int bench_db(bool quick, std::ostream& out, std::ostream& err) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("tilelens-bench-" + std::to_string(::getpid()) + ".db")).string();
+  auto cleanup = [&] {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
+  };
+  cleanup();
+  auto store = db::Store::open(path);
+  if (!store) return fail(err, store.error().message);
+  // Writing: a trace of about a million records (tasks, loads, evictions) in one run.
+  const std::string write_spec = quick ? "matmul3d:N=30,n=10" : "matmul3d:N=100,n=21";
+  const std::string read_spec = quick ? "matmul3d:N=30,n=4" : "matmul3d:N=100,n=10";
+  char line[320];
+  int status = 0;
+  for (const auto& spec : {write_spec, read_spec}) {
+    auto replayed = traced_replay(spec);
+    if (!replayed) return fail(err, replayed.error().message);
+    const auto& [w, run] = *replayed;
+    auto start = std::chrono::steady_clock::now();
+    auto workload_id = store->put_workload(w, "generated");
+    if (!workload_id) return fail(err, workload_id.error().message);
+    const double workload_seconds = seconds_since(start);
+    db::RunInfo info;
+    info.workload_id = *workload_id;
+    info.workload_spec = w.generator().spec;
+    info.scheduler = "eager";
+    info.eviction = "lru";
+    info.platform = run.platform;
+    info.tilelens_version = kVersion;
+    start = std::chrono::steady_clock::now();
+    auto writer = store->begin_run(info);
+    if (!writer) return fail(err, writer.error().message);
+    writer->write(run.trace);
+    db::RunMetrics metrics;
+    metrics.summary = run.summary;
+    auto id = writer->finish(metrics);
+    if (!id) return fail(err, id.error().message);
+    const double write_seconds = seconds_since(start);
+    const double records = static_cast<double>(record_count(run.trace));
+    if (spec == write_spec) {
+      const double per_million = write_seconds / records * 1e6;
+      std::snprintf(line, sizeof line,
+                    "write: %s, %s tasks: workload stored in %.3f s; run of %s records (tasks, loads, evictions) in %.3f s = "
+                    "%s records/s; 1 M records in %.3f s: %.2fx of the 2 s target\n",
+                    spec.c_str(), format_count(static_cast<double>(w.task_count())).c_str(), workload_seconds,
+                    format_count(records).c_str(), write_seconds, format_count(records / write_seconds).c_str(), per_million,
+                    per_million / 2.0);
+      out << line;
+      continue;
+    }
+    // Reading: the run of 100,000 tasks with its loads (and the rest of its trace), from a
+    // fresh read-only connection, as the app opens it.
+    auto reader = db::Store::open(path, db::Store::OpenMode::ReadOnly);
+    if (!reader) return fail(err, reader.error().message);
+    start = std::chrono::steady_clock::now();
+    auto trace = reader->load_trace(*id);
+    if (!trace) return fail(err, trace.error().message);
+    const double read_seconds = seconds_since(start);
+    start = std::chrono::steady_clock::now();
+    auto stored = reader->load_run(*id);
+    auto workload = reader->load_workload(*workload_id);
+    if (!stored || !workload) return fail(err, !stored ? stored.error().message : workload.error().message);
+    const double rest_seconds = seconds_since(start);
+    if (trace->tasks.size() != run.trace.tasks.size() || trace->loads.size() != run.trace.loads.size()) {
+      err << "tilelens: the trace read back differs from the one written\n";
+      status = 1;
+    }
+    std::snprintf(line, sizeof line,
+                  "read:  %s: %s task executions + %s loads (+ %s evictions) in %.3f s: %.2fx of the 0.3 s target; "
+                  "its metrics and workload in %.3f s more\n",
+                  spec.c_str(), format_count(static_cast<double>(trace->tasks.size())).c_str(),
+                  format_count(static_cast<double>(trace->loads.size())).c_str(),
+                  format_count(static_cast<double>(trace->evictions.size())).c_str(), read_seconds, read_seconds / 0.3,
+                  rest_seconds);
+    out << line;
+  }
+  std::error_code ec;
+  std::snprintf(line, sizeof line, "database: %s for both runs and their workloads\n",
+                format_bytes(static_cast<double>(std::filesystem::file_size(path, ec) + std::filesystem::file_size(path + "-wal", ec))).c_str());
+  out << line;
+  cleanup();
+  return status;
+}
+
+}  // namespace
+
+int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const std::string usage = "usage: tilelens bench replay|db [--quick]   (each takes --help)\n";
+  if (args.empty() || (args[0] != "replay" && args[0] != "db")) {
+    (args.empty() || (args[0] != "--help" && args[0] != "-h") ? err : out) << usage;
+    return args.empty() || (args[0] != "--help" && args[0] != "-h") ? 2 : 0;
+  }
+  const CommandSpec& spec = args[0] == "replay" ? kBenchReplay : kBenchDb;
+  auto parsed = parse_args(spec, std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!parsed) return fail(err, parsed.error().message);
+  if (parsed->has("help")) {
+    out << help_text(spec);
+    return 0;
+  }
+  return args[0] == "replay" ? bench_replay(parsed->has("quick"), out, err) : bench_db(parsed->has("quick"), out, err);
 }
 
 }  // namespace tilelens::cli
