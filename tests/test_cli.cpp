@@ -20,7 +20,18 @@ TEST_CASE("every command has --help", "[cli]") {
                                                                 {"workload", "show", "--help"},
                                                                 {"workload", "validate", "--help"},
                                                                 {"workload", "list", "--help"},
-                                                                {"bench", "replay", "--help"}}) {
+                                                                {"bench", "replay", "--help"},
+                                                                {"bench", "db", "--help"},
+                                                                {"sweep", "--help"},
+                                                                {"runs", "--help"},
+                                                                {"runs", "list", "--help"},
+                                                                {"runs", "show", "--help"},
+                                                                {"runs", "compare", "--help"},
+                                                                {"runs", "delete", "--help"},
+                                                                {"export", "csv", "--help"},
+                                                                {"export", "paje", "--help"},
+                                                                {"export", "chrome", "--help"},
+                                                                {"import", "starpu", "--help"}}) {
     const auto r = cli(args);
     INFO(args[0] << " " << (args.size() > 1 ? args[1] : ""));
     CHECK(r.code == 0);
