@@ -35,7 +35,7 @@ const CommandSpec kSweep{
      {"scheduler", "LIST", "schedulers, comma-separated (random:seed=1..3 expands too)", "eager"},
      {"eviction", "LIST", "eviction policies, comma-separated", "lru"},
      {"platform", "PRESET", "platform preset the options below override", "v100-fgcs"},
-     {"memory", "LIST", "memory sizes per GPU: 250MiB,500MiB or 4items (ranges of counts: 2..8items is not a thing; list them)", ""},
+     {"memory", "LIST", "memory sizes per GPU, comma-separated: 250MiB,500MiB or 4items,8items", ""},
      {"gpus", "LIST", "GPU counts: 1,2,4 or 1..4", ""},
      {"bandwidth", "RATE", "host bus bandwidth", ""},
      {"gpu-link", "RATE", "GPU-to-GPU bandwidth (0 for none)", ""},
