@@ -6,6 +6,8 @@
 #include <ostream>
 #include <tuple>
 
+#include "schedulers/units.hpp"
+
 namespace tilelens::db {
 namespace {
 
@@ -21,22 +23,7 @@ std::string microseconds(std::int64_t ns) {
   return text;
 }
 
-std::string quoted_json(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string quoted_json(const std::string& text) { return "\"" + json_escape(text) + "\""; }
 
 // Paje strings are double-quoted when they hold a blank.
 std::string paje_string(const std::string& text) {

@@ -67,11 +67,36 @@ std::optional<std::int64_t> optional_id(std::uint32_t id) {
 
 std::int64_t to_int(std::uint64_t value) { return static_cast<std::int64_t>(value); }
 
+// Runs `sql` with ?1 bound to `id` and hands each row to `read`.
+template <class Read>
+Status for_each_row(Connection& c, const char* sql, std::int64_t id, Read&& read) {
+  auto query = c.prepare(sql);
+  if (!query) return query.error();
+  query->bind(1, id);
+  while (true) {
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return Status::success();
+    read(*query);
+  }
+}
+
+// The id of the row whose unique `column` holds `key`, if any.
+Result<std::optional<std::int64_t>> find_id(Connection& c, const std::string& table, const std::string& column,
+                                            const std::string& key) {
+  auto find = c.prepare("SELECT id FROM " + table + " WHERE " + column + " = ?1");
+  if (!find) return find.error();
+  find->bind(1, key);
+  auto found = find->step();
+  if (!found) return found.error();
+  if (!*found) return std::optional<std::int64_t>();
+  return std::optional<std::int64_t>(find->integer(0));
+}
+
+Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_id);
+
 RunMode mode_from(const std::string& text) {
   return text == "cuda" ? RunMode::Cuda : text == "starpu" ? RunMode::StarPU : RunMode::Replay;
-}
-RunStatus status_from(const std::string& text) {
-  return text == "complete" ? RunStatus::Complete : text == "failed" ? RunStatus::Failed : RunStatus::Incomplete;
 }
 
 constexpr const char* kRunColumns =
@@ -95,7 +120,7 @@ RunInfo read_run_info(const Statement& s) {
   info.tilelens_version = s.text(9);
   info.started_at = s.text(10);
   info.finished_at = s.text(11);
-  info.status = status_from(s.text(12));
+  info.status = run_status_from(s.text(12)).value_or(RunStatus::Incomplete);
   info.error = s.text(13);
   info.host = s.text(14);
   info.gpu_name = s.text(15);
@@ -139,6 +164,13 @@ const char* to_string(RunMode mode) {
     case RunMode::StarPU: return "starpu";
   }
   return "?";
+}
+
+std::optional<RunStatus> run_status_from(std::string_view text) {
+  for (RunStatus status : {RunStatus::Complete, RunStatus::Failed, RunStatus::Incomplete}) {
+    if (text == to_string(status)) return status;
+  }
+  return std::nullopt;
 }
 
 const char* to_string(RunStatus status) {
@@ -405,12 +437,9 @@ Result<std::int64_t> Store::put_workload(const Workload& w, const std::string& s
   Connection& c = impl_->connection;
   auto hash = content_hash(w);
   if (!hash) return hash.error();
-  auto find = c.prepare("SELECT id FROM workloads WHERE content_hash = ?1");
-  if (!find) return find.error();
-  find->bind(1, *hash);
-  auto found = find->step();
+  auto found = find_id(c, "workloads", "content_hash", *hash);
   if (!found) return found.error();
-  if (*found) return find->integer(0);
+  if (*found) return **found;
 
   auto transaction = Transaction::begin(c);
   if (!transaction) return transaction.error();
@@ -508,12 +537,9 @@ Result<std::int64_t> Store::put_workload(const Workload& w, const std::string& s
 Result<std::int64_t> Store::put_platform(const Platform& p) {
   Connection& c = impl_->connection;
   const std::string description = platform_key(p);
-  auto find = c.prepare("SELECT id FROM platforms WHERE description = ?1");
-  if (!find) return find.error();
-  find->bind(1, description);
-  auto found = find->step();
+  auto found = find_id(c, "platforms", "description", description);
   if (!found) return found.error();
-  if (*found) return find->integer(0);
+  if (*found) return **found;
   auto insert = c.prepare("INSERT INTO platforms (name, gpus, memory_bytes, bus_bandwidth, gpu_link_bandwidth, latency_ns, "
                           "default_gflops, kind_gflops, description) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   if (!insert) return insert.error();
@@ -532,12 +558,9 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
 
 Result<std::int64_t> Store::put_sweep(const std::string& spec) {
   Connection& c = impl_->connection;
-  auto find = c.prepare("SELECT id FROM sweeps WHERE spec = ?1");
-  if (!find) return find.error();
-  find->bind(1, spec);
-  auto found = find->step();
+  auto found = find_id(c, "sweeps", "spec", spec);
   if (!found) return found.error();
-  if (*found) return find->integer(0);
+  if (*found) return **found;
   auto insert = c.prepare("INSERT INTO sweeps (spec, created_at) VALUES (?1, ?2)");
   if (!insert) return insert.error();
   if (auto status = insert->bind(1, spec).bind(2, utc_now()).run(); !status) return status.error();
@@ -626,13 +649,35 @@ Result<StoredRun> Store::load_run(std::int64_t run_id) {
   if (!*row) return make_error(c.path() + ": no run " + std::to_string(run_id) + " (tilelens runs list shows the runs)");
   StoredRun run;
   run.info = read_run_info(*query);
+  auto metrics = load_metrics(c, run_id);
+  if (!metrics) return metrics.error();
+  run.metrics = std::move(*metrics);
+  return run;
+}
 
+Result<std::vector<StoredRun>> Store::load_runs(const RunFilter& filter) {
+  auto infos = list_runs(filter);
+  if (!infos) return infos.error();
+  std::vector<StoredRun> runs;
+  runs.reserve(infos->size());
+  for (RunInfo& info : *infos) {
+    auto metrics = load_metrics(impl_->connection, info.id);
+    if (!metrics) return metrics.error();
+    runs.push_back({std::move(info), std::move(*metrics)});
+  }
+  return runs;
+}
+
+namespace {
+
+// A run's metrics and per-GPU figures; none for a run that has no metrics row (failed).
+Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_id) {
   auto metrics = c.prepare("SELECT * FROM metrics WHERE run_id = ?1");
   if (!metrics) return metrics.error();
   metrics->bind(1, run_id);
   auto has_metrics = metrics->step();
   if (!has_metrics) return has_metrics.error();
-  if (!*has_metrics) return run;
+  if (!*has_metrics) return std::optional<RunMetrics>();
   const Statement& m = *metrics;
   RunMetrics out;
   ReplaySummary& s = out.summary;
@@ -667,14 +712,7 @@ Result<StoredRun> Store::load_run(std::int64_t run_id) {
   out.bus_limit_bytes = m.real(29);
   out.ideal_compute_ns = m.real(30);
 
-  auto gpus = c.prepare("SELECT * FROM gpu_metrics WHERE run_id = ?1 ORDER BY gpu");
-  if (!gpus) return gpus.error();
-  gpus->bind(1, run_id);
-  while (true) {
-    auto next = gpus->step();
-    if (!next) return next.error();
-    if (!*next) break;
-    const Statement& g = *gpus;
+  Status status = for_each_row(c, "SELECT * FROM gpu_metrics WHERE run_id = ?1 ORDER BY gpu", run_id, [&](const Statement& g) {
     GpuSummary gpu;
     gpu.tasks = static_cast<std::uint64_t>(g.integer(2));
     gpu.loads = static_cast<std::uint64_t>(g.integer(3));
@@ -685,38 +723,17 @@ Result<StoredRun> Store::load_run(std::int64_t run_id) {
     gpu.busy_ns = g.integer(8);
     gpu.peak_bytes = g.real(9);
     s.gpus.push_back(gpu);
-  }
-  run.metrics = std::move(out);
-  return run;
+  });
+  if (!status) return status.error();
+  return std::optional<RunMetrics>(std::move(out));
 }
 
-Result<std::vector<StoredRun>> Store::load_runs(const RunFilter& filter) {
-  auto infos = list_runs(filter);
-  if (!infos) return infos.error();
-  std::vector<StoredRun> runs;
-  runs.reserve(infos->size());
-  for (const RunInfo& info : *infos) {
-    auto run = load_run(info.id);
-    if (!run) return run.error();
-    runs.push_back(std::move(*run));
-  }
-  return runs;
-}
+}  // namespace
 
 Result<Trace> Store::load_trace(std::int64_t run_id) {
   Connection& c = impl_->connection;
   Trace trace;
-  auto for_rows = [&](const char* sql, auto&& read) -> Status {
-    auto query = c.prepare(sql);
-    if (!query) return query.error();
-    query->bind(1, run_id);
-    while (true) {
-      auto row = query->step();
-      if (!row) return row.error();
-      if (!*row) return Status::success();
-      read(*query);
-    }
-  };
+  auto for_rows = [&](const char* sql, auto&& read) { return for_each_row(c, sql, run_id, read); };
   auto id_or_none = [](const Statement& s, int column) { return s.is_null(column) ? kNoId : static_cast<std::uint32_t>(s.integer(column)); };
   auto u32 = [](const Statement& s, int column) { return static_cast<std::uint32_t>(s.integer(column)); };
   Status status = for_rows(
@@ -776,17 +793,7 @@ Result<Workload> Store::load_workload(std::int64_t workload_id) {
     g.seed = static_cast<std::uint64_t>(head->integer(8));
     builder.set_generator(std::move(g));
   }
-  auto for_rows = [&](const char* sql, auto&& read) -> Status {
-    auto query = c.prepare(sql);
-    if (!query) return query.error();
-    query->bind(1, workload_id);
-    while (true) {
-      auto row = query->step();
-      if (!row) return row.error();
-      if (!*row) return Status::success();
-      read(*query);
-    }
-  };
+  auto for_rows = [&](const char* sql, auto&& read) { return for_each_row(c, sql, workload_id, read); };
   std::vector<KindId> kinds;
   Status status = for_rows("SELECT name FROM kinds WHERE workload_id = ?1 ORDER BY id",
                            [&](const Statement& s) { kinds.push_back(builder.kind(s.text(0))); });

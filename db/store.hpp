@@ -25,6 +25,7 @@ const char* to_string(RunMode mode);
 
 enum class RunStatus { Complete, Failed, Incomplete };
 const char* to_string(RunStatus status);
+std::optional<RunStatus> run_status_from(std::string_view text);  // "complete", "failed", "incomplete"
 
 // What a run is: the workload, the policies and the platform, and how it went.
 struct RunInfo {

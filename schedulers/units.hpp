@@ -28,5 +28,7 @@ Result<double> parse_real(std::string_view text);
 std::string format_bytes(double bytes);       // "442.4 MB (421.9 MiB)" style, compact
 std::string format_duration(std::int64_t ns);  // "1.234 s", "12.5 ms"
 std::string format_count(double value);       // "1,234,567"
+// The text with JSON's escapes (quotes, backslashes, control characters), without the quotes.
+std::string json_escape(std::string_view text);
 
 }  // namespace tilelens

@@ -21,7 +21,6 @@ void print_csv_header(std::ostream& out);
 void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
 
 std::string fixed(double value, int digits = 2);
-std::string json_escape(const std::string& text);
 std::string csv_field(const std::string& text);  // quoted when it holds a comma, quote or newline
 
 }  // namespace tilelens::cli

@@ -101,11 +101,8 @@ Status parse_filter(const ParsedArgs& args, db::RunFilter& filter) {
   filter.workload_contains = args.get("workload");
   filter.scheduler_contains = args.get("scheduler");
   if (args.has("status")) {
-    const std::string status = args.get("status");
-    if (status == "complete") filter.status = db::RunStatus::Complete;
-    else if (status == "failed") filter.status = db::RunStatus::Failed;
-    else if (status == "incomplete") filter.status = db::RunStatus::Incomplete;
-    else return make_error("--status must be complete, failed or incomplete (got '" + status + "')");
+    filter.status = db::run_status_from(args.get("status"));
+    if (!filter.status) return make_error("--status must be complete, failed or incomplete (got '" + args.get("status") + "')");
   }
   return Status::success();
 }
