@@ -57,6 +57,13 @@ Result<double> Params::real(const std::string& key) const {
   return value;
 }
 
+Result<bool> Params::flag(const std::string& key) const {
+  const std::string& value = values_.at(key);
+  if (value == "1" || value == "true" || value == "yes" || value == "on") return true;
+  if (value == "0" || value == "false" || value == "no" || value == "off") return false;
+  return make_error("parameter " + key + " of " + component_ + ": '" + value + "' is not 0 or 1");
+}
+
 std::string Params::canonical() const {
   std::string out = name_;
   char separator = ':';

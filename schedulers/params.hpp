@@ -36,6 +36,8 @@ class Params {
   const std::string& text(const std::string& key) const { return values_.at(key); }
   Result<std::int64_t> integer(const std::string& key) const;
   Result<double> real(const std::string& key) const;
+  // 1/0, true/false, yes/no, on/off.
+  Result<bool> flag(const std::string& key) const;
   // The canonical spec with every parameter, e.g. "matmul2d:N=20,b=960,n=4": what a run records.
   std::string canonical() const;
 

@@ -85,7 +85,7 @@ struct SchedulerInfo {
   std::string name;
   std::string summary;
   std::vector<ParamSpec> params;
-  std::function<std::unique_ptr<Scheduler>(const Params&)> make;
+  std::function<Result<std::unique_ptr<Scheduler>>(const Params&)> make;
 };
 
 // The one registry of schedulers (scheduler_registry.cpp); `tilelens replay --scheduler list`

@@ -10,6 +10,17 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
       {"cm", "Cuthill-McKee order of the task graph (fgcs Algorithm 1, not reversed)", {}, make_cuthill_mckee},
       {"rcm", "Reverse Cuthill-McKee order of the task graph (fgcs Algorithm 1)", {}, make_reverse_cuthill_mckee},
       {"mst", "Maximum Spanning Tree order, Prim from the first task (fgcs Algorithm 2)", {}, make_maximum_spanning_tree},
+      {"dmda", "Deque Model Data Aware: each ready task to the GPU of earliest expected completion (fgcs Algorithm 3)", {}, make_dmda},
+      {"dmdar", "DMDA with Ready reordering of each GPU's queue (fgcs Algorithms 3 and 4)", {}, make_dmdar},
+      {"dmdas", "DMDA with queues sorted by priority and Ready among the highest (darts Algorithms 1 and 2)", {}, make_dmdas},
+      {"hfp",
+       "Hierarchical Fair Packing (fgcs Algorithm 5); add --eviction belady for HFP's Belady",
+       {{"flip", "1", "package flipping in phase 2 (fgcs Fig. 3)"},
+        {"ready", "1", "Ready reordering inside each GPU's package"},
+        {"fast_start", "0", "first round pairs tasks sharing any data without the maximum search"},
+        {"weighted", "1", "shared weight in bytes (0: in data count, M in largest data)"},
+        {"steal", "1", "a GPU whose package is empty steals from the tail of the fullest (K > 1)"}},
+       make_hfp},
   };
   return registry;
 }
@@ -29,7 +40,9 @@ Result<MadeScheduler> make_scheduler(std::string_view text) {
           if (*seed < 0) return make_error("scheduler '" + info.name + "': seed must not be negative");
         }
       }
-      return MadeScheduler{info.make(*params), params->canonical()};
+      auto scheduler = info.make(*params);
+      if (!scheduler) return scheduler.error();
+      return MadeScheduler{std::move(*scheduler), params->canonical()};
     }
     valid += (valid.empty() ? "" : ", ") + info.name;
   }

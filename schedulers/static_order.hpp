@@ -80,6 +80,10 @@ std::unique_ptr<Scheduler> make_random_order(const Params& params);
 std::unique_ptr<Scheduler> make_cuthill_mckee(const Params& params);          // "cm"
 std::unique_ptr<Scheduler> make_reverse_cuthill_mckee(const Params& params);  // "rcm"
 std::unique_ptr<Scheduler> make_maximum_spanning_tree(const Params& params);  // "mst"
+Result<std::unique_ptr<Scheduler>> make_hfp(const Params& params);             // hfp.cpp
+std::unique_ptr<Scheduler> make_dmda(const Params& params);                    // dmda.cpp
+std::unique_ptr<Scheduler> make_dmdar(const Params& params);
+std::unique_ptr<Scheduler> make_dmdas(const Params& params);
 
 // The orders themselves, for tests and for the app: vertex indices are submission positions.
 std::vector<TaskId> cuthill_mckee_order(const Workload& workload, bool reverse);

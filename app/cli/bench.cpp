@@ -1,4 +1,4 @@
-// `tilelens bench replay` and `tilelens bench db`. Replay: the engine's throughput (task-input accesses per second,
+// `tilelens bench replay`, `tilelens bench db` and `tilelens bench schedulers`. Replay: the engine's throughput (task-input accesses per second,
 // one core) and peak memory, measured in one run and printed as figures and ratios to the
 // targets of the core issue (5 M accesses/s with LRU, 2 M with Belady, 300 MB for a million
 // tasks). Db: the trace store's write and read speed against the trace database issue's targets.
@@ -13,7 +13,9 @@
 #include "app/cli/args.hpp"
 #include "app/cli/commands.hpp"
 #include "db/store.hpp"
+#include "schedulers/bounds.hpp"
 #include "schedulers/generators.hpp"
+#include "schedulers/hfp.hpp"
 #include "schedulers/units.hpp"
 
 namespace tilelens::cli {
@@ -24,6 +26,16 @@ const CommandSpec kBenchReplay{
     "Measure the replay engine: task-input accesses replayed per second (single thread) with EAGER and\n"
     "LRU or Belady on matmul3d N=40 (64,000 tasks) and cholesky-tasks N=60, and the peak memory of a\n"
     "replay of matmul3d N=100 (one million tasks) with its whole trace kept.",
+    {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""}},
+    ""};
+
+const CommandSpec kBenchSchedulers{
+    "tilelens bench schedulers [--quick]",
+    "Measure the schedulers' own time (wall clock, one core) on the FGCS issue's targets: HFP on matmul2d\n"
+    "N=90 (8,100 tasks) under 1 s, matmul3d N=20 (8,000 tasks) under 2 s, cholesky-tasks N=50 (22,100\n"
+    "tasks) under 10 s, with M = 500 MiB on v100-fgcs. For each: the packing alone (hfp_pack), then the\n"
+    "whole time spent in the scheduler during a replay (packing plus Ready at every pop) for HFP with\n"
+    "Belady, and for DMDAR with LRU beside it. The ratio is HFP's whole time over the target.",
     {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""}},
     ""};
 
@@ -74,8 +86,10 @@ struct Measured {
   ReplaySummary summary;
 };
 
-Result<Measured> measure(const Workload& w, const std::string& eviction_name, double memory, ReplayObserver* observer) {
-  auto scheduler = make_scheduler("eager");
+Result<Measured> measure(const Workload& w, const std::string& eviction_name, double memory, ReplayObserver* observer,
+                         const std::string& scheduler_name = "eager") {
+  auto scheduler = make_scheduler(scheduler_name);
+  if (!scheduler) return scheduler.error();
   auto eviction = make_eviction(eviction_name);
   ReplayOptions options;
   options.platform = *find_platform_preset("v100-fgcs");
@@ -161,6 +175,50 @@ int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int bench_schedulers(bool quick, std::ostream& out, std::ostream& err) {
+  const double memory = 500.0 * 1048576.0;
+  struct Target {
+    std::string spec;
+    double seconds;
+  };
+  const std::vector<Target> targets = quick ? std::vector<Target>{{"matmul2d:N=30", 1}, {"matmul3d:N=8", 2}, {"cholesky-tasks:N=15", 10}}
+                                            : std::vector<Target>{{"matmul2d:N=90", 1}, {"matmul3d:N=20", 2}, {"cholesky-tasks:N=50", 10}};
+  char line[320];
+  out << "scheduler time: one GPU of 500 MiB (v100-fgcs), buffer 4; wall clock, one core\n";
+  std::snprintf(line, sizeof line, "%-22s %7s %10s %8s %14s %12s %8s %8s %8s\n", "workload", "tasks", "packing s", "rounds",
+                "HFP+Belady s", "DMDAR+LRU s", "target", "ratio", "HFP/LB");
+  out << line;
+  for (const auto& target : targets) {
+    auto w = generate_workload(target.spec);
+    if (!w) {
+      err << "tilelens: " << w.error().message << "\n";
+      return 1;
+    }
+    HfpOptions options;
+    options.memory_bytes = memory;
+    const auto begin = std::chrono::steady_clock::now();
+    const HfpPacking packing = hfp_pack(*w, options);
+    const double packing_seconds = seconds_since(begin);
+    auto hfp = measure(*w, "belady", memory, nullptr, "hfp");
+    auto dmdar = measure(*w, "lru", memory, nullptr, "dmdar");
+    if (!hfp || !dmdar) {
+      err << "tilelens: " << (!hfp ? hfp.error() : dmdar.error()).message << "\n";
+      return 1;
+    }
+    Platform platform = *find_platform_preset("v100-fgcs");
+    platform.memory_bytes = memory;
+    const ReferenceCurves curves = reference_curves(*w, platform);
+    const double hfp_seconds = static_cast<double>(hfp->summary.scheduling_ns) * 1e-9;
+    std::snprintf(line, sizeof line, "%-22s %7zu %10.3f %8llu %14.3f %12.3f %7.0fs %7.2fx %7.2fx\n", target.spec.c_str(),
+                  w->task_count(), packing_seconds, static_cast<unsigned long long>(packing.rounds), hfp_seconds,
+                  static_cast<double>(dmdar->summary.scheduling_ns) * 1e-9, target.seconds, hfp_seconds / target.seconds,
+                  hfp->summary.bytes_loaded / curves.lower_bound_bytes);
+    out << line;
+  }
+  out << "ratio: HFP's whole scheduler time over the target (below 1 meets it); HFP/LB: HFP+Belady's loaded bytes over the lower bound\n";
+  return 0;
 }
 
 // Replays `spec` with EAGER + LRU at 6 tiles of memory and keeps the whole trace.
@@ -269,19 +327,21 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const std::string usage = "usage: tilelens bench replay|db [--quick]   (each takes --help)\n";
-  if (args.empty() || (args[0] != "replay" && args[0] != "db")) {
+  const std::string usage = "usage: tilelens bench replay|db|schedulers [--quick]   (each takes --help)\n";
+  if (args.empty() || (args[0] != "replay" && args[0] != "db" && args[0] != "schedulers")) {
     (args.empty() || (args[0] != "--help" && args[0] != "-h") ? err : out) << usage;
     return args.empty() || (args[0] != "--help" && args[0] != "-h") ? 2 : 0;
   }
-  const CommandSpec& spec = args[0] == "replay" ? kBenchReplay : kBenchDb;
+  const CommandSpec& spec = args[0] == "replay" ? kBenchReplay : args[0] == "db" ? kBenchDb : kBenchSchedulers;
   auto parsed = parse_args(spec, std::vector<std::string>(args.begin() + 1, args.end()));
   if (!parsed) return fail(err, parsed.error().message);
   if (parsed->has("help")) {
     out << help_text(spec);
     return 0;
   }
-  return args[0] == "replay" ? bench_replay(parsed->has("quick"), out, err) : bench_db(parsed->has("quick"), out, err);
+  const bool quick = parsed->has("quick");
+  if (args[0] == "schedulers") return bench_schedulers(quick, out, err);
+  return args[0] == "replay" ? bench_replay(quick, out, err) : bench_db(quick, out, err);
 }
 
 }  // namespace tilelens::cli

@@ -1,0 +1,125 @@
+// A GPU's queue of planned tasks and the Ready selection that reorders it (fgcs Algorithm 4,
+// REFERENCE.md "Ready"), shared by DMDAR/DMDAS and HFP.
+//
+// Ready, as StarPU's STARPU_SCHED_READY does it: among the queued tasks whose priority is at
+// least the head's, take the one with the fewest bytes not yet resident on the GPU (a
+// transfer in flight counts as not resident), then the fewest bytes not even being loaded,
+// then the earliest in the queue; the scan stops at the first task that needs nothing.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "schedulers/scheduler.hpp"
+
+namespace tilelens {
+
+// Tasks in planned order with lazy removal: taking a task from the middle marks it, and the
+// head skips marked entries, so take() is O(1) and the queue stays in planned order.
+class TaskQueue {
+ public:
+  void clear() {
+    items_.clear();
+    taken_.clear();
+    head_ = 0;
+    live_ = 0;
+  }
+  void push_back(TaskId task) {
+    items_.push_back(task);
+    taken_.push_back(0);
+    ++live_;
+  }
+  // Inserts before the first entry for which `after(entry)` is true (DMDAS: priority order).
+  template <class After>
+  void insert_before_first(TaskId task, After&& after) {
+    compact();
+    std::size_t at = items_.size();
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      if (after(items_[i])) {
+        at = i;
+        break;
+      }
+    }
+    items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(at), task);
+    taken_.insert(taken_.begin() + static_cast<std::ptrdiff_t>(at), 0);
+    ++live_;
+  }
+  bool empty() const { return live_ == 0; }
+  std::size_t size() const { return live_; }
+  // Positions are stable until the next insert_before_first.
+  std::size_t begin_position() {
+    while (head_ < items_.size() && taken_[head_]) ++head_;
+    return head_;
+  }
+  std::size_t end_position() const { return items_.size(); }
+  bool taken(std::size_t position) const { return taken_[position] != 0; }
+  TaskId at(std::size_t position) const { return items_[position]; }
+  TaskId take(std::size_t position) {
+    taken_[position] = 1;
+    --live_;
+    return items_[position];
+  }
+  // The last live task (for stealing from the tail).
+  std::optional<std::size_t> last_position() const {
+    for (std::size_t i = items_.size(); i > head_; --i) {
+      if (!taken_[i - 1]) return i - 1;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  void compact() {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      if (!taken_[i]) items_[out++] = items_[i];
+    }
+    items_.resize(out);
+    taken_.assign(out, 0);
+    head_ = 0;
+  }
+
+  std::vector<TaskId> items_;
+  std::vector<char> taken_;
+  std::size_t head_ = 0;
+  std::size_t live_ = 0;
+};
+
+// The position Ready picks in `queue` for `gpu`, among live tasks for which `eligible(task)`
+// is true (HFP on a DAG: the pushed ones). With `use_priority`, only tasks whose priority is
+// at least that of the first eligible task compete (the queue is then in priority order).
+template <class Eligible>
+std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& workload, const MemoryView& memory,
+                                        GpuId gpu, bool use_priority, Eligible&& eligible) {
+  std::optional<std::size_t> best;
+  double best_missing = 0, best_absent = 0;
+  std::int64_t head_priority = 0;
+  for (std::size_t p = queue.begin_position(); p < queue.end_position(); ++p) {
+    if (queue.taken(p)) continue;
+    const TaskId task = queue.at(p);
+    if (!eligible(task)) continue;
+    const std::int64_t priority = workload.tasks()[task].priority;
+    if (!best) {
+      head_priority = priority;
+    } else if (use_priority && priority < head_priority) {
+      break;
+    }
+    double missing = 0, absent = 0;
+    for (const Access& access : workload.accesses(task)) {
+      if (!reads(access.mode)) continue;
+      const ReplicaState state = memory.state(gpu, access.data);
+      if (state == ReplicaState::Resident) continue;
+      const auto bytes = static_cast<double>(workload.data()[access.data].bytes);
+      missing += bytes;
+      if (state == ReplicaState::Absent) absent += bytes;
+    }
+    if (!best || missing < best_missing || (missing == best_missing && absent < best_absent)) {
+      best = p;
+      best_missing = missing;
+      best_absent = absent;
+      if (missing == 0) break;
+    }
+  }
+  return best;
+}
+
+}  // namespace tilelens
