@@ -194,7 +194,9 @@ CREATE TABLE metrics(
   lower_bound TEXT NOT NULL,
   ratio_to_lower_bound REAL,
   bus_limit_bytes REAL NOT NULL,
-  ideal_compute_ns REAL NOT NULL);
+  ideal_compute_ns REAL NOT NULL,
+  prepare_ns INTEGER NOT NULL DEFAULT 0,
+  charged_ns INTEGER NOT NULL DEFAULT 0);
 
 CREATE TABLE gpu_metrics(
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -212,8 +214,13 @@ CREATE TABLE gpu_metrics(
 
 // kMigrations[v - 1] upgrades schema version v to v + 1. Version 1 is the first; a change to
 // the schema above bumps kSchemaVersion and appends the SQL that brings a version-1 file to it.
-const std::vector<const char*> kMigrations = {};
-static_assert(kSchemaVersion == 1, "add the migration step from the previous version to kMigrations");
+const std::vector<const char*> kMigrations = {
+    // 1 -> 2: the scheduler's prepare() time and the start delay charged for it (issue 4,
+    // "HFP with sched. time"); runs stored by version 1 charged nothing.
+    "ALTER TABLE metrics ADD COLUMN prepare_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE metrics ADD COLUMN charged_ns INTEGER NOT NULL DEFAULT 0;",
+};
+static_assert(kSchemaVersion == 2, "add the migration step from the previous version to kMigrations");
 
 std::uint32_t big_endian(const unsigned char* bytes, int count) {
   std::uint32_t value = 0;

@@ -183,11 +183,11 @@ const char* to_string(RunStatus status) {
 }
 
 std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
-                    const Platform& platform, std::uint32_t buffer_depth, RunMode mode) {
+                    const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged) {
   return std::string(to_string(mode)) + "|" + workload_spec + "|" + scheduler + "|" + eviction + "|" + platform.name + "|" +
          std::to_string(platform.gpus) + "|" + exact(platform.memory_bytes) + "|" + exact(platform.bus_bandwidth) + "|" +
          exact(platform.gpu_link_bandwidth) + "|" + std::to_string(platform.latency_ns) + "|" + exact(platform.default_gflops) +
-         "|" + kind_rates(platform) + "|" + std::to_string(buffer_depth);
+         "|" + kind_rates(platform) + "|" + std::to_string(buffer_depth) + (charged ? "|charged" : "");
 }
 
 namespace {
@@ -304,7 +304,7 @@ Result<std::int64_t> RunWriter::finish(const RunMetrics& metrics) {
   auto transfer_bytes = [&](double value) { return transfers ? std::optional<double>(value) : std::nullopt; };
   auto insert = s.connection->prepare(
       "INSERT INTO metrics VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
-      "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)");
+      "?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)");
   if (!insert) return insert.error();
   insert->bind(1, s.info.id)
       .bind(2, to_int(m.tasks))
@@ -336,7 +336,9 @@ Result<std::int64_t> RunWriter::finish(const RunMetrics& metrics) {
       .bind(28, metrics.lower_bound)
       .bind(29, transfer_bytes(metrics.ratio_to_lower_bound()))
       .bind(30, metrics.bus_limit_bytes)
-      .bind(31, metrics.ideal_compute_ns);
+      .bind(31, metrics.ideal_compute_ns)
+      .bind(32, m.prepare_ns)
+      .bind(33, m.charged_ns);
   if (auto status = insert->run(); !status) return status.error();
   auto insert_gpu = s.connection->prepare("INSERT INTO gpu_metrics VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   if (!insert_gpu) return insert_gpu.error();
@@ -567,6 +569,16 @@ Result<std::int64_t> Store::put_sweep(const std::string& spec) {
   return c.last_insert_id();
 }
 
+Result<std::vector<Store::SweepInfo>> Store::list_sweeps() {
+  std::vector<SweepInfo> sweeps;
+  Status status = for_each_row(impl_->connection, "SELECT id, spec, created_at FROM sweeps WHERE id > ?1 ORDER BY id", 0,
+                               [&](const Statement& row) {
+                                 sweeps.push_back({row.integer(0), row.text(1), row.text(2)});
+                               });
+  if (!status) return status.error();
+  return sweeps;
+}
+
 Result<RunWriter> Store::begin_run(RunInfo info) {
   Connection& c = impl_->connection;
   auto platform_id = put_platform(info.platform);
@@ -711,6 +723,8 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   out.lower_bound = m.text(27);
   out.bus_limit_bytes = m.real(29);
   out.ideal_compute_ns = m.real(30);
+  s.prepare_ns = m.integer(31);
+  s.charged_ns = m.integer(32);
 
   Status status = for_each_row(c, "SELECT * FROM gpu_metrics WHERE run_id = ?1 ORDER BY gpu", run_id, [&](const Statement& g) {
     GpuSummary gpu;

@@ -80,7 +80,7 @@ struct RunFilter {
 
 // The canonical run key of a replay: what a sweep compares to decide a run is done.
 std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
-                    const Platform& platform, std::uint32_t buffer_depth, RunMode mode);
+                    const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged = false);
 std::string utc_now();
 
 class Store;
@@ -131,6 +131,11 @@ class Store {
   Result<std::int64_t> put_workload(const Workload& workload, const std::string& source);
   Result<std::int64_t> put_platform(const Platform& platform);
   Result<std::int64_t> put_sweep(const std::string& spec);
+  struct SweepInfo {
+    std::int64_t id = 0;
+    std::string spec, created_at;
+  };
+  Result<std::vector<SweepInfo>> list_sweeps();
 
   // Starts a run; `info.workload_id` must come from put_workload. The writer holds the
   // database's write lock until it finishes.

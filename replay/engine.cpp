@@ -201,7 +201,14 @@ Result<ReplaySummary> Engine::run() {
   SchedulerContext context;
   context.memory = this;
   context.future_changed = [this](DataId d) { notify_future(d); };
-  timed(summary_.scheduling_ns, [&] { scheduler_.prepare(w_, platform, context); });
+  std::int64_t prepare_ticks = 0;
+  timed(prepare_ticks, [&] { scheduler_.prepare(w_, platform, context); });
+  summary_.scheduling_ns += prepare_ticks;
+  summary_.prepare_ns = static_cast<std::int64_t>(static_cast<double>(prepare_ticks) * ns_per_tick());
+  if (options_.charge_scheduling) {
+    summary_.charged_ns = summary_.prepare_ns;
+    now_ = summary_.charged_ns;
+  }
   EvictionContext eviction_context{&w_, &platform, scheduler_.future(), scheduler_.plan(), this};
   if (auto status = timed(summary_.eviction_ns, [&] { return policy_.attach(eviction_context); }); !status) {
     return status.error();

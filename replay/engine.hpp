@@ -29,6 +29,11 @@ namespace tilelens {
 struct ReplayOptions {
   Platform platform;
   std::uint32_t buffer_depth = 4;
+  // fgcs "HFP with sched. time": the wall time the scheduler spends in prepare() (the whole
+  // computation of a static schedule) delays the start of every GPU, so it shows in the
+  // makespan. Decisions taken during the run (push, pop) stay uncharged: the simulated clock
+  // does not model the CPU. The run is then no longer reproducible bit for bit.
+  bool charge_scheduling = false;
 };
 
 struct GpuSummary {
@@ -58,6 +63,8 @@ struct ReplaySummary {
   double gflops = 0;               // total flops / makespan
   std::int64_t idle_ns = 0;        // sum over GPUs of makespan - busy time
   std::int64_t scheduling_ns = 0;  // wall time spent inside the scheduler (measured, not simulated)
+  std::int64_t prepare_ns = 0;     // the part of it spent in prepare(): the static schedule
+  std::int64_t charged_ns = 0;     // start delay charged to the makespan (ReplayOptions::charge_scheduling)
   std::int64_t eviction_ns = 0;    // wall time spent inside the eviction policy
   std::uint64_t events = 0;
   std::vector<GpuSummary> gpus;

@@ -169,6 +169,7 @@ const CommandSpec kReplay{
      {"latency", "TIME", "latency added to each transfer: 10us", ""},
      {"rate", "[KIND=]RATE,...", "compute rate, for all kinds or per kind: 13393GFlop/s or POTRF=2TFlop/s", ""},
      {"buffer", "DEPTH", "tasks a GPU holds (running one included); 1 = no prefetch window", "4"},
+     {"charge-scheduling", "", "delay the start by the scheduler's prepare() wall time (fgcs \"HFP with sched. time\")", ""},
      {"json", "", "print the summary as JSON", ""},
      {"csv", "", "print the summary as one CSV row (with --csv-header, the header first)", ""},
      {"csv-header", "", "with --csv, print the header row too", ""},
@@ -238,6 +239,7 @@ Result<ReplaySetup> resolve_replay(const ParsedArgs& args) {
   auto depth = parse_integer(args.get("buffer"));
   if (!depth || *depth < 1 || *depth > 100000) return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + args.get("buffer") + "')");
   setup.options.buffer_depth = static_cast<std::uint32_t>(*depth);
+  setup.options.charge_scheduling = args.has("charge-scheduling");
   setup.options.platform = p;
   setup.scheduler_spec = args.get("scheduler");
   setup.eviction_spec = args.get("eviction");
@@ -340,7 +342,8 @@ std::string top_help() {
          "  runs list|show|compare|delete          the runs stored in a database\n"
          "  export csv|paje|chrome                 a run (or a sweep's metrics) for other tools\n"
          "  import starpu                          a StarPU execution (tasks.rec, data.rec) as a workload and a run\n"
-         "  bench replay|db                        measure the replay engine and the trace store\n"
+         "  results                                the papers' tables from preset sweeps (docs/results.md)\n"
+         "  bench replay|db|schedulers             measure the replay engine, the trace store, the schedulers\n"
          "  schedulers                             list the schedulers\n"
          "  evictions                              list the eviction policies\n"
          "  platforms                              list the platform presets\n"
@@ -375,6 +378,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (command == "bench") return run_bench(rest, out, err);
   if (command == "runs") return cmd_runs(rest, out, err);
   if (command == "sweep") return cmd_sweep(rest, out, err);
+  if (command == "results") return cmd_results(rest, out, err);
   if (command == "export") return cmd_export(rest, out, err);
   if (command == "import") return cmd_import(rest, out, err);
   if (command == "schedulers") {
@@ -390,7 +394,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return 0;
   }
   return fail(err, "unknown command '" + command +
-                       "' (valid: workload, replay, sweep, runs, export, import, bench, schedulers, evictions, platforms, version)");
+                       "' (valid: workload, replay, sweep, results, runs, export, import, bench, schedulers, evictions, platforms, version)");
 }
 
 }  // namespace tilelens::cli

@@ -2,10 +2,12 @@
 // with arguments and read what it prints.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
+#include "app/cli/args.hpp"
 #include "replay/engine.hpp"
 #include "schedulers/bounds.hpp"
 
@@ -29,6 +31,11 @@ int fail(std::ostream& err, const std::string& message);
 // The replay command's options (as `tilelens replay` takes them) resolved into a setup.
 Result<ReplaySetup> resolve_replay_args(const std::vector<std::string>& args);
 
+// Writes through `write` to the file named by --output (atomically: a temporary file renamed
+// at the end, so a failure leaves the old file intact) or to `out` without --output.
+int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, const std::function<Status(std::ostream&)>& write);
+
+int cmd_results(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_runs(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

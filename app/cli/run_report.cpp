@@ -45,7 +45,8 @@ db::RunInfo run_info_of(const ReplaySetup& setup) {
   } else if (!w.generator().name.empty()) {
     run.seed = static_cast<std::int64_t>(w.generator().seed);
   }
-  run.key = db::run_key(run.workload_spec, run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode);
+  run.key = db::run_key(run.workload_spec, run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
+                        setup.options.charge_scheduling);
   return run;
 }
 
@@ -88,7 +89,9 @@ void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::o
       << (s.gpus.size() > 1 ? "s" : "") << "\n";
   if (run.mode == db::RunMode::Replay) {
     out << "sched. time  " << format_duration(s.scheduling_ns) << " in the scheduler, " << format_duration(s.eviction_ns)
-        << " in the eviction policy (wall clock, not simulated)\n";
+        << " in the eviction policy (wall clock, not simulated)";
+    if (s.charged_ns > 0) out << "; " << format_duration(s.charged_ns) << " of prepare() charged to the makespan";
+    out << "\n";
   }
 }
 
@@ -108,7 +111,7 @@ void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostr
       << ",\"bytes_prefetched\":" << fixed(s.bytes_prefetched, 0) << ",\"evictions\":" << s.evictions
       << ",\"invalidations\":" << s.invalidations << ",\"writebacks\":" << s.writebacks
       << ",\"bytes_written_back\":" << fixed(s.bytes_written_back, 0) << ",\"makespan_ns\":" << s.makespan_ns
-      << ",\"gflops\":" << fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns
+      << ",\"gflops\":" << fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns << ",\"prepare_ns\":" << s.prepare_ns << ",\"charged_ns\":" << s.charged_ns
       << ",\"eviction_ns\":" << s.eviction_ns << ",\"lower_bound_bytes\":" << fixed(metrics.lower_bound_bytes, 0)
       << ",\"lower_bound\":\"" << json_escape(metrics.lower_bound) << "\",\"ratio_to_lower_bound\":"
       << fixed(metrics.ratio_to_lower_bound(), 6) << ",\"bus_limit_bytes\":" << fixed(metrics.bus_limit_bytes, 0) << "}\n";

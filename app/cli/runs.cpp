@@ -406,32 +406,6 @@ const CommandSpec kExportChrome{"tilelens export chrome --db FILE --run ID [--ou
                                 {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
                                 ""};
 
-// Writes through `write` to --output (atomically: a temporary file renamed at the end) or out.
-int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, const std::function<Status(std::ostream&)>& write) {
-  if (!args.has("output")) {
-    auto status = write(out);
-    return status ? 0 : fail(err, status.error().message);
-  }
-  const std::string path = args.get("output");
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream file(temporary, std::ios::binary);
-    if (!file) return fail(err, "--output: cannot write '" + temporary + "'");
-    if (auto status = write(file); !status) {
-      std::remove(temporary.c_str());
-      return fail(err, status.error().message);
-    }
-    file.flush();
-    if (!file) {
-      std::remove(temporary.c_str());
-      return fail(err, "--output: writing '" + path + "' failed (disk full?)");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) return fail(err, "--output: cannot rename to '" + path + "'");
-  err << "wrote " << path << "\n";
-  return 0;
-}
-
 struct LoadedRun {
   db::StoredRun run;
   Workload workload;
@@ -566,6 +540,32 @@ int import_starpu_command(const ParsedArgs& args, std::ostream& out, std::ostrea
 }
 
 }  // namespace
+
+// Writes through `write` to --output (atomically: a temporary file renamed at the end) or out.
+int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, const std::function<Status(std::ostream&)>& write) {
+  if (!args.has("output")) {
+    auto status = write(out);
+    return status ? 0 : fail(err, status.error().message);
+  }
+  const std::string path = args.get("output");
+  const std::string temporary = path + ".partial";
+  {
+    std::ofstream file(temporary, std::ios::binary);
+    if (!file) return fail(err, "--output: cannot write '" + temporary + "'");
+    if (auto status = write(file); !status) {
+      std::remove(temporary.c_str());
+      return fail(err, status.error().message);
+    }
+    file.flush();
+    if (!file) {
+      std::remove(temporary.c_str());
+      return fail(err, "--output: writing '" + path + "' failed (disk full?)");
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) return fail(err, "--output: cannot rename to '" + path + "'");
+  err << "wrote " << path << "\n";
+  return 0;
+}
 
 int cmd_runs(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   return dispatch("runs",

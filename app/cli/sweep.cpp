@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "app/cli/args.hpp"
+#include "app/cli/presets.hpp"
 #include "app/cli/run_report.hpp"
 #include "schedulers/generators.hpp"
 #include "schedulers/params.hpp"
@@ -31,8 +32,9 @@ const CommandSpec kSweep{
     "--jobs threads, with a progress bar. Rerunning the same sweep skips the runs already stored, so an\n"
     "interrupted sweep resumes where it stopped.",
     {{"db", "FILE", "the database (created if absent)", ""},
+     {"preset", "NAME", "a paper's experiment (its workloads, policies, memory and platform); 'list' prints them; options given override it", ""},
      {"workload", "SPEC[;SPEC]", "workload specs or files; a parameter value may be a range A..B, A..B:STEP, or a list a|b|c", ""},
-     {"scheduler", "LIST", "schedulers, comma-separated (random:seed=1..3 expands too)", "eager"},
+     {"scheduler", "LIST", "schedulers, comma-separated (random:seed=1..3 expands too); NAME/EVICTION pins the eviction of one entry, a trailing +time charges its prepare() time", "eager"},
      {"eviction", "LIST", "eviction policies, comma-separated", "lru"},
      {"platform", "PRESET", "platform preset the options below override", "v100-fgcs"},
      {"memory", "LIST", "memory sizes per GPU, comma-separated: 250MiB,500MiB or 4items,8items", ""},
@@ -42,13 +44,16 @@ const CommandSpec kSweep{
      {"latency", "TIME", "latency of each transfer", ""},
      {"rate", "[KIND=]RATE,...", "compute rates", ""},
      {"buffer", "LIST", "task buffer depths: 1,4", "4"},
+     {"charge-scheduling", "", "charge every run's prepare() time to its makespan (as +time does for one entry)", ""},
      {"seeds", "LIST", "seeds, as 1..5 or 1,7,9: given to every scheduler and seeded generator whose spec sets none", ""},
      {"jobs", "N", "replays run in parallel (default: the number of cores)", ""},
      {"metrics-only", "", "store each run's metrics but not its trace (for very large sweeps)", ""},
      {"dry-run", "", "print the runs of the grid and exit", ""},
      {"quiet", "", "no progress output", ""}},
     "examples:\n"
+    "  tilelens sweep --db fgcs.db --preset fgcs-fig5\n"
     "  tilelens sweep --db fgcs.db --workload 'matmul2d:N=5..60:5' --scheduler eager,rcm,mst,random --eviction lru\n"
+    "  tilelens sweep --db hfp.db --workload 'matmul2d:N=10..40:10' --scheduler dmdar/lru,hfp/belady,hfp:fast_start=1/belady+time\n"
     "  tilelens sweep --db mem.db --workload matmul3d:N=10 --memory 100MiB,200MiB,400MiB --scheduler eager,rcm\n"
     "  tilelens runs compare --sweep 1 --db fgcs.db"};
 
@@ -196,11 +201,31 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return 0;
   }
   if (!parsed->positional.empty()) return fail(err, "unexpected argument '" + parsed->positional[0] + "'; see tilelens sweep --help");
+  std::string preset_name;
+  if (parsed->has("preset")) {
+    preset_name = parsed->get("preset");
+    if (preset_name == "list") {
+      for (const auto& preset : sweep_presets()) out << preset.name << "  " << preset.figure << ": " << preset.title << "\n";
+      out << "fgcs-fig7  the runs of fgcs-fig5 (Fig. 7 shows their transfers)\n";
+      return 0;
+    }
+    const SweepPreset* preset = find_sweep_preset(preset_name);
+    if (!preset) return fail(err, "--preset: unknown preset '" + preset_name + "'; tilelens sweep --preset list shows them");
+    preset_name = preset->name;
+    std::vector<std::string> with_preset;
+    for (const auto& [name, value] : preset->options) {
+      if (!parsed->has(name)) with_preset.insert(with_preset.end(), {"--" + name, value});
+    }
+    if (!parsed->has("scheduler")) with_preset.insert(with_preset.end(), {"--scheduler", scheduler_option(*preset)});
+    with_preset.insert(with_preset.end(), args.begin(), args.end());
+    parsed = parse_args(kSweep, with_preset);
+    if (!parsed) return fail(err, parsed.error().message);
+  }
   if (!parsed->has("workload")) return fail(err, "--workload is required; see tilelens sweep --help");
   if (!parsed->has("db") && !parsed->has("dry-run")) return fail(err, "--db FILE is required");
 
   // The grid, validated before anything runs.
-  std::vector<std::string> workloads, schedulers, evictions;
+  std::vector<std::string> workloads, evictions;
   for (const auto& text : split(parsed->get("workload"), ';')) {
     if (text.empty()) continue;
     std::error_code ec;
@@ -215,12 +240,30 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       workloads.push_back(spec);
     }
   }
-  for (const auto& text : split_specs(parsed->get("scheduler"))) {
+  // An entry "SPEC[/EVICTION][+time]": the eviction pinned for this entry, its prepare() time charged.
+  struct Policy {
+    std::string scheduler;
+    std::optional<std::string> eviction;
+    bool charged = false;
+  };
+  std::vector<Policy> policies;
+  for (std::string text : split_specs(parsed->get("scheduler"))) {
+    Policy policy;
+    if (text.size() > 5 && text.ends_with("+time")) {
+      policy.charged = true;
+      text.resize(text.size() - 5);
+    }
+    if (const auto slash = text.rfind('/'); slash != std::string::npos) {
+      policy.eviction = text.substr(slash + 1);
+      text.resize(slash);
+      if (auto made = make_eviction(*policy.eviction); !made) return fail(err, "--scheduler: " + made.error().message);
+    }
     auto specs = expand_spec(text);
     if (!specs) return fail(err, "--scheduler: " + specs.error().message);
     for (const auto& spec : *specs) {
       if (auto made = make_scheduler(spec); !made) return fail(err, "--scheduler: " + made.error().message);
-      schedulers.push_back(spec);
+      policy.scheduler = spec;
+      policies.push_back(policy);
     }
   }
   for (const auto& text : split_specs(parsed->get("eviction"))) {
@@ -258,8 +301,10 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     for (const auto& memory : *memories) {
       for (const auto& gpus : *gpu_counts) {
         for (const auto& buffer : *buffers) {
-          for (const auto& scheduler : schedulers) {
-            for (const auto& eviction : evictions) {
+          for (const auto& policy : policies) {
+            const std::string& scheduler = policy.scheduler;
+            const bool charged = policy.charged || parsed->has("charge-scheduling");
+            for (const auto& eviction : policy.eviction ? std::vector<std::string>{*policy.eviction} : evictions) {
               const bool seed_workload = generator_is_seeded(workload) && !sets_seed(workload);
               const bool seed_scheduler = scheduler_takes_seed(scheduler) && !sets_seed(scheduler);
               std::vector<std::optional<std::int64_t>> run_seeds = {std::nullopt};
@@ -273,7 +318,8 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
                 if (!memory.empty()) job.args.insert(job.args.end(), {"--memory", memory});
                 if (!gpus.empty()) job.args.insert(job.args.end(), {"--gpus", gpus});
                 if (!buffer.empty()) job.args.insert(job.args.end(), {"--buffer", buffer});
-                job.label = w + " " + s + "/" + eviction + (memory.empty() ? "" : " M=" + memory) +
+                if (charged) job.args.push_back("--charge-scheduling");
+                job.label = w + " " + s + "/" + eviction + (charged ? "+time" : "") + (memory.empty() ? "" : " M=" + memory) +
                             (gpus.empty() ? "" : " K=" + gpus) + (buffer.empty() ? "" : " buffer=" + buffer);
                 jobs.push_back(std::move(job));
               }
@@ -291,9 +337,9 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
 
   // The sweep's identity: every option that shapes its grid, so the same command maps to the
   // same sweep and resumes it.
-  std::string sweep_spec;
+  std::string sweep_spec = preset_name.empty() ? "" : "--preset=" + preset_name;
   for (const char* name : {"workload", "scheduler", "eviction", "platform", "memory", "gpus", "bandwidth", "gpu-link", "latency",
-                           "rate", "buffer", "seeds", "metrics-only"}) {
+                           "rate", "buffer", "charge-scheduling", "seeds", "metrics-only"}) {
     if (parsed->has(name) || !parsed->get(name).empty()) sweep_spec += std::string(sweep_spec.empty() ? "" : " ") + "--" + name + "=" + parsed->get(name);
   }
   auto store = db::Store::open(parsed->get("db"));

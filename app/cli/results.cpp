@@ -1,0 +1,259 @@
+// `tilelens results`: the side-by-side tables of docs/results.md, generated from the sweeps of
+// the presets (presets.hpp) stored in a database. For each preset it takes the latest sweep run
+// with `--preset NAME`, and prints per size the GFlop/s and the data transferred of every
+// policy (with the lower bound and the bus limit), then HFP's average GFlop/s improvement
+// over each reference next to the paper's table (fgcs Tables 1-6). Only the part of the file
+// between the two markers is rewritten; the discussion around it is kept.
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "app/cli/args.hpp"
+#include "app/cli/commands.hpp"
+#include "app/cli/presets.hpp"
+#include "app/cli/run_report.hpp"
+#include "db/store.hpp"
+#include "schedulers/eviction.hpp"
+#include "schedulers/units.hpp"
+
+namespace tilelens::cli {
+namespace {
+
+const CommandSpec kResults{
+    "tilelens results --db FILE [--output FILE]",
+    "Print the tables of docs/results.md from the preset sweeps stored in FILE (tilelens sweep --preset ...):\n"
+    "for each figure, GFlop/s and data transferred per policy and size, the lower bound, and HFP's average\n"
+    "improvement over EAGER, MST, RCM and DMDAR next to the paper's. With --output, only the text between the\n"
+    "markers '<!-- tilelens results: begin -->' and '<!-- tilelens results: end -->' of that file is\n"
+    "replaced (the file is created if absent).",
+    {{"db", "FILE", "the database holding the preset sweeps", ""},
+     {"output", "FILE", "write into this markdown file instead of printing", ""}},
+    "example:\n"
+    "  tilelens sweep --db fgcs.db --preset fgcs-fig5 && tilelens results --db fgcs.db --output docs/results.md"};
+
+constexpr const char* kBegin = "<!-- tilelens results: begin -->";
+constexpr const char* kEnd = "<!-- tilelens results: end -->";
+
+// The policy label of a stored run, by its canonical scheduler and eviction specs and whether
+// its prepare() time was charged.
+struct PolicyKey {
+  std::string scheduler, eviction;
+  bool charged = false;
+  bool operator<(const PolicyKey& o) const {
+    return std::tie(scheduler, eviction, charged) < std::tie(o.scheduler, o.eviction, o.charged);
+  }
+};
+
+Result<std::map<PolicyKey, std::string>> policy_labels(const SweepPreset& preset) {
+  std::map<PolicyKey, std::string> labels;
+  for (const auto& policy : preset.policies) {
+    std::string entry = policy.entry;
+    PolicyKey key;
+    if (entry.ends_with("+time")) {
+      key.charged = true;
+      entry.resize(entry.size() - 5);
+    }
+    const auto slash = entry.rfind('/');
+    auto scheduler = make_scheduler(entry.substr(0, slash));
+    auto eviction = make_eviction(slash == std::string::npos ? "lru" : entry.substr(slash + 1));
+    if (!scheduler || !eviction) return make_error("preset " + preset.name + ": bad entry '" + policy.entry + "'");
+    key.scheduler = scheduler->spec;
+    key.eviction = eviction->spec;
+    labels[key] = policy.label;
+  }
+  return labels;
+}
+
+std::string fixed_text(double value, int digits) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(digits) << value;
+  return text.str();
+}
+
+struct Cell {
+  double gflops = 0, bytes = 0, ratio = 0;
+};
+struct Row {
+  double working_set = 0, lower_bound = 0, bus_limit = 0, memory = 0;
+  std::map<std::string, Cell> cells;  // by policy label
+};
+
+Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, std::int64_t sweep_id) {
+  auto labels = policy_labels(preset);
+  if (!labels) return labels.error();
+  db::RunFilter filter;
+  filter.sweep_id = sweep_id;
+  auto runs = store.load_runs(filter);
+  if (!runs) return runs.error();
+  std::map<double, Row> rows;  // by the varied parameter
+  std::size_t failed = 0;
+  for (const auto& run : *runs) {
+    if (!run.metrics) {
+      ++failed;
+      continue;
+    }
+    const PolicyKey key{run.info.scheduler, run.info.eviction, run.info.key.ends_with("|charged")};
+    auto label = labels->find(key);
+    if (label == labels->end()) continue;  // a policy the sweep added beyond the preset
+    double x = run.info.platform.memory_bytes / 1048576.0;
+    if (preset.x_param == "N") {
+      auto spec = parse_spec(run.info.workload_spec);
+      if (!spec || !spec->values.count("N")) continue;
+      x = std::stod(spec->values.at("N"));
+    }
+    Row& row = rows[x];
+    const db::RunMetrics& m = *run.metrics;
+    row.working_set = static_cast<double>(run.info.working_set_bytes);
+    row.lower_bound = m.lower_bound_bytes;
+    row.bus_limit = m.bus_limit_bytes;
+    row.memory = run.info.platform.memory_bytes;
+    row.cells[label->second] = {m.summary.gflops, m.summary.bytes_loaded, m.ratio_to_lower_bound()};
+  }
+
+  std::ostringstream out;
+  out << "## " << preset.figure << ": " << preset.title << "\n\n";
+  out << "`tilelens sweep --preset " << preset.name << "` (sweep " << sweep_id << ", " << runs->size() << " runs"
+      << (failed ? ", " + std::to_string(failed) + " failed" : "") << ").\n\n";
+  out << "**The paper:** " << preset.paper_claims << "\n\n";
+  if (rows.empty()) {
+    out << "No run of this sweep matches the preset's policies.\n\n";
+    return out.str();
+  }
+  const std::string x_title = preset.x_param == "N" ? "N" : "M (MiB)";
+
+  out << "GFlop/s (peak " << fixed_text(13393, 0) << "):\n\n| " << x_title << " | working set (MB) |";
+  for (const auto& policy : preset.policies) out << " " << policy.label << " |";
+  out << "\n|---:|---:|";
+  for (std::size_t i = 0; i < preset.policies.size(); ++i) out << "---:|";
+  out << "\n";
+  for (const auto& [x, row] : rows) {
+    out << "| " << fixed_text(x, 0) << " | " << fixed_text(row.working_set / 1e6, 0) << " |";
+    for (const auto& policy : preset.policies) {
+      auto cell = row.cells.find(policy.label);
+      out << " " << (cell == row.cells.end() ? "-" : fixed_text(cell->second.gflops, 0)) << " |";
+    }
+    out << "\n";
+  }
+
+  out << "\nData transferred in GB (ratio to the lower bound):\n\n| " << x_title << " | lower bound | bus limit |";
+  for (const auto& policy : preset.policies) out << " " << policy.label << " |";
+  out << "\n|---:|---:|---:|";
+  for (std::size_t i = 0; i < preset.policies.size(); ++i) out << "---:|";
+  out << "\n";
+  for (const auto& [x, row] : rows) {
+    out << "| " << fixed_text(x, 0) << " | " << fixed_text(row.lower_bound / 1e9, 2) << " | " << fixed_text(row.bus_limit / 1e9, 2) << " |";
+    for (const auto& policy : preset.policies) {
+      auto cell = row.cells.find(policy.label);
+      out << " "
+          << (cell == row.cells.end() ? "-" : fixed_text(cell->second.bytes / 1e9, 2) + " (" + fixed_text(cell->second.ratio, 1) + "x)")
+          << " |";
+    }
+    out << "\n";
+  }
+
+  // HFP's average improvement (fgcs Tables 1-6: mean over the sizes of HFP / ref - 1).
+  out << "\nHFP's average GFlop/s improvement over each reference, over all sizes (fgcs Tables 1-6):\n\n"
+         "| reference | replay | paper |\n|---|---:|---:|\n";
+  for (const std::string reference : {"EAGER", "MST", "RCM", "DMDAR"}) {
+    double sum = 0;
+    int count = 0;
+    for (const auto& [x, row] : rows) {
+      auto hfp = row.cells.find("HFP");
+      auto ref = row.cells.find(reference);
+      if (hfp == row.cells.end() || ref == row.cells.end() || ref->second.gflops <= 0) continue;
+      sum += hfp->second.gflops / ref->second.gflops - 1;
+      ++count;
+    }
+    auto paper = preset.paper_improvement.find(reference);
+    out << "| " << reference << " | " << (count ? fixed_text(100 * sum / count, 1) + " %" : "-") << " | "
+        << (paper == preset.paper_improvement.end() ? "-" : fixed_text(paper->second, 1) + " %") << " |\n";
+  }
+
+  // Who loads least once the working set exceeds the memory.
+  std::map<std::string, int> fewest;
+  int tight = 0;
+  for (const auto& [x, row] : rows) {
+    if (row.working_set <= row.memory || row.cells.empty()) continue;
+    ++tight;
+    double least = -1;
+    for (const auto& [label, cell] : row.cells) {
+      if (least < 0 || cell.bytes < least) least = cell.bytes;
+    }
+    for (const auto& policy : preset.policies) {  // every policy within 0.5% of the least counts
+      auto cell = row.cells.find(policy.label);
+      if (cell != row.cells.end() && cell->second.bytes <= least * 1.005) ++fewest[policy.label];
+    }
+  }
+  if (tight > 0) {
+    out << "\nFewest transfers (within 0.5%) where the working set exceeds M, in how many of the " << tight << " sizes:";
+    for (const auto& [who, count] : fewest) out << " " << who << " " << count << ";";
+    out << "\n";
+  }
+  out << "\n";
+  return out.str();
+}
+
+Result<std::string> results_text(db::Store& store) {
+  auto sweeps = store.list_sweeps();
+  if (!sweeps) return sweeps.error();
+  std::ostringstream out;
+  out << kBegin << "\n";
+  out << "<!-- generated by `tilelens results --db FILE --output docs/results.md`; edit outside the markers -->\n\n";
+  bool any = false;
+  for (const auto& preset : sweep_presets()) {
+    std::optional<std::int64_t> latest;
+    const std::string prefix = "--preset=" + preset.name;
+    for (const auto& sweep : *sweeps) {
+      if (sweep.spec == prefix || sweep.spec.starts_with(prefix + " ")) latest = sweep.id;
+    }
+    if (!latest) continue;
+    auto section = preset_section(store, preset, *latest);
+    if (!section) return section.error();
+    out << *section;
+    any = true;
+  }
+  if (!any) return make_error("no preset sweep in " + store.path() + "; run tilelens sweep --preset NAME --db " + store.path() + " first");
+  out << kEnd << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+int cmd_results(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  auto parsed = parse_args(kResults, args);
+  if (!parsed) return fail(err, parsed.error().message);
+  if (parsed->has("help")) {
+    out << help_text(kResults);
+    return 0;
+  }
+  if (!parsed->has("db")) return fail(err, "--db FILE is required; see tilelens results --help");
+  auto store = db::Store::open(parsed->get("db"), db::Store::OpenMode::ReadOnly);
+  if (!store) return fail(err, "--db: " + store.error().message);
+  auto text = results_text(*store);
+  if (!text) return fail(err, text.error().message);
+  std::string document;
+  if (parsed->has("output")) {
+    if (std::ifstream in(parsed->get("output")); in) {
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      document = buffer.str();
+    }
+  }
+  const auto begin = document.find(kBegin);
+  const auto end = document.find(kEnd);
+  if (begin != std::string::npos && end != std::string::npos && end > begin) {
+    std::string after = document.substr(end + std::string(kEnd).size());
+    if (!after.empty() && after.front() == '\n') after.erase(0, 1);
+    document = document.substr(0, begin) + *text + after;
+  } else {
+    document += (document.empty() ? "" : "\n") + *text;
+  }
+  return with_output(*parsed, out, err, [&](std::ostream& stream) {
+    stream << document;
+    return Status::success();
+  });
+}
+
+}  // namespace tilelens::cli
