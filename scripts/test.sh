@@ -7,3 +7,4 @@ cmake --workflow --preset ci
 # The benchmark command itself is exercised too (small sizes; figures not compared to targets).
 ./build/ci/app/cli/tilelens bench replay --quick
 ./build/ci/app/cli/tilelens bench db --quick
+./build/ci/app/cli/tilelens bench schedulers --quick

@@ -22,6 +22,8 @@ TEST_CASE("every command has --help", "[cli]") {
                                                                 {"workload", "list", "--help"},
                                                                 {"bench", "replay", "--help"},
                                                                 {"bench", "db", "--help"},
+                                                                {"bench", "schedulers", "--help"},
+                                                                {"results", "--help"},
                                                                 {"sweep", "--help"},
                                                                 {"runs", "--help"},
                                                                 {"runs", "list", "--help"},

@@ -1,0 +1,143 @@
+// The paper's experiments as sweep presets, `tilelens results`, charging the scheduler's time,
+// and the schema upgrade from version 1 that stores it.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "app/cli/presets.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite.hpp"
+#include "db/store.hpp"
+#include "helpers.hpp"
+
+using namespace tilelens;
+using namespace tilelens::test;
+
+namespace {
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double json_number(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\":");
+  REQUIRE(at != std::string::npos);
+  return std::stod(json.substr(at + key.size() + 3));
+}
+}  // namespace
+
+TEST_CASE("every preset's policies and options are valid sweep entries", "[presets]") {
+  for (const auto& preset : cli::sweep_presets()) {
+    INFO(preset.name);
+    const auto dry = test::cli({"sweep", "--preset", preset.name, "--dry-run"});
+    INFO(dry.err);
+    REQUIRE(dry.code == 0);
+    CHECK_THAT(dry.out, Catch::Contains(" runs\n"));
+    CHECK(!preset.policies.empty());
+  }
+  CHECK(cli::find_sweep_preset("fgcs-fig7") == cli::find_sweep_preset("fgcs-fig5"));
+  CHECK(cli::find_sweep_preset("fgcs-fig99") == nullptr);
+  const auto unknown = test::cli({"sweep", "--preset", "fgcs-fig99", "--dry-run"});
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("unknown preset 'fgcs-fig99'"));
+  const auto list = test::cli({"sweep", "--preset", "list"});
+  CHECK_THAT(list.out, Catch::Contains("fgcs-fig11c") && Catch::Contains("Table 3"));
+}
+
+TEST_CASE("sweep entries pin their eviction and charge their scheduling time", "[presets][cli]") {
+  const auto dry = test::cli({"sweep", "--workload", "matmul2d:N=6", "--scheduler", "eager,hfp:flip=0,ready=0/belady,dmdar/lru+time",
+                        "--eviction", "lru,fifo", "--dry-run"});
+  INFO(dry.err);
+  REQUIRE(dry.code == 0);
+  // eager crosses both evictions; the pinned entries run once each.
+  CHECK_THAT(dry.out, Catch::Contains("eager/lru") && Catch::Contains("eager/fifo") && !Catch::Contains("ready=0/lru") &&
+                          !Catch::Contains("ready=0/fifo") && !Catch::Contains("dmdar/fifo"));
+  CHECK_THAT(dry.out, Catch::Contains("hfp:flip=0,ready=0/belady") && Catch::Contains("dmdar/lru+time") &&
+                          Catch::Contains("4 runs"));
+  const auto bad = test::cli({"sweep", "--workload", "matmul2d:N=6", "--scheduler", "hfp/nosuch", "--dry-run"});
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("nosuch"));
+}
+
+TEST_CASE("charging the scheduling time delays the run by the prepare() time, and only then", "[presets][engine]") {
+  const std::vector<std::string> base = {"replay", "--workload", "matmul2d:N=30", "--scheduler", "hfp", "--eviction", "belady",
+                                         "--memory", "250MiB", "--json"};
+  auto charged_args = base;
+  charged_args.push_back("--charge-scheduling");
+  const auto plain = test::cli(base);
+  const auto charged = test::cli(charged_args);
+  REQUIRE(plain.code == 0);
+  REQUIRE(charged.code == 0);
+  CHECK(json_number(plain.out, "charged_ns") == 0);
+  const double delay = json_number(charged.out, "charged_ns");
+  CHECK(delay > 0);
+  CHECK(delay == json_number(charged.out, "prepare_ns"));
+  // Every event moves by the delay: same loads, makespan longer by exactly the delay.
+  CHECK(json_number(charged.out, "loads") == json_number(plain.out, "loads"));
+  CHECK(json_number(charged.out, "makespan_ns") == json_number(plain.out, "makespan_ns") + delay);
+}
+
+TEST_CASE("a preset sweep gives results tables next to the paper's, rewritten between markers only", "[presets][db][cli]") {
+  TempFile db_file("presets.db");
+  TempFile doc("results.md");
+  const auto sweep = test::cli({"sweep", "--db", db_file.path, "--preset", "fgcs-fig5", "--workload", "matmul2d:N=10|40", "--quiet"});
+  INFO(sweep.err);
+  REQUIRE(sweep.code == 0);
+  const std::size_t policies = cli::find_sweep_preset("fgcs-fig5")->policies.size();
+  CHECK_THAT(sweep.out, Catch::Contains(std::to_string(2 * policies) + " runs: " + std::to_string(2 * policies) + " stored"));
+
+  const auto printed = test::cli({"results", "--db", db_file.path});
+  INFO(printed.err);
+  REQUIRE(printed.code == 0);
+  CHECK_THAT(printed.out, Catch::Contains("fgcs Figs. 5 and 7") && Catch::Contains("| 40 |") &&
+                              Catch::Contains("| DMDAR |") && Catch::Contains("15.1 %") && Catch::Contains("HFP only flip"));
+
+  {
+    std::ofstream out(doc.path);
+    out << "# Results\n\nintro kept\n\n<!-- tilelens results: begin -->\nstale\n<!-- tilelens results: end -->\n\ndiscussion kept\n";
+  }
+  const auto written = test::cli({"results", "--db", db_file.path, "--output", doc.path});
+  REQUIRE(written.code == 0);
+  const std::string text = read_text(doc.path);
+  CHECK_THAT(text, Catch::Contains("intro kept") && Catch::Contains("discussion kept") && Catch::Contains("| 40 |"));
+  CHECK_THAT(text, !Catch::Contains("stale"));
+  // Twice gives the same file.
+  REQUIRE(test::cli({"results", "--db", db_file.path, "--output", doc.path}).code == 0);
+  CHECK(read_text(doc.path) == text);
+
+  TempFile empty_db("no-presets.db");
+  REQUIRE(db::Store::open(empty_db.path).ok());
+  const auto none = test::cli({"results", "--db", empty_db.path});
+  CHECK(none.code == 2);
+  CHECK_THAT(none.err, Catch::Contains("no preset sweep"));
+}
+
+TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]") {
+  TempFile file("v1.db");
+  REQUIRE(test::cli({"replay", "--workload", "matmul2d:N=6", "--memory", "4items", "--db", file.path}).code == 0);
+  {
+    auto connection = db::Connection::open(file.path, db::Connection::Access::ReadWrite);
+    REQUIRE(connection.ok());
+    REQUIRE(connection->exec("ALTER TABLE metrics DROP COLUMN prepare_ns; ALTER TABLE metrics DROP COLUMN charged_ns; "
+                             "PRAGMA user_version = 1")
+                .ok());
+  }
+  auto reader = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);
+  REQUIRE_FALSE(reader.ok());
+  CHECK_THAT(reader.error().message, Catch::Contains("schema version 1") && Catch::Contains("read-write once"));
+  {
+    auto store = db::Store::open(file.path);
+    INFO((store.ok() ? "" : store.error().message));
+    REQUIRE(store.ok());
+    auto run = store->load_run(1);
+    REQUIRE(run.ok());
+    REQUIRE(run->metrics.has_value());
+    CHECK(run->metrics->summary.charged_ns == 0);
+    CHECK(run->metrics->summary.loads > 0);
+  }
+  auto connection = db::Connection::open(file.path, db::Connection::Access::ReadOnly);
+  REQUIRE(connection.ok());
+  CHECK(*connection->query_integer("PRAGMA user_version") == db::kSchemaVersion);
+}
