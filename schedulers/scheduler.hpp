@@ -98,5 +98,8 @@ struct MadeScheduler {
   std::string spec;
 };
 Result<MadeScheduler> make_scheduler(std::string_view spec);
+// The spec without the parameters left at their defaults, for labels:
+// "hfp:fast_start=0,flip=0,ready=1,steal=1,weighted=1" -> "hfp:flip=0". Unknown names as is.
+std::string short_scheduler_spec(std::string_view spec);
 
 }  // namespace tilelens

@@ -1,4 +1,6 @@
 // The one list of schedulers known to tilelens, by name.
+#include <algorithm>
+
 #include "schedulers/static_order.hpp"
 
 namespace tilelens {
@@ -47,6 +49,24 @@ Result<MadeScheduler> make_scheduler(std::string_view text) {
     valid += (valid.empty() ? "" : ", ") + info.name;
   }
   return make_error("unknown scheduler '" + spec->name + "' (valid: " + valid + ")");
+}
+
+std::string short_scheduler_spec(std::string_view text) {
+  auto spec = parse_spec(text);
+  if (!spec) return std::string(text);
+  for (const auto& info : scheduler_registry()) {
+    if (info.name != spec->name) continue;
+    std::string out = spec->name;
+    char separator = ':';
+    for (const auto& [key, value] : spec->values) {
+      const auto declared = std::find_if(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.key == key; });
+      if (declared != info.params.end() && declared->default_value == value) continue;
+      out += separator + key + "=" + value;
+      separator = ',';
+    }
+    return out;
+  }
+  return std::string(text);
 }
 
 }  // namespace tilelens
