@@ -130,7 +130,7 @@ TEST_CASE("HFP with Belady stays near the matmul2d lower bound at M = 500 MiB up
     CHECK(ratio <= 2.2);
     worst = std::max(worst, ratio);
     // The bound without the floor on the number of full phases.
-    const double I = w.working_set_bytes() / 2.0;
+    const double I = static_cast<double>(w.working_set_bytes()) / 2.0;
     const double smooth = std::max(2 * I, I * I / (p.memory_bytes * p.memory_bytes) * p.memory_bytes + std::min(p.memory_bytes, 2 * I));
     CHECK(run.summary.bytes_loaded / smooth <= 2.0);
   }
