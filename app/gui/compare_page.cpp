@@ -1,0 +1,198 @@
+// The comparison page.
+#include "app/gui/compare_page.hpp"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "schedulers/units.hpp"
+
+namespace tilelens::gui {
+namespace {
+
+bool same_workload(const RunData& a, const RunData& b) {
+  return a.run.info.workload_id == b.run.info.workload_id && a.workload.task_count() == b.workload.task_count();
+}
+
+class DifferenceView : public QWidget {
+ public:
+  DifferenceView(std::shared_ptr<const RunData> a, std::shared_ptr<const RunData> b) : a_(std::move(a)), b_(std::move(b)) {
+    setMinimumSize(160, 160);
+    setToolTip("Loads attributed to each tile: first run minus second (blue: fewer in the first, red: more)");
+  }
+  void set_dark(bool dark) {
+    dark_ = dark;
+    update();
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter painter(this);
+    paint_difference(painter, QRectF(rect()), *a_, *b_, dark_);
+  }
+
+ private:
+  std::shared_ptr<const RunData> a_, b_;
+  bool dark_ = false;
+};
+
+}  // namespace
+
+void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, const RunData& b, bool dark) {
+  painter.fillRect(area, dark ? QColor(30, 30, 34) : QColor(Qt::white));
+  const auto& tasks = a.workload.tasks();
+  std::int32_t rows = 1, cols = 1;
+  for (const Task& t : tasks) {
+    rows = std::max(rows, t.i + 1);
+    cols = std::max(cols, t.j + 1);
+  }
+  // Summed over layers: one grid of (i, j).
+  std::vector<int> difference(static_cast<std::size_t>(rows * cols), 0);
+  for (TaskId t = 0; t < tasks.size() && t < b.workload.task_count(); ++t) {
+    difference[static_cast<std::size_t>(tasks[t].i * cols + tasks[t].j)] +=
+        static_cast<int>(a.loads_of[t].size()) - static_cast<int>(b.loads_of[t].size());
+  }
+  int extreme = 1;
+  for (int d : difference) extreme = std::max(extreme, std::abs(d));
+  const double title = 18;
+  painter.setPen(dark ? QColor(230, 230, 230) : QColor(20, 20, 20));
+  painter.drawText(QRectF(area.left(), area.top(), area.width(), title), Qt::AlignCenter,
+                   QString("loads per tile: first - second (max |%1|)").arg(extreme));
+  const double cell = std::min(area.width() / cols, (area.height() - title) / rows);
+  const double left = area.left() + (area.width() - cell * cols) / 2, top = area.top() + title;
+  for (std::int32_t i = 0; i < rows; ++i) {
+    for (std::int32_t j = 0; j < cols; ++j) {
+      const int d = difference[static_cast<std::size_t>(i * cols + j)];
+      const double t = static_cast<double>(std::abs(d)) / extreme;
+      const int fade = static_cast<int>(std::lround(235 * (1 - t)));
+      const QColor color = d == 0 ? (dark ? QColor(50, 50, 55) : QColor(245, 245, 245))
+                           : d > 0 ? QColor(220, fade, fade)
+                                   : QColor(fade, fade, 220);
+      painter.fillRect(QRectF(left + j * cell, top + i * cell, cell, cell).adjusted(0, 0, cell >= 4 ? -0.5 : 0, cell >= 4 ? -0.5 : 0), color);
+    }
+  }
+}
+
+void paint_side_by_side(QPainter& painter, const QRectF& area, const std::vector<const TileView*>& views) {
+  if (views.empty()) return;
+  const double width = area.width() / static_cast<double>(views.size());
+  for (std::size_t k = 0; k < views.size(); ++k) {
+    const QRectF part(area.left() + width * static_cast<double>(k), area.top(), width, area.height());
+    views[k]->figure().paint(painter, part, views[k]->options());
+  }
+}
+
+ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidget* parent)
+    : QWidget(parent), runs_(std::move(runs)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* figures = new QWidget;
+  auto* row = new QHBoxLayout(figures);
+  row->setContentsMargins(0, 0, 0, 0);
+  std::uint32_t most = 0;
+  for (const auto& run : runs_) {
+    auto* view = new TileView(run);
+    views_.push_back(view);
+    row->addWidget(view, 1);
+    most = std::max(most, static_cast<std::uint32_t>(run->trace.tasks.size()));
+  }
+  controls_ = new TileControls(views_, most);
+  // Linked zoom for all; linked selection when the workloads are the same.
+  for (TileView* view : views_) {
+    connect(view, &TileView::view_changed, this, [this, view](double zoom, QPointF offset) {
+      for (TileView* other : views_) {
+        if (other != view) other->set_view(zoom, offset);
+      }
+    });
+    connect(view, &TileView::task_selected, this, [this, view](std::optional<TaskId> task) {
+      for (TileView* other : views_) {
+        if (other == view || !same_workload(*view->run(), *other->run())) continue;
+        TileOptions options = other->options();
+        options.highlight = task;
+        other->set_options(options);
+      }
+    });
+  }
+
+  auto* table = new QTableWidget;
+  const bool pair = runs_.size() == 2;
+  const QStringList metrics = {"loads", "fetches", "prefetches", "data loaded (MB)", "ratio to lower bound", "evictions",
+                               "GFlop/s", "makespan (ms)", "scheduler time (ms)"};
+  table->setRowCount(static_cast<int>(metrics.size()));
+  table->setColumnCount(static_cast<int>(runs_.size()) + (pair ? 1 : 0));
+  table->setVerticalHeaderLabels(metrics);
+  QStringList headers;
+  for (const auto& run : runs_) headers << QString("#%1 %2").arg(run->run.info.id).arg(QString::fromStdString(short_scheduler_spec(run->run.info.scheduler)) + "/" + QString::fromStdString(run->run.info.eviction));
+  if (pair) headers << "second - first";
+  table->setHorizontalHeaderLabels(headers);
+  auto values = [](const RunData& run) {
+    std::vector<double> v(9, std::nan(""));
+    if (!run.run.metrics) return v;
+    const ReplaySummary& s = run.run.metrics->summary;
+    v = {static_cast<double>(s.loads), static_cast<double>(s.fetches), static_cast<double>(s.prefetches), s.bytes_loaded / 1e6,
+         run.run.metrics->ratio_to_lower_bound(), static_cast<double>(s.evictions), s.gflops, static_cast<double>(s.makespan_ns) / 1e6,
+         static_cast<double>(s.scheduling_ns) / 1e6};
+    return v;
+  };
+  std::vector<std::vector<double>> columns;
+  for (const auto& run : runs_) columns.push_back(values(*run));
+  if (pair) {
+    std::vector<double> difference(9);
+    for (std::size_t r = 0; r < 9; ++r) difference[r] = columns[1][r] - columns[0][r];
+    columns.push_back(difference);
+  }
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    for (std::size_t r = 0; r < 9; ++r) {
+      const double v = columns[c][r];
+      const int digits = r == 4 ? 3 : (r == 3 || r == 7 || r == 8) ? 1 : 0;
+      QString text = std::isnan(v) ? "-" : QString::number(v, 'f', digits);
+      if (pair && c == 2 && !std::isnan(v) && v > 0) text.prepend('+');
+      auto* item = new QTableWidgetItem(text);
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table->setItem(static_cast<int>(r), static_cast<int>(c), item);
+    }
+  }
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+
+  auto* bottom = new QWidget;
+  auto* bottom_row = new QHBoxLayout(bottom);
+  bottom_row->setContentsMargins(0, 0, 0, 0);
+  bottom_row->addWidget(table, 2);
+  if (pair && same_workload(*runs_[0], *runs_[1])) {
+    auto* difference = new DifferenceView(runs_[0], runs_[1]);
+    difference_ = difference;
+    bottom_row->addWidget(difference, 1);
+  }
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(figures);
+  splitter->addWidget(bottom);
+  splitter->setStretchFactor(0, 4);
+  splitter->setStretchFactor(1, 1);
+  layout->addWidget(controls_);
+  layout->addWidget(splitter, 1);
+}
+
+void ComparePage::set_dark(bool dark) {
+  controls_->set_dark(dark);
+  if (auto* difference = dynamic_cast<DifferenceView*>(difference_)) difference->set_dark(dark);
+}
+
+PaintFunction ComparePage::paint_function() const {
+  std::vector<const TileView*> views(views_.begin(), views_.end());
+  return [views](QPainter& painter, const QRectF& area) { paint_side_by_side(painter, area, views); };
+}
+
+QString ComparePage::figure_name() const {
+  QString name = "runs";
+  for (const auto& run : runs_) name += QString("-%1").arg(run->run.info.id);
+  return name;
+}
+
+}  // namespace tilelens::gui

@@ -1,0 +1,194 @@
+// tilelens-gui: the desktop app. With no argument it opens the built-in example (created on
+// first start); with a database path it opens that. --export draws a figure straight to a
+// file without opening a window (works with QT_QPA_PLATFORM=offscreen).
+#include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QPainter>
+#include <QTimer>
+#include <iostream>
+
+#include "app/cli/commands.hpp"
+#include "app/gui/compare_page.hpp"
+#include "app/gui/example.hpp"
+#include "app/gui/figure_export.hpp"
+#include "app/gui/main_window.hpp"
+
+using namespace tilelens;
+using namespace tilelens::gui;
+
+namespace {
+
+int fail(const QString& message) {
+  std::cerr << "tilelens-gui: " << message.toStdString() << "\n";
+  return 2;
+}
+
+std::vector<std::int64_t> parse_ids(const QString& text, bool* ok) {
+  std::vector<std::int64_t> ids;
+  *ok = !text.isEmpty();
+  for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
+    bool good = false;
+    const qlonglong id = part.trimmed().toLongLong(&good);
+    if (!good || id <= 0) *ok = false;
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+int headless_export(const QCommandLineParser& args, const QString& database) {
+  const QString view = args.value("export");
+  if (view != "tile-order" && view != "side-by-side" && view != "difference") {
+    return fail("--export: unknown view '" + view + "' (valid: tile-order, side-by-side, difference)");
+  }
+  if (database.isEmpty()) return fail("--export needs a database (--db FILE or a path)");
+  if (!args.isSet("out")) return fail("--export needs --out FILE.png|svg|pdf");
+  bool ok = false;
+  const auto ids = parse_ids(args.value("run"), &ok);
+  if (!ok) return fail("--run: expected run ids, as 3 or 1,2,3 (got '" + args.value("run") + "')");
+  if (view == "tile-order" && ids.size() != 1) return fail("--export tile-order takes one --run");
+  if (view == "difference" && ids.size() != 2) return fail("--export difference takes two runs: --run A,B");
+  auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnly);
+  if (!store) return fail(QString::fromStdString(store.error().message));
+  std::vector<std::shared_ptr<const RunData>> runs;
+  for (std::int64_t id : ids) {
+    auto data = load_run_data(*store, id);
+    if (!data) return fail("--run " + QString::number(id) + ": " + QString::fromStdString(data.error().message));
+    runs.push_back(std::make_shared<const RunData>(std::move(*data)));
+  }
+  QSize size(900 * static_cast<int>(view == "side-by-side" ? runs.size() : 1), 960);
+  if (args.isSet("size")) {
+    const QStringList parts = args.value("size").split('x');
+    const int w = parts.size() == 2 ? parts[0].toInt() : 0, h = parts.size() == 2 ? parts[1].toInt() : 0;
+    if (w < 50 || h < 50 || w > 20000 || h > 20000) return fail("--size: expected WIDTHxHEIGHT in pixels, 50 to 20000 (got '" + args.value("size") + "')");
+    size = QSize(w, h);
+  }
+  const bool dark = args.isSet("dark");
+  std::vector<std::unique_ptr<TileFigure>> figures;
+  for (const auto& run : runs) figures.push_back(std::make_unique<TileFigure>(*run));
+  PaintFunction paint;
+  if (view == "difference") {
+    paint = [&](QPainter& painter, const QRectF& area) { paint_difference(painter, area, *runs[0], *runs[1], dark); };
+  } else {
+    paint = [&](QPainter& painter, const QRectF& area) {
+      const double width = area.width() / static_cast<double>(figures.size());
+      for (std::size_t k = 0; k < figures.size(); ++k) {
+        TileOptions options;
+        options.mode = default_color_mode(*runs[k]);
+        options.dark = dark;
+        figures[k]->paint(painter, QRectF(area.left() + width * static_cast<double>(k), area.top(), width, area.height()), options);
+      }
+    };
+  }
+  const QString error = export_figure(paint, size, args.value("out"));
+  if (!error.isEmpty()) return fail(error);
+  std::cerr << "wrote " << args.value("out").toStdString() << "\n";
+  return 0;
+}
+
+// Issue 5's benchmark: open a run of about 100,000 tasks from a database and repaint its tile
+// view, timed (printed as figures; no target is asserted).
+int bench(const QString& folder) {
+  const QString db = folder + "/bench.db";
+  QFile::remove(db);
+  std::ostringstream out, err;
+  const auto begin_store = std::chrono::steady_clock::now();
+  if (cli::run_cli({"replay", "--workload", "matmul3d:N=47", "--scheduler", "eager", "--memory", "200MiB", "--db", db.toStdString()}, out, err) != 0) {
+    return fail(QString::fromStdString(err.str()));
+  }
+  const double store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_store).count();
+  auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
+  if (!store) return fail(QString::fromStdString(store.error().message));
+  const auto begin_open = std::chrono::steady_clock::now();
+  auto run = load_run_data(*store, 1);
+  if (!run) return fail(QString::fromStdString(run.error().message));
+  const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_open).count();
+  TileFigure figure(*run);
+  QImage image(1600, 1000, QImage::Format_ARGB32_Premultiplied);
+  TileOptions options;
+  options.mode = default_color_mode(*run);
+  double paint_s = 0;
+  const int repaints = 5;
+  for (int k = 0; k < repaints; ++k) {
+    const auto begin = std::chrono::steady_clock::now();
+    QPainter painter(&image);
+    figure.paint(painter, QRectF(0, 0, 1600, 1000), options);
+    painter.end();
+    paint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  }
+  std::printf("gui bench: matmul3d N=47, %zu tasks, %zu loads (replayed and stored in %.2f s)\n", run->workload.task_count(),
+              run->trace.loads.size(), store_s);
+  std::printf("  open the run (run row, metrics, workload, trace, indexes): %.3f s\n", open_s);
+  std::printf("  repaint the tile view (47 panels, 1600x1000): %.1f ms per repaint (mean of %d)\n", paint_s / repaints * 1e3, repaints);
+  QFile::remove(db);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("tilelens");
+  QApplication::setOrganizationName("tilelens");
+  QApplication::setApplicationVersion(cli::kVersion);
+  QCommandLineParser args;
+  args.setApplicationDescription(
+      "tilelens-gui: see the order in which a scheduler processed the tiles, the data it loaded, and compare runs.\n"
+      "With no argument it opens a built-in example (matmul2d N=20, M = 250 MiB: RCM, DMDAR and HFP side by side,\n"
+      "as fgcs Figs. 8-10). Export a figure without a window:\n"
+      "  tilelens-gui --db runs.db --export tile-order --run 3 --out hfp.png\n"
+      "  tilelens-gui --db runs.db --export side-by-side --run 1,2,3 --out fig8-10.svg\n"
+      "  tilelens-gui --db runs.db --export difference --run 2,3 --out diff.pdf");
+  args.addHelpOption();
+  args.addVersionOption();
+  args.addPositionalArgument("database", "a tilelens database to open");
+  args.addOption({"db", "the database (same as the positional argument)", "FILE"});
+  args.addOption({"export", "draw VIEW (tile-order, side-by-side, difference) to --out and exit", "VIEW"});
+  args.addOption({"run", "the run id(s) for --export: 3 or 1,2,3", "IDS"});
+  args.addOption({"out", "the file --export writes: .png, .svg or .pdf", "FILE"});
+  args.addOption({"size", "the exported figure's size in pixels (default 900x960 per run)", "WxH"});
+  args.addOption({"dark", "dark palette (windows and exports)"});
+  args.addOption({"example-db", "where the example database is (default: the user's data folder)", "FILE"});
+  args.addOption({"screenshot", "show the window, save a screenshot of it to FILE, and exit", "FILE"});
+  args.addOption({"show", "open these runs at start: 3, or 2,3 side by side", "IDS"});
+  args.addOption({"bench", "time opening a 100,000-task run and repainting its tile view, then exit"});
+  args.process(app);
+
+  QString database = args.value("db");
+  if (database.isEmpty() && !args.positionalArguments().isEmpty()) database = args.positionalArguments().front();
+  if (args.isSet("export")) return headless_export(args, database);
+  if (args.isSet("bench")) return bench(QDir::tempPath());
+
+  MainWindow window;
+  if (args.isSet("dark")) window.set_dark(true);
+  if (database.isEmpty()) {
+    const QString example = args.isSet("example-db") ? args.value("example-db") : example_database_path();
+    if (auto status = ensure_example_database(example.toStdString()); !status) return fail(QString::fromStdString(status.error().message));
+    if (!window.open_database(example, true)) return fail("cannot open the example database " + example);
+    window.show_runs(kExampleComparison);
+  } else if (!window.open_database(database, true)) {
+    auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnly);
+    return fail(store ? "cannot open " + database : QString::fromStdString(store.error().message));
+  }
+  if (args.isSet("show")) {
+    bool ok = false;
+    const auto ids = parse_ids(args.value("show"), &ok);
+    if (!ok) return fail("--show: expected run ids, as 3 or 2,3 (got '" + args.value("show") + "')");
+    window.show_runs(ids);
+  }
+  window.show();
+  if (args.isSet("screenshot")) {
+    const QString path = args.value("screenshot");
+    QTimer::singleShot(800, &window, [&window, path] {
+      const bool saved = window.grab().save(path);
+      std::cerr << (saved ? "wrote " : "cannot write ") << path.toStdString() << "\n";
+      QApplication::exit(saved ? 0 : 1);
+    });
+  }
+  return QApplication::exec();
+}

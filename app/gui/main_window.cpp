@@ -1,0 +1,299 @@
+// The main window.
+#include "app/gui/main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <set>
+
+#include "app/gui/compare_page.hpp"
+#include "app/gui/example.hpp"
+#include "app/gui/run_model.hpp"
+
+namespace tilelens::gui {
+
+QString example_database_path() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/example.db";
+}
+
+MainWindow::MainWindow() {
+  setWindowTitle("tilelens");
+  setAcceptDrops(true);
+  model_ = new RunModel(this);
+  proxy_ = new QSortFilterProxyModel(this);
+  proxy_->setSourceModel(model_);
+  proxy_->setSortRole(Qt::UserRole);
+  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  proxy_->setFilterKeyColumn(-1);
+
+  auto* browser = new QWidget;
+  auto* layout = new QVBoxLayout(browser);
+  layout->setContentsMargins(2, 2, 2, 2);
+  filter_ = new QLineEdit;
+  filter_->setPlaceholderText("filter runs (workload, scheduler, eviction, ...)");
+  filter_->setClearButtonEnabled(true);
+  table_ = new QTableView;
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(RunModel::Id, Qt::AscendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setToolTip("Select a run to show it; select two or more (Ctrl-click) to compare them");
+  layout->addWidget(filter_);
+  layout->addWidget(table_, 1);
+  auto* dock = new QDockWidget("Runs", this);
+  dock->setObjectName("runs");
+  dock->setWidget(browser);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  tabs_ = new QTabWidget;
+  tabs_->setTabsClosable(true);
+  tabs_->setDocumentMode(true);
+  setCentralWidget(tabs_);
+  status_ = new QLabel;
+  statusBar()->addWidget(status_, 1);
+
+  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { selection_changed(); });
+  connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {
+    QWidget* page = tabs_->widget(index);
+    tabs_->removeTab(index);
+    page->deleteLater();
+  });
+  build_menus();
+
+  QSettings settings;
+  resize(1400, 900);
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  if (!restoreState(settings.value("window/state").toByteArray())) resizeDocks({dock}, {430}, Qt::Horizontal);
+  set_dark(settings.value("view/dark", false).toBool());
+  refresh_recent_menu();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("&Open database...", QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open a tilelens database", QFileInfo(path_).absolutePath(),
+                                                      "tilelens databases (*.db *.sqlite);;All files (*)");
+    if (!path.isEmpty()) open_database(path);
+  });
+  recent_menu_ = file->addMenu("Open &recent");
+  file->addAction("Open the &example", this, [this] {
+    const QString path = example_database_path();
+    if (auto status = ensure_example_database(path.toStdString()); !status) {
+      QMessageBox::warning(this, "tilelens", QString::fromStdString(status.error().message));
+      return;
+    }
+    if (open_database(path)) show_runs(kExampleComparison);
+  });
+  file->addSeparator();
+  file->addAction("&Export view...", QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+    auto* page = dynamic_cast<FigurePage*>(tabs_->currentWidget());
+    if (!page) {
+      QMessageBox::information(this, "tilelens", "Open a run first: there is no figure to export.");
+      return;
+    }
+    const QString path = QFileDialog::getSaveFileName(this, "Export the figure", page->figure_name() + ".png",
+                                                      "PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)");
+    if (!path.isEmpty()) export_current(path);
+  });
+  file->addSeparator();
+  file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu("&View");
+  QAction* dark = view->addAction("&Dark palette", QKeySequence(Qt::CTRL | Qt::Key_D), this, [this](bool on) { set_dark(on); });
+  dark->setCheckable(true);
+  dark->setObjectName("dark");
+  view->addAction("&Reload runs", QKeySequence::Refresh, this, [this] { reload_runs(); });
+  view->addAction("&Close tab", QKeySequence::Close, this, [this] {
+    if (QWidget* page = tabs_->currentWidget()) {
+      tabs_->removeTab(tabs_->currentIndex());
+      page->deleteLater();
+    }
+  });
+  view->addAction("&Find run", QKeySequence::Find, this, [this] { filter_->setFocus(); });
+}
+
+bool MainWindow::open_database(const QString& path, bool quiet) {
+  auto store = db::Store::open(path.toStdString(), db::Store::OpenMode::ReadOnly);
+  if (!store) {
+    if (!quiet) QMessageBox::warning(this, "tilelens", QString::fromStdString(store.error().message));
+    return false;
+  }
+  store_.emplace(std::move(*store));
+  path_ = path;
+  cache_.clear();
+  while (tabs_->count() > 0) {
+    QWidget* page = tabs_->widget(0);
+    tabs_->removeTab(0);
+    page->deleteLater();
+  }
+  setWindowTitle("tilelens - " + QFileInfo(path).fileName());
+  reload_runs();
+  remember_recent(path);
+  return true;
+}
+
+void MainWindow::reload_runs() {
+  if (!store_) return;
+  auto runs = store_->load_runs({});
+  if (!runs) {
+    QMessageBox::warning(this, "tilelens", QString::fromStdString(runs.error().message));
+    return;
+  }
+  model_->set_runs(std::move(*runs));
+  status_->setText(QString("%1: %2 runs").arg(path_).arg(model_->rowCount()));
+}
+
+int MainWindow::run_count() const { return model_->rowCount(); }
+
+std::shared_ptr<const RunData> MainWindow::run_data(std::int64_t id) {
+  if (auto found = cache_.find(id); found != cache_.end()) return found->second;
+  if (!store_) return nullptr;
+  auto loaded = load_run_data(*store_, id);
+  if (!loaded) {
+    QMessageBox::warning(this, "tilelens", QString::fromStdString(loaded.error().message));
+    return nullptr;
+  }
+  auto shared = std::make_shared<const RunData>(std::move(*loaded));
+  cache_[id] = shared;
+  return shared;
+}
+
+void MainWindow::selection_changed() {
+  std::set<std::int64_t> ids;
+  for (const QModelIndex& index : table_->selectionModel()->selectedRows()) {
+    ids.insert(model_->run_at(proxy_->mapToSource(index).row()).info.id);
+  }
+  if (ids.empty() || ids.size() > 6) return;
+  show_runs(std::vector<std::int64_t>(ids.begin(), ids.end()));
+}
+
+void MainWindow::show_runs(const std::vector<std::int64_t>& ids) {
+  QString name;
+  for (std::int64_t id : ids) name += (name.isEmpty() ? "#" : " | #") + QString::number(id);
+  const QString key = "runs" + name;  // the page's identity, whatever its tab text says
+  for (int t = 0; t < tabs_->count(); ++t) {
+    if (tabs_->widget(t)->objectName() == key) {
+      tabs_->setCurrentIndex(t);
+      return;
+    }
+  }
+  std::vector<std::shared_ptr<const RunData>> runs;
+  for (std::int64_t id : ids) {
+    auto run = run_data(id);
+    if (!run) return;
+    runs.push_back(std::move(run));
+  }
+  QWidget* page = nullptr;
+  if (runs.size() == 1) {
+    auto* run_page = new RunPage(runs.front());
+    run_page->set_dark(dark_);
+    page = run_page;
+    name += " " + QString::fromStdString(runs.front()->title());
+  } else {
+    auto* compare = new ComparePage(runs);
+    compare->set_dark(dark_);
+    page = compare;
+  }
+  page->setObjectName(key);
+  tabs_->setCurrentIndex(tabs_->addTab(page, name));
+}
+
+bool MainWindow::export_current(const QString& path) {
+  auto* page = dynamic_cast<FigurePage*>(tabs_->currentWidget());
+  if (!page) return false;
+  const QString error = export_figure(page->paint_function(), page->figure_size(), path);
+  if (!error.isEmpty()) {
+    QMessageBox::warning(this, "tilelens", error);
+    return false;
+  }
+  statusBar()->showMessage("wrote " + path, 5000);
+  return true;
+}
+
+void MainWindow::set_dark(bool dark) {
+  dark_ = dark;
+  QPalette palette;
+  if (dark) {
+    palette.setColor(QPalette::Window, QColor(40, 40, 44));
+    palette.setColor(QPalette::WindowText, QColor(230, 230, 230));
+    palette.setColor(QPalette::Base, QColor(30, 30, 34));
+    palette.setColor(QPalette::AlternateBase, QColor(45, 45, 50));
+    palette.setColor(QPalette::Text, QColor(230, 230, 230));
+    palette.setColor(QPalette::Button, QColor(50, 50, 56));
+    palette.setColor(QPalette::ButtonText, QColor(230, 230, 230));
+    palette.setColor(QPalette::Highlight, QColor(70, 110, 200));
+    palette.setColor(QPalette::HighlightedText, Qt::white);
+    palette.setColor(QPalette::ToolTipBase, QColor(50, 50, 56));
+    palette.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
+    for (auto role : {QPalette::Text, QPalette::WindowText, QPalette::ButtonText}) palette.setColor(QPalette::Disabled, role, QColor(120, 120, 125));
+  } else {
+    palette = QApplication::style()->standardPalette();
+  }
+  QApplication::setPalette(palette);
+  for (int t = 0; t < tabs_->count(); ++t) {
+    if (auto* run = dynamic_cast<RunPage*>(tabs_->widget(t))) run->set_dark(dark);
+    if (auto* compare = dynamic_cast<ComparePage*>(tabs_->widget(t))) compare->set_dark(dark);
+  }
+  if (auto* action = findChild<QAction*>("dark")) action->setChecked(dark);
+}
+
+void MainWindow::remember_recent(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value("files/recent").toStringList();
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  recent.removeAll(absolute);
+  recent.prepend(absolute);
+  while (recent.size() > 8) recent.removeLast();
+  settings.setValue("files/recent", recent);
+  refresh_recent_menu();
+}
+
+void MainWindow::refresh_recent_menu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value("files/recent").toStringList();
+  for (const QString& path : recent) recent_menu_->addAction(path, this, [this, path] { open_database(path); });
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  settings.setValue("view/dark", dark_);
+  event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (!urls.isEmpty() && urls.front().isLocalFile()) open_database(urls.front().toLocalFile());
+}
+
+}  // namespace tilelens::gui

@@ -1,0 +1,70 @@
+// The main window: a run browser (filterable, sortable table of a database's runs) docked on
+// the left, and tabs on the right: one run's tile-order figure, or two and more runs side by
+// side. File > Open, recent files and drag and drop open a database; File > Export writes the
+// current tab's figure to PNG, SVG or PDF. Layout, recent files and the palette are kept in
+// QSettings.
+#pragma once
+
+#include <QMainWindow>
+#include <memory>
+#include <optional>
+
+#include "app/gui/run_data.hpp"
+
+class QTableView;
+class QLineEdit;
+class QTabWidget;
+class QSortFilterProxyModel;
+class QMenu;
+class QLabel;
+
+namespace tilelens::gui {
+
+class RunModel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  MainWindow();
+  ~MainWindow() override;
+
+  // Opens a database and lists its runs; false (and a message box unless quiet) on error.
+  bool open_database(const QString& path, bool quiet = false);
+  // Opens one run in a tab, or several side by side.
+  void show_runs(const std::vector<std::int64_t>& ids);
+  int run_count() const;
+  QTabWidget* tabs() const { return tabs_; }
+  QTableView* run_table() const { return table_; }
+  void set_dark(bool dark);
+  bool export_current(const QString& path);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void build_menus();
+  void reload_runs();
+  void selection_changed();
+  void remember_recent(const QString& path);
+  void refresh_recent_menu();
+  std::shared_ptr<const RunData> run_data(std::int64_t id);
+
+  std::optional<db::Store> store_;
+  QString path_;
+  RunModel* model_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  QTableView* table_ = nullptr;
+  QLineEdit* filter_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QLabel* status_ = nullptr;
+  bool dark_ = false;
+  std::map<std::int64_t, std::shared_ptr<const RunData>> cache_;
+};
+
+// Where the example database lives (the user's data folder).
+QString example_database_path();
+
+}  // namespace tilelens::gui

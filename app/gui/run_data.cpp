@@ -1,0 +1,92 @@
+// Loading a run for the app and indexing its trace by task.
+#include "app/gui/run_data.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "schedulers/units.hpp"
+
+namespace tilelens::gui {
+namespace {
+
+std::string upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
+}
+
+}  // namespace
+
+RunData make_run_data(db::StoredRun run, Workload workload, Trace trace) {
+  RunData data{std::move(run), std::move(workload), std::move(trace), {}, {}, {}, {}, {}, {}, {}, 1};
+  const std::size_t tasks = data.workload.task_count();
+  data.order_of.assign(tasks, kNoId);
+  data.gpu_order_of.assign(tasks, kNoId);
+  data.gpu_of.assign(tasks, 0);
+  data.start_of.assign(tasks, 0);
+  data.end_of.assign(tasks, 0);
+  data.loads_of.assign(tasks, {});
+  data.gpus = std::max<std::uint32_t>(1, data.run.info.platform.gpus);
+  data.gpu_tasks.assign(data.gpus, 0);
+  for (const TaskRecord& record : data.trace.tasks) {
+    if (record.task >= tasks) continue;
+    data.order_of[record.task] = static_cast<std::uint32_t>(record.global_order);
+    data.gpu_order_of[record.task] = static_cast<std::uint32_t>(record.gpu_order);
+    data.gpu_of[record.task] = record.gpu;
+    data.start_of[record.task] = record.start_ns;
+    data.end_of[record.task] = record.end_ns;
+    if (record.gpu >= data.gpus) {
+      data.gpus = record.gpu + 1;
+      data.gpu_tasks.resize(data.gpus, 0);
+    }
+    ++data.gpu_tasks[record.gpu];
+  }
+  for (std::uint32_t index = 0; index < data.trace.loads.size(); ++index) {
+    const TaskId task = data.trace.loads[index].task;
+    if (task < tasks) data.loads_of[task].push_back(index);
+  }
+  return data;
+}
+
+Result<RunData> load_run_data(db::Store& store, std::int64_t run_id) {
+  auto run = store.load_run(run_id);
+  if (!run) return run.error();
+  auto workload = store.load_workload(run->info.workload_id);
+  if (!workload) return workload.error();
+  auto trace = store.load_trace(run_id);
+  if (!trace) return trace.error();
+  return make_run_data(std::move(*run), std::move(*workload), std::move(*trace));
+}
+
+std::string RunData::title() const {
+  const db::RunInfo& info = run.info;
+  std::string scheduler = upper(short_scheduler_spec(info.scheduler));
+  std::string text = scheduler + " + " + upper(info.eviction) + ", ";
+  const GeneratorInfo& generator = workload.generator();
+  text += generator.name.empty() ? workload.name() : generator.name + " N=" + std::to_string(generator.N);
+  const double mib = info.platform.memory_bytes / 1048576.0;
+  char memory[48];
+  std::snprintf(memory, sizeof memory, mib >= 100 ? ", M = %.0f MiB" : ", M = %.1f MiB", mib);
+  text += memory;
+  if (info.platform.gpus > 1) text += ", " + std::to_string(info.platform.gpus) + " GPUs";
+  return text;
+}
+
+std::string RunData::task_tooltip(TaskId task) const {
+  std::string text = workload.task_label(task);
+  if (order_of[task] == kNoId) return text + "\nnot run";
+  text += "\norder " + std::to_string(order_of[task]) + " (GPU " + std::to_string(gpu_of[task]) + ", #" +
+          std::to_string(gpu_order_of[task]) + " there)";
+  text += "\nstart " + format_duration(start_of[task]) + ", end " + format_duration(end_of[task]);
+  if (loads_of[task].empty()) {
+    text += "\nno load";
+  } else {
+    for (std::uint32_t index : loads_of[task]) {
+      const LoadRecord& load = trace.loads[index];
+      text += "\nloads " + workload.data()[load.data].name + " (" + to_string(load.kind) + ", " + format_bytes(static_cast<double>(load.bytes)) + ")";
+    }
+  }
+  return text;
+}
+
+}  // namespace tilelens::gui

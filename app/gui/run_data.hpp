@@ -1,0 +1,33 @@
+// One stored run as the app draws it: the run row and metrics, its workload and its trace,
+// plus per-task indexes (order, GPU, times, the loads attributed to it). Plain C++ (no Qt), so
+// the figures, the tests and the headless export share it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace tilelens::gui {
+
+struct RunData {
+  db::StoredRun run;
+  Workload workload;
+  Trace trace;
+  std::vector<std::uint32_t> order_of;      // per task: rank among all task starts; kNoId if it never ran
+  std::vector<std::uint32_t> gpu_order_of;  // per task: rank on its GPU
+  std::vector<GpuId> gpu_of;
+  std::vector<std::int64_t> start_of, end_of;  // per task, ns
+  std::vector<std::uint32_t> gpu_tasks;     // per GPU: tasks it ran
+  std::vector<std::vector<std::uint32_t>> loads_of;  // per task: indices in trace.loads attributed to it
+  std::uint32_t gpus = 1;
+
+  // "RCM + LRU, matmul2d N=20, M = 250 MiB" (the figures' captions).
+  std::string title() const;
+  std::string task_tooltip(TaskId task) const;
+};
+
+RunData make_run_data(db::StoredRun run, Workload workload, Trace trace);
+Result<RunData> load_run_data(db::Store& store, std::int64_t run_id);
+
+}  // namespace tilelens::gui

@@ -1,0 +1,31 @@
+// The runs of a database as a table (the run browser): workload, scheduler, eviction, memory,
+// GPUs, mode, loads, ratio to the lower bound, GFlop/s, makespan. Sorting uses the numbers,
+// not their text (Qt::UserRole).
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace tilelens::gui {
+
+class RunModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { Id, Workload, Scheduler, Eviction, Memory, Gpus, Mode, Loads, Ratio, Gflops, Makespan, Status, ColumnCount };
+
+  explicit RunModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  void set_runs(std::vector<db::StoredRun> runs);
+  const db::StoredRun& run_at(int row) const { return runs_[static_cast<std::size_t>(row)]; }
+
+  int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : static_cast<int>(runs_.size()); }
+  int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : ColumnCount; }
+  QVariant data(const QModelIndex& index, int role) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  std::vector<db::StoredRun> runs_;
+};
+
+}  // namespace tilelens::gui

@@ -1,0 +1,147 @@
+// The run page and the tile controls.
+#include "app/gui/run_page.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "schedulers/units.hpp"
+
+namespace tilelens::gui {
+
+QString metrics_line(const RunData& run) {
+  if (!run.run.metrics) return "failed: " + QString::fromStdString(run.run.info.error);
+  const ReplaySummary& s = run.run.metrics->summary;
+  QString text = QString("%1 tasks; ").arg(s.tasks);
+  if (run.run.info.transfers_recorded) {
+    text += QString("%1 loads (%2 fetch, %3 prefetch) = %4; %5x the lower bound; ")
+                .arg(s.loads)
+                .arg(s.fetches)
+                .arg(s.prefetches)
+                .arg(QString::fromStdString(format_bytes(s.bytes_loaded)))
+                .arg(run.run.metrics->ratio_to_lower_bound(), 0, 'f', 2);
+  }
+  text += QString("%1 GFlop/s, makespan %2").arg(s.gflops, 0, 'f', 0).arg(QString::fromStdString(format_duration(s.makespan_ns)));
+  return text;
+}
+
+TileControls::TileControls(std::vector<TileView*> views, std::uint32_t tasks, QWidget* parent)
+    : QWidget(parent), views_(std::move(views)) {
+  if (!views_.empty()) options_ = views_.front()->options();
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(4, 2, 4, 2);
+  auto* mode = new QComboBox;
+  mode->addItems({"order (fgcs)", "chunks (darts)"});
+  mode->setCurrentIndex(options_.mode == ColorMode::Order ? 0 : 1);
+  mode->setToolTip("Order: per-GPU hue, light to dark by processing order. Chunks: a colour per chunk of tasks.");
+  auto* chunk = new QSpinBox;
+  chunk->setRange(1, 1000000);
+  chunk->setValue(static_cast<int>(options_.chunk));
+  chunk->setPrefix("chunk ");
+  chunk->setEnabled(options_.mode == ColorMode::Chunks);
+  auto* numbers = new QCheckBox("numbers");
+  numbers->setChecked(options_.numbers);
+  auto* loads = new QCheckBox("loads");
+  loads->setChecked(options_.loads);
+  auto* play = new QPushButton("Play");
+  play->setToolTip("Replay the order step by step (Space)");
+  play->setShortcut(Qt::Key_Space);
+  slider_ = new QSlider(Qt::Horizontal);
+  slider_->setRange(0, static_cast<int>(tasks));
+  slider_->setValue(static_cast<int>(tasks));
+  slider_->setToolTip("Tasks shown: the first N of the processing order");
+  auto* shown = new QLabel(QString("%1 / %1").arg(tasks));
+  shown->setMinimumWidth(90);
+  timer_ = new QTimer(this);
+  layout->addWidget(mode);
+  layout->addWidget(chunk);
+  layout->addWidget(numbers);
+  layout->addWidget(loads);
+  layout->addWidget(play);
+  layout->addWidget(slider_, 1);
+  layout->addWidget(shown);
+
+  connect(mode, &QComboBox::currentIndexChanged, this, [this, chunk](int index) {
+    options_.mode = index == 0 ? ColorMode::Order : ColorMode::Chunks;
+    chunk->setEnabled(index == 1);
+    apply();
+  });
+  connect(chunk, &QSpinBox::valueChanged, this, [this](int value) {
+    options_.chunk = static_cast<std::uint32_t>(value);
+    apply();
+  });
+  connect(numbers, &QCheckBox::toggled, this, [this](bool on) {
+    options_.numbers = on;
+    apply();
+  });
+  connect(loads, &QCheckBox::toggled, this, [this](bool on) {
+    options_.loads = on;
+    apply();
+  });
+  connect(slider_, &QSlider::valueChanged, this, [this, shown, tasks](int value) {
+    options_.limit = static_cast<std::uint32_t>(value) >= tasks ? UINT32_MAX : static_cast<std::uint32_t>(value);
+    shown->setText(QString("%1 / %2").arg(value).arg(tasks));
+    apply();
+  });
+  // About ten seconds for the whole order, at most 50 frames per second.
+  const int step = std::max(1, static_cast<int>(tasks) / 500);
+  connect(timer_, &QTimer::timeout, this, [this, play, step] {
+    if (slider_->value() >= slider_->maximum()) {
+      timer_->stop();
+      play->setText("Play");
+      return;
+    }
+    slider_->setValue(std::min(slider_->maximum(), slider_->value() + step));
+  });
+  connect(play, &QPushButton::clicked, this, [this, play] {
+    if (timer_->isActive()) {
+      timer_->stop();
+      play->setText("Play");
+      return;
+    }
+    if (slider_->value() >= slider_->maximum()) slider_->setValue(0);
+    timer_->start(20);
+    play->setText("Pause");
+  });
+}
+
+void TileControls::set_dark(bool dark) {
+  options_.dark = dark;
+  apply();
+}
+
+void TileControls::apply() {
+  for (TileView* view : views_) {
+    TileOptions options = options_;
+    options.highlight = view->options().highlight;
+    view->set_options(options);
+  }
+}
+
+RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(parent), run_(std::move(run)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  view_ = new TileView(run_);
+  controls_ = new TileControls({view_}, static_cast<std::uint32_t>(run_->trace.tasks.size()));
+  auto* summary = new QLabel(metrics_line(*run_));
+  summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  summary->setContentsMargins(6, 2, 6, 2);
+  layout->addWidget(controls_);
+  layout->addWidget(view_, 1);
+  layout->addWidget(summary);
+}
+
+PaintFunction RunPage::paint_function() const {
+  const TileView* view = view_;
+  return [view](QPainter& painter, const QRectF& area) { view->figure().paint(painter, area, view->options()); };
+}
+
+QString RunPage::figure_name() const { return QString("run-%1-tile-order").arg(run_->run.info.id); }
+
+}  // namespace tilelens::gui

@@ -1,0 +1,61 @@
+// The pages of the main window's tabs. A FigurePage can paint its figure anywhere (export).
+// RunPage: one run's tile-order figure with its controls (colour mode, chunk size, numbers,
+// loads, the order slider with play/pause for the step-by-step replay) and its metrics.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "app/gui/figure_export.hpp"
+#include "app/gui/tile_view.hpp"
+
+class QSlider;
+class QLabel;
+class QTimer;
+class QToolBar;
+
+namespace tilelens::gui {
+
+class FigurePage {
+ public:
+  virtual ~FigurePage() = default;
+  virtual PaintFunction paint_function() const = 0;
+  virtual QSize figure_size() const = 0;
+  virtual QString figure_name() const = 0;  // a file name stem: "run-12-tile-order"
+};
+
+// The controls shared by the run and comparison pages, acting on a set of tile views.
+class TileControls : public QWidget {
+  Q_OBJECT
+ public:
+  TileControls(std::vector<TileView*> views, std::uint32_t tasks, QWidget* parent = nullptr);
+  void set_dark(bool dark);
+
+ private:
+  void apply();
+  std::vector<TileView*> views_;
+  QSlider* slider_ = nullptr;
+  QTimer* timer_ = nullptr;
+  TileOptions options_;
+};
+
+class RunPage : public QWidget, public FigurePage {
+  Q_OBJECT
+ public:
+  RunPage(std::shared_ptr<const RunData> run, QWidget* parent = nullptr);
+  PaintFunction paint_function() const override;
+  QSize figure_size() const override { return {900, 960}; }
+  QString figure_name() const override;
+  TileView* view() const { return view_; }
+  void set_dark(bool dark) { controls_->set_dark(dark); }
+
+ private:
+  std::shared_ptr<const RunData> run_;
+  TileView* view_ = nullptr;
+  TileControls* controls_ = nullptr;
+};
+
+// One line of metrics for a run: loads (fetch / prefetch), bytes, ratio to the bound, GFlop/s.
+QString metrics_line(const RunData& run);
+
+}  // namespace tilelens::gui

@@ -1,0 +1,72 @@
+// The tile-order figure (DESIGN section 6; fgcs Figs. 4, 8-10, 12, 13; darts Figs. 8, 9, 13):
+// one panel per layer or outer iteration k (a single panel for matmul2d), each an N x N grid
+// of the tasks' (i, j) positions, shaded by processing order. Painted with any QPainter, so
+// the widget, the PNG/SVG/PDF export and the tests draw the same picture.
+//
+// Colours. Order mode (fgcs): each GPU has a hue (red, green, blue, yellow, cyan, magenta,
+// ...) and its tasks go from light (first) to dark (last). Chunk mode (darts): the first
+// `chunk` tasks red, the next green, then blue, yellow, magenta, cyan, orange (cycling),
+// lighter to darker inside a chunk. Loads attributed to a task: the block-row or tile of A it
+// loaded is an orange vertical line, that of B a horizontal one, C a small square; solid for
+// a fetch, dotted for a prefetch; on a single-panel figure the margins mark the rows and
+// columns loaded, in the colour of the task that loaded them (fgcs Fig. 4).
+#pragma once
+
+#include <QColor>
+#include <QPainter>
+#include <QRectF>
+#include <optional>
+
+#include "app/gui/run_data.hpp"
+
+namespace tilelens::gui {
+
+enum class ColorMode { Order, Chunks };
+
+struct TileOptions {
+  ColorMode mode = ColorMode::Order;
+  std::uint32_t chunk = 1000;
+  bool numbers = true;        // order numbers in tiles large enough to hold them
+  bool loads = true;          // load lines and margin marks
+  bool title = true;
+  std::uint32_t limit = UINT32_MAX;  // draw only the tasks of order < limit (step-by-step replay)
+  std::optional<TaskId> highlight;
+  bool dark = false;          // dark background palette
+};
+
+// Default colour mode for a run: chunks for the task graphs (darts), order otherwise (fgcs).
+ColorMode default_color_mode(const RunData& run);
+
+class TileFigure {
+ public:
+  explicit TileFigure(const RunData& run);
+
+  void paint(QPainter& painter, const QRectF& area, const TileOptions& options) const;
+  // The task drawn under `point` when the figure fills `area`.
+  std::optional<TaskId> task_at(const QRectF& area, QPointF point, const TileOptions& options) const;
+  // The tile rectangle of a task (for highlighting), empty if the task is not drawn.
+  QRectF tile_rect(const QRectF& area, TaskId task, const TileOptions& options) const;
+  // The fill colour of a task's tile.
+  QColor task_color(TaskId task, const TileOptions& options) const;
+
+  std::size_t panels() const { return panel_k_.size(); }
+  const RunData& run() const { return run_; }
+
+ private:
+  struct Geometry {
+    double cell = 0;  // side of one tile
+    double margin = 0;
+    QRectF title;
+    std::vector<QRectF> panels;  // the grid area of each panel
+  };
+  Geometry layout(const QRectF& area, const TileOptions& options) const;
+  void paint_panel(QPainter& painter, const QRectF& grid, double cell, std::size_t panel, bool margins,
+                   const TileOptions& options) const;
+
+  const RunData& run_;
+  std::int32_t rows_ = 1, cols_ = 1;      // grid size shared by all panels
+  std::vector<std::int32_t> panel_k_;     // the k value of each panel
+  std::vector<std::uint32_t> panel_of_;   // per task
+};
+
+}  // namespace tilelens::gui

@@ -1,0 +1,157 @@
+// GUI tests (QtTest, offscreen platform): the tile figure's pixels say what the run says, the
+// exports are real files of their format, and the main window opens a database, shows runs
+// and compares them, and refuses a bad file without losing what it showed.
+#include <QFile>
+#include <QImage>
+#include <QPainter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <sstream>
+
+#include "app/cli/commands.hpp"
+#include "app/gui/compare_page.hpp"
+#include "app/gui/figure_export.hpp"
+#include "app/gui/main_window.hpp"
+#include "app/gui/run_page.hpp"
+
+using namespace tilelens;
+using namespace tilelens::gui;
+
+namespace {
+
+bool replay_into(const QString& db, std::vector<std::string> options) {
+  std::vector<std::string> args = {"replay"};
+  args.insert(args.end(), options.begin(), options.end());
+  args.insert(args.end(), {"--db", db.toStdString()});
+  std::ostringstream out, err;
+  return cli::run_cli(args, out, err) == 0;
+}
+
+double lightness(QRgb pixel) { return 0.299 * qRed(pixel) + 0.587 * qGreen(pixel) + 0.114 * qBlue(pixel); }
+
+}  // namespace
+
+class GuiTests : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString db_;
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    db_ = dir_.filePath("runs.db");
+    // Run 1: fgcs Fig. 4's setting (matmul2d N=4, 4 rows or columns, no prefetch window).
+    QVERIFY(replay_into(db_, {"--workload", "matmul2d:N=4", "--scheduler", "eager", "--memory", "4items", "--buffer", "1"}));
+    QVERIFY(replay_into(db_, {"--workload", "matmul2d:N=4", "--scheduler", "hfp", "--eviction", "belady", "--memory", "4items", "--buffer", "1"}));
+    QVERIFY(replay_into(db_, {"--workload", "cholesky:N=6", "--scheduler", "dmdas", "--gpus", "2", "--memory", "20items"}));
+  }
+
+  void tile_figure_pixels_follow_the_run() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(store.ok());
+    auto run = load_run_data(*store, 1);
+    QVERIFY(run.ok());
+    TileFigure figure(*run);
+    TileOptions options;
+    options.numbers = false;
+    QImage image(400, 440, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    const QRectF area(0, 0, 400, 440);
+    {
+      QPainter painter(&image);
+      figure.paint(painter, area, options);
+    }
+    TaskId first = kNoId, last = kNoId;
+    for (TaskId t = 0; t < run->workload.task_count(); ++t) {
+      if (run->order_of[t] == 0) first = t;
+      if (run->order_of[t] == run->workload.task_count() - 1) last = t;
+    }
+    QVERIFY(first != kNoId && last != kNoId);
+    const QRectF a = figure.tile_rect(area, first, options), b = figure.tile_rect(area, last, options);
+    QVERIFY(a.width() > 20);
+    // The first processed tile is the lightest, the last the darkest (corners avoid the load lines).
+    const QRgb light = image.pixel(static_cast<int>(a.left() + 3), static_cast<int>(a.top() + 3));
+    const QRgb dark = image.pixel(static_cast<int>(b.left() + 3), static_cast<int>(b.top() + 3));
+    QVERIFY2(lightness(light) > lightness(dark) + 60, qPrintable(QString("%1 vs %2").arg(lightness(light)).arg(lightness(dark))));
+    // A fetched row of A draws a solid orange vertical line through the middle of its tile.
+    bool checked = false;
+    for (TaskId t = 0; t < run->workload.task_count() && !checked; ++t) {
+      for (std::uint32_t index : run->loads_of[t]) {
+        const LoadRecord& load = run->trace.loads[index];
+        if (load.kind != LoadKind::Fetch || run->workload.data()[load.data].matrix != 'A') continue;
+        const QRectF tile = figure.tile_rect(area, t, options);
+        const QRgb pixel = image.pixel(static_cast<int>(tile.left() + tile.width() * 0.5), static_cast<int>(tile.top() + tile.height() * 0.3));
+        QVERIFY2(qRed(pixel) > 200 && qGreen(pixel) > 90 && qGreen(pixel) < 190 && qBlue(pixel) < 80,
+                 qPrintable(QString("pixel %1,%2,%3").arg(qRed(pixel)).arg(qGreen(pixel)).arg(qBlue(pixel))));
+        checked = true;
+        break;
+      }
+    }
+    QVERIFY(checked);
+    // Hit testing finds the tile's task.
+    QCOMPARE(*figure.task_at(area, a.center(), options), first);
+    // The step-by-step limit hides the tiles processed later.
+    options.limit = 1;
+    QVERIFY(figure.task_at(area, b.center(), options) == std::nullopt);
+  }
+
+  void exports_are_files_of_their_format() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto run = load_run_data(*store, 3);
+    QVERIFY(run.ok());
+    TileFigure figure(*run);
+    QCOMPARE(figure.panels(), std::size_t{6});  // one per Cholesky iteration
+    const PaintFunction paint = [&](QPainter& painter, const QRectF& area) { figure.paint(painter, area, TileOptions{}); };
+    const QString png = dir_.filePath("f.png"), svg = dir_.filePath("f.svg"), pdf = dir_.filePath("f.pdf");
+    QCOMPARE(export_figure(paint, QSize(640, 480), png), QString());
+    QCOMPARE(export_figure(paint, QSize(640, 480), svg), QString());
+    QCOMPARE(export_figure(paint, QSize(640, 480), pdf), QString());
+    QCOMPARE(QImage(png).size(), QSize(640, 480));
+    QFile svg_file(svg), pdf_file(pdf);
+    QVERIFY(svg_file.open(QIODevice::ReadOnly) && pdf_file.open(QIODevice::ReadOnly));
+    QVERIFY(svg_file.readAll().contains("<svg"));
+    QVERIFY(pdf_file.read(4) == "%PDF");
+    QVERIFY(export_figure(paint, QSize(640, 480), dir_.filePath("f.bmpx")).contains("unknown format"));
+  }
+
+  void main_window_opens_shows_and_compares() {
+    MainWindow window;
+    QVERIFY(window.open_database(db_, true));
+    QCOMPARE(window.run_count(), 3);
+    window.show_runs({1});
+    QVERIFY(dynamic_cast<RunPage*>(window.tabs()->currentWidget()) != nullptr);
+    window.show_runs({1, 2});
+    auto* compare = dynamic_cast<ComparePage*>(window.tabs()->currentWidget());
+    QVERIFY(compare != nullptr);
+    QCOMPARE(compare->views().size(), std::size_t{2});
+    QCOMPARE(window.tabs()->count(), 2);
+    window.show_runs({1});  // already open: no new tab
+    QCOMPARE(window.tabs()->count(), 2);
+    const QString out = dir_.filePath("window.svg");
+    QVERIFY(window.export_current(out));
+    QVERIFY(QFile(out).size() > 1000);
+    // A file that is not a database is refused; the open database stays.
+    const QString junk = dir_.filePath("junk.db");
+    QFile file(junk);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not a database at all, just text that is long enough to have a header...");
+    file.close();
+    QVERIFY(!window.open_database(junk, true));
+    QCOMPARE(window.run_count(), 3);
+    QCOMPARE(window.tabs()->count(), 2);
+  }
+
+  void selecting_rows_opens_runs() {
+    MainWindow window;
+    QVERIFY(window.open_database(db_, true));
+    window.run_table()->selectRow(0);
+    QCOMPARE(window.tabs()->count(), 1);
+    QVERIFY(dynamic_cast<RunPage*>(window.tabs()->currentWidget()) != nullptr);
+  }
+};
+
+QTEST_MAIN(GuiTests)
+#include "test_gui.moc"
