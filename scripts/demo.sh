@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Sets up, builds, and replays fgcs section 5.2 (Figs. 5 and 7, Table 1): the 2D matrix product
+# The quick start's main job. With a display: sets up, builds and opens tilelens-gui on its
+# built-in example (matmul2d N=20, M = 250 MiB: RCM, DMDAR and HFP side by side, fgcs Figs.
+# 8-10). Without one (or with --no-gui): sets up, builds, and replays fgcs section 5.2 (Figs. 5 and 7, Table 1): the 2D matrix product
 # with M = 500 MiB on one V100-like GPU, N from 5 to 90, under EAGER, MST, RCM, DMDAR and the
 # HFP variants. EAGER, MST and RCM (with LRU) turn pathological once memory cannot hold one
 # input matrix (the red line); DMDAR's Ready holds better; HFP with Belady stays near twice the
@@ -10,8 +12,12 @@ bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release >/dev/null
 tilelens=./build/release/app/cli/tilelens
+gui=./build/release/app/gui/tilelens-gui
 out=build/demo
 mkdir -p "$out"
+if [ "${1:-}" != "--no-gui" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$gui" ]; then
+  exec "$gui"
+fi
 
 echo "fgcs section 5.2 in replay: matmul2d, n=4, 960x960 fp32 tiles, one GPU, M=500 MiB, 12 GB/s, 13,393 GFlop/s"
 $tilelens sweep --db "$out/fgcs.db" --preset fgcs-fig5 --quiet
@@ -30,3 +36,11 @@ for policy in rcm:lru dmdar:lru hfp:belady; do
     --order-out "$out/${policy%%:*}-n20.csv" | grep -E "^(policy|loads|ratio)"
 done
 echo "wrote $out/rcm-n20.csv, $out/dmdar-n20.csv, $out/hfp-n20.csv"
+if [ -x "$gui" ]; then
+  rm -f "$out"/figs.db*
+  $tilelens replay --workload matmul2d:N=20 --scheduler rcm --eviction lru --memory 250MiB --db "$out/figs.db" >/dev/null 2>&1 || true
+  $tilelens replay --workload matmul2d:N=20 --scheduler dmdar --eviction lru --memory 250MiB --db "$out/figs.db" >/dev/null 2>&1 || true
+  $tilelens replay --workload matmul2d:N=20 --scheduler hfp --eviction belady --memory 250MiB --db "$out/figs.db" >/dev/null 2>&1 || true
+  QT_QPA_PLATFORM=offscreen $gui --db "$out/figs.db" --export side-by-side --run 1,2,3 --size 2400x860 --out "$out/fgcs-fig8-10.png" 2>/dev/null
+  echo "and the figures themselves (RCM, DMDAR, HFP as fgcs Figs. 8-10): $out/fgcs-fig8-10.png"
+fi
