@@ -15,6 +15,7 @@
 
 #include "app/cli/commands.hpp"
 #include "app/gui/compare_page.hpp"
+#include "app/gui/curves_page.hpp"
 #include "app/gui/example.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
@@ -43,11 +44,27 @@ std::vector<std::int64_t> parse_ids(const QString& text, bool* ok) {
 
 int headless_export(const QCommandLineParser& args, const QString& database) {
   const QString view = args.value("export");
-  if (view != "tile-order" && view != "side-by-side" && view != "difference") {
-    return fail("--export: unknown view '" + view + "' (valid: tile-order, side-by-side, difference)");
+  if (view != "tile-order" && view != "side-by-side" && view != "difference" && view != "curves") {
+    return fail("--export: unknown view '" + view + "' (valid: tile-order, side-by-side, difference, curves)");
   }
   if (database.isEmpty()) return fail("--export needs a database (--db FILE or a path)");
   if (!args.isSet("out")) return fail("--export needs --out FILE.png|svg|pdf");
+  if (view == "curves") {
+    bool good = false;
+    const qlonglong sweep = args.value("sweep").toLongLong(&good);
+    if (!good || sweep <= 0) return fail("--export curves needs --sweep ID (got '" + args.value("sweep") + "')");
+    auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnly);
+    if (!store) return fail(QString::fromStdString(store.error().message));
+    auto curves = sweep_curves(*store, sweep);
+    if (!curves) return fail("--sweep " + QString::number(sweep) + ": " + QString::fromStdString(curves.error().message));
+    CurvesPage page(std::move(*curves), QString("sweep %1").arg(sweep));
+    page.set_dark(args.isSet("dark"));
+    page.set_throughput(args.isSet("throughput"));
+    const QString error = export_figure(page.paint_function(), page.figure_size(), args.value("out"));
+    if (!error.isEmpty()) return fail(error);
+    std::cerr << "wrote " << args.value("out").toStdString() << "\n";
+    return 0;
+  }
   bool ok = false;
   const auto ids = parse_ids(args.value("run"), &ok);
   if (!ok) return fail("--run: expected run ids, as 3 or 1,2,3 (got '" + args.value("run") + "')");
@@ -143,13 +160,16 @@ int main(int argc, char** argv) {
       "as fgcs Figs. 8-10). Export a figure without a window:\n"
       "  tilelens-gui --db runs.db --export tile-order --run 3 --out hfp.png\n"
       "  tilelens-gui --db runs.db --export side-by-side --run 1,2,3 --out fig8-10.svg\n"
-      "  tilelens-gui --db runs.db --export difference --run 2,3 --out diff.pdf");
+      "  tilelens-gui --db runs.db --export difference --run 2,3 --out diff.pdf\n"
+      "  tilelens-gui --db fgcs.db --export curves --sweep 1 [--throughput] --out fig7.png");
   args.addHelpOption();
   args.addVersionOption();
   args.addPositionalArgument("database", "a tilelens database to open");
   args.addOption({"db", "the database (same as the positional argument)", "FILE"});
   args.addOption({"export", "draw VIEW (tile-order, side-by-side, difference) to --out and exit", "VIEW"});
   args.addOption({"run", "the run id(s) for --export: 3 or 1,2,3", "IDS"});
+  args.addOption({"sweep", "the sweep for --export curves", "ID"});
+  args.addOption({"throughput", "--export curves: GFlop/s instead of data transferred"});
   args.addOption({"out", "the file --export writes: .png, .svg or .pdf", "FILE"});
   args.addOption({"size", "the exported figure's size in pixels (default 900x960 per run)", "WxH"});
   args.addOption({"dark", "dark palette (windows and exports)"});

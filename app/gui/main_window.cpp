@@ -25,6 +25,7 @@
 #include <set>
 
 #include "app/gui/compare_page.hpp"
+#include "app/gui/curves_page.hpp"
 #include "app/gui/example.hpp"
 #include "app/gui/run_model.hpp"
 
@@ -134,6 +135,8 @@ void MainWindow::build_menus() {
     }
   });
   view->addAction("&Find run", QKeySequence::Find, this, [this] { filter_->setFocus(); });
+  sweeps_menu_ = menuBar()->addMenu("&Sweeps");
+  sweeps_menu_->setToolTipsVisible(true);
 }
 
 bool MainWindow::open_database(const QString& path, bool quiet) {
@@ -165,6 +168,18 @@ void MainWindow::reload_runs() {
   }
   model_->set_runs(std::move(*runs));
   status_->setText(QString("%1: %2 runs").arg(path_).arg(model_->rowCount()));
+  sweeps_menu_->clear();
+  if (auto sweeps = store_->list_sweeps(); sweeps && !sweeps->empty()) {
+    for (const auto& sweep : *sweeps) {
+      const std::int64_t id = sweep.id;
+      QString text = QString("Curves of sweep %1: %2").arg(id).arg(QString::fromStdString(sweep.spec));
+      if (text.size() > 110) text = text.left(107) + "...";
+      QAction* action = sweeps_menu_->addAction(text, this, [this, id] { show_sweep(id); });
+      action->setToolTip(QString::fromStdString(sweep.spec));
+    }
+  } else {
+    sweeps_menu_->addAction("no sweep in this database (tilelens sweep --db ...)")->setEnabled(false);
+  }
 }
 
 int MainWindow::run_count() const { return model_->rowCount(); }
@@ -222,6 +237,27 @@ void MainWindow::show_runs(const std::vector<std::int64_t>& ids) {
   tabs_->setCurrentIndex(tabs_->addTab(page, name));
 }
 
+void MainWindow::show_sweep(std::int64_t sweep_id) {
+  if (!store_) return;
+  const QString key = QString("sweep%1").arg(sweep_id);
+  for (int t = 0; t < tabs_->count(); ++t) {
+    if (tabs_->widget(t)->objectName() == key) {
+      tabs_->setCurrentIndex(t);
+      return;
+    }
+  }
+  auto curves = sweep_curves(*store_, sweep_id);
+  if (!curves) {
+    QMessageBox::warning(this, "tilelens", QString::fromStdString(curves.error().message));
+    return;
+  }
+  auto* page = new CurvesPage(std::move(*curves), QString("sweep %1").arg(sweep_id));
+  page->set_dark(dark_);
+  page->setObjectName(key);
+  connect(page, &CurvesPage::run_clicked, this, [this](std::int64_t id) { show_runs({id}); });
+  tabs_->setCurrentIndex(tabs_->addTab(page, QString("sweep %1 curves").arg(sweep_id)));
+}
+
 bool MainWindow::export_current(const QString& path) {
   auto* page = dynamic_cast<FigurePage*>(tabs_->currentWidget());
   if (!page) return false;
@@ -257,6 +293,7 @@ void MainWindow::set_dark(bool dark) {
   for (int t = 0; t < tabs_->count(); ++t) {
     if (auto* run = dynamic_cast<RunPage*>(tabs_->widget(t))) run->set_dark(dark);
     if (auto* compare = dynamic_cast<ComparePage*>(tabs_->widget(t))) compare->set_dark(dark);
+    if (auto* curves = dynamic_cast<CurvesPage*>(tabs_->widget(t))) curves->set_dark(dark);
   }
   if (auto* action = findChild<QAction*>("dark")) action->setChecked(dark);
 }

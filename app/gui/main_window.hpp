@@ -32,6 +32,8 @@ class MainWindow : public QMainWindow {
   bool open_database(const QString& path, bool quiet = false);
   // Opens one run in a tab, or several side by side.
   void show_runs(const std::vector<std::int64_t>& ids);
+  // Opens the load and throughput curves of a sweep.
+  void show_sweep(std::int64_t sweep_id);
   int run_count() const;
   QTabWidget* tabs() const { return tabs_; }
   QTableView* run_table() const { return table_; }
@@ -59,6 +61,7 @@ class MainWindow : public QMainWindow {
   QLineEdit* filter_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QMenu* recent_menu_ = nullptr;
+  QMenu* sweeps_menu_ = nullptr;
   QLabel* status_ = nullptr;
   bool dark_ = false;
   std::map<std::int64_t, std::shared_ptr<const RunData>> cache_;

@@ -12,6 +12,7 @@
 
 #include "app/cli/commands.hpp"
 #include "app/gui/compare_page.hpp"
+#include "app/gui/curves_page.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
 #include "app/gui/run_page.hpp"
@@ -142,6 +143,41 @@ class GuiTests : public QObject {
     QVERIFY(!window.open_database(junk, true));
     QCOMPARE(window.run_count(), 3);
     QCOMPARE(window.tabs()->count(), 2);
+  }
+
+  void sweep_curves_follow_the_sweep() {
+    const QString db = dir_.filePath("sweeps.db");
+    std::ostringstream out, err;
+    QVERIFY(cli::run_cli({"sweep", "--db", db.toStdString(), "--workload", "matmul2d:N=4..8:4", "--scheduler", "eager/lru,hfp/belady",
+                          "--memory", "3items", "--quiet"}, out, err) == 0);
+    QVERIFY(cli::run_cli({"sweep", "--db", db.toStdString(), "--workload", "matmul2d:N=8", "--scheduler", "eager", "--memory",
+                          "3items,5items,7items", "--quiet"}, out, err) == 0);
+    auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(store.ok());
+    auto by_size = sweep_curves(*store, 1);
+    QVERIFY2(by_size.ok(), by_size.ok() ? "" : by_size.error().message.c_str());
+    QVERIFY(!by_size->memory_axis);
+    QCOMPARE(by_size->series.size(), std::size_t{2});
+    QCOMPARE(by_size->series[0].label, std::string("eager/lru"));
+    QCOMPARE(by_size->series[1].label, std::string("hfp/belady"));
+    QCOMPARE(by_size->series[0].points.size(), std::size_t{2});
+    QCOMPARE(by_size->lower_bound.size(), std::size_t{2});
+    QVERIFY(by_size->series[0].points[0].x < by_size->series[0].points[1].x);
+    for (const auto& series : by_size->series) {
+      for (std::size_t k = 0; k < series.points.size(); ++k) QVERIFY(series.points[k].bytes >= by_size->lower_bound[k].second);
+    }
+    QVERIFY(by_size->green > 0 && by_size->red > by_size->green);  // one input fits later than the working set
+    auto by_memory = sweep_curves(*store, 2);
+    QVERIFY(by_memory.ok());
+    QVERIFY(by_memory->memory_axis);
+    QCOMPARE(by_memory->series.front().points.size(), std::size_t{3});
+    // More memory never costs the same order more loads here.
+    QVERIFY(by_memory->series.front().points.front().bytes >= by_memory->series.front().points.back().bytes);
+    CurvesPage page(*by_size, "test");
+    const QString png = dir_.filePath("curves.png");
+    QCOMPARE(export_figure(page.paint_function(), page.figure_size(), png), QString());
+    QCOMPARE(QImage(png).size(), page.figure_size());
+    QVERIFY(!sweep_curves(*store, 99).ok());
   }
 
   void selecting_rows_opens_runs() {
