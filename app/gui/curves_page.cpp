@@ -147,19 +147,19 @@ void CurvesPage::rebuild() {
   };
   std::vector<QLineSeries*> all;
   std::size_t colour = 0;
-  for (const CurveSeries& data : curves_.series) {
+  for (const CurveSeries& curve : curves_.series) {
     auto* series = new QLineSeries;
-    series->setName(QString::fromStdString(data.label));
+    series->setName(QString::fromStdString(curve.label));
     series->setPointsVisible(true);
     series->setPen(QPen(kSeriesColors[colour++ % std::size(kSeriesColors)], 2));
     QList<QPointF> points;
-    for (const CurvePoint& p : data.points) {
+    for (const CurvePoint& p : curve.points) {
       const double y = throughput ? p.gflops : p.bytes / 1e9;
       points.append({p.x, y});
       extend(p.x, y);
     }
     series->replace(points);
-    const CurveSeries* source = &data;
+    const CurveSeries* source = &curve;
     connect(series, &QLineSeries::hovered, this, [source, throughput](const QPointF& point, bool state) {
       if (!state) return QToolTip::hideText();
       const CurvePoint* nearest = nullptr;
