@@ -27,6 +27,7 @@
 #include "app/gui/compare_page.hpp"
 #include "app/gui/curves_page.hpp"
 #include "app/gui/example.hpp"
+#include "app/gui/replay_dialog.hpp"
 #include "app/gui/run_model.hpp"
 
 namespace tilelens::gui {
@@ -109,6 +110,7 @@ void MainWindow::build_menus() {
     }
     if (open_database(path)) show_runs(kExampleComparison);
   });
+  file->addAction("&Replay...", QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] { open_replay_dialog(); });
   file->addSeparator();
   file->addAction("&Export view...", QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
     auto* page = dynamic_cast<FigurePage*>(tabs_->currentWidget());
@@ -235,6 +237,26 @@ void MainWindow::show_runs(const std::vector<std::int64_t>& ids) {
   }
   page->setObjectName(key);
   tabs_->setCurrentIndex(tabs_->addTab(page, name));
+}
+
+void MainWindow::open_replay_dialog() {
+  QString database = path_;
+  if (database.isEmpty()) {
+    database = QFileDialog::getSaveFileName(this, "Replay into a new database", "runs.db", "tilelens databases (*.db)");
+    if (database.isEmpty()) return;
+    auto created = db::Store::open(database.toStdString());
+    if (!created) {
+      QMessageBox::warning(this, "tilelens", QString::fromStdString(created.error().message));
+      return;
+    }
+  }
+  auto* dialog = new ReplayDialog(database, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &ReplayDialog::run_stored, this, [this, database] {
+    if (path_ != database) open_database(database);
+    else reload_runs();
+  }, Qt::QueuedConnection);
+  dialog->show();
 }
 
 void MainWindow::show_sweep(std::int64_t sweep_id) {

@@ -34,6 +34,8 @@ class MainWindow : public QMainWindow {
   void show_runs(const std::vector<std::int64_t>& ids);
   // Opens the load and throughput curves of a sweep.
   void show_sweep(std::int64_t sweep_id);
+  // File > Replay: replays into the open database (or a new one) and lists the runs as they land.
+  void open_replay_dialog();
   int run_count() const;
   QTabWidget* tabs() const { return tabs_; }
   QTableView* run_table() const { return table_; }

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "app/cli/run_report.hpp"
+#include "schedulers/eviction.hpp"
 #include "schedulers/units.hpp"
 
 namespace tilelens::gui {
@@ -56,6 +58,28 @@ Result<RunData> load_run_data(db::Store& store, std::int64_t run_id) {
   auto trace = store.load_trace(run_id);
   if (!trace) return trace.error();
   return make_run_data(std::move(*run), std::move(*workload), std::move(*trace));
+}
+
+Result<RunData> replay_with_memory(const RunData& base, double memory_bytes) {
+  auto scheduler = make_scheduler(base.run.info.scheduler);
+  if (!scheduler) return make_error("cannot replay scheduler '" + base.run.info.scheduler + "': " + scheduler.error().message);
+  auto eviction = make_eviction(base.run.info.eviction);
+  if (!eviction) return make_error("cannot replay eviction '" + base.run.info.eviction + "': " + eviction.error().message);
+  ReplayOptions options;
+  options.platform = base.run.info.platform;
+  options.platform.memory_bytes = memory_bytes;
+  options.buffer_depth = base.run.info.buffer_depth;
+  TraceRecorder recorder;
+  auto summary = replay(base.workload, *scheduler->scheduler, *eviction->policy, options, &recorder);
+  if (!summary) return summary.error();
+  db::StoredRun run;
+  run.info = base.run.info;
+  run.info.id = 0;
+  run.info.platform = options.platform;
+  run.info.mode = db::RunMode::Replay;
+  run.info.transfers_recorded = true;
+  run.metrics = cli::metrics_of(*summary, reference_curves(base.workload, options.platform));
+  return make_run_data(std::move(run), base.workload, std::move(recorder.trace));
 }
 
 std::string RunData::title() const {

@@ -29,5 +29,8 @@ struct RunData {
 
 RunData make_run_data(db::StoredRun run, Workload workload, Trace trace);
 Result<RunData> load_run_data(db::Store& store, std::int64_t run_id);
+// "What if": the same workload, scheduler, eviction and platform replayed with another memory
+// per GPU; the result is not stored (id 0).
+Result<RunData> replay_with_memory(const RunData& base, double memory_bytes);
 
 }  // namespace tilelens::gui

@@ -10,7 +10,9 @@
 #include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <cmath>
 
+#include "schedulers/eviction.hpp"
 #include "schedulers/units.hpp"
 
 namespace tilelens::gui {
@@ -129,12 +131,84 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   layout->setContentsMargins(0, 0, 0, 0);
   view_ = new TileView(run_);
   controls_ = new TileControls({view_}, static_cast<std::uint32_t>(run_->trace.tasks.size()));
-  auto* summary = new QLabel(metrics_line(*run_));
-  summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  summary->setContentsMargins(6, 2, 6, 2);
+  summary_ = new QLabel(metrics_line(*run_));
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  summary_->setContentsMargins(6, 2, 6, 2);
+  // "What if": the memory from a quarter to four times the run's, in steps of 2^(1/4).
+  auto* what_if_row = new QWidget;
+  auto* row = new QHBoxLayout(what_if_row);
+  row->setContentsMargins(4, 0, 4, 0);
+  auto* slider = new QSlider(Qt::Horizontal);
+  slider->setRange(-8, 8);
+  slider->setValue(0);
+  slider->setPageStep(1);
+  slider->setToolTip("Replay this run with another memory size (not stored); the middle is the stored run");
+  const double memory = run_->run.info.platform.memory_bytes;
+  memory_label_ = new QLabel(QString("what if M = %1 MiB (stored run)").arg(memory / 1048576.0, 0, 'f', 0));
+  memory_label_->setMinimumWidth(230);
+  row->addWidget(memory_label_);
+  row->addWidget(slider, 1);
+  if (!make_scheduler(run_->run.info.scheduler) || !make_eviction(run_->run.info.eviction)) {
+    slider->setEnabled(false);
+    slider->setToolTip("this run's scheduler or eviction is not one tilelens can replay");
+  }
+  auto* debounce = new QTimer(this);
+  debounce->setSingleShot(true);
+  debounce->setInterval(250);
+  connect(slider, &QSlider::valueChanged, this, [this, debounce, memory](int value) {
+    const double factor = std::pow(2.0, value / 4.0);
+    memory_label_->setText(QString("what if M = %1 MiB%2").arg(memory * factor / 1048576.0, 0, 'f', 0).arg(value == 0 ? " (stored run)" : ""));
+    debounce->start();
+  });
+  connect(debounce, &QTimer::timeout, this, [this, slider] { what_if(std::pow(2.0, slider->value() / 4.0)); });
   layout->addWidget(controls_);
   layout->addWidget(view_, 1);
-  layout->addWidget(summary);
+  layout->addWidget(what_if_row);
+  layout->addWidget(summary_);
+}
+
+RunPage::~RunPage() {
+  if (worker_.joinable()) worker_.join();
+}
+
+void RunPage::what_if(double factor) {
+  if (worker_.joinable()) {
+    pending_ = factor;  // the latest request wins once the running replay ends
+    return;
+  }
+  start_what_if(factor);
+}
+
+void RunPage::start_what_if(double factor) {
+  if (factor == 1.0) {
+    view_->set_run(run_);
+    summary_->setText(metrics_line(*run_));
+    emit what_if_shown(run_->run.info.platform.memory_bytes);
+    return;
+  }
+  summary_->setText("replaying with the new memory size...");
+  const std::shared_ptr<const RunData> base = run_;
+  const double memory = base->run.info.platform.memory_bytes * factor;
+  worker_ = std::thread([this, base, memory] {
+    auto result = replay_with_memory(*base, memory);
+    std::shared_ptr<const RunData> shown = result ? std::make_shared<const RunData>(std::move(*result)) : nullptr;
+    const QString error = result ? QString() : QString::fromStdString(result.error().message);
+    QMetaObject::invokeMethod(this, [this, shown, error, memory] {
+      if (worker_.joinable()) worker_.join();
+      if (shown) {
+        view_->set_run(shown);
+        summary_->setText("what if: " + metrics_line(*shown));
+        emit what_if_shown(memory);
+      } else {
+        summary_->setText("what if failed: " + error);
+      }
+      if (pending_) {
+        const double next = *pending_;
+        pending_.reset();
+        start_what_if(next);
+      }
+    }, Qt::QueuedConnection);
+  });
 }
 
 PaintFunction RunPage::paint_function() const {

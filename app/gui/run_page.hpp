@@ -5,6 +5,8 @@
 
 #include <QWidget>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "app/gui/figure_export.hpp"
 #include "app/gui/tile_view.hpp"
@@ -47,12 +49,25 @@ class RunPage : public QWidget, public FigurePage {
   QSize figure_size() const override { return {900, 960}; }
   QString figure_name() const override;
   TileView* view() const { return view_; }
+  ~RunPage() override;
   void set_dark(bool dark) { controls_->set_dark(dark); }
+  // Replays the run at `factor` times its memory on a worker thread and shows the result
+  // (factor 1 shows the stored run again).
+  void what_if(double factor);
+  bool what_if_running() const { return worker_.joinable(); }
+
+ signals:
+  void what_if_shown(double memory_bytes);
 
  private:
+  void start_what_if(double factor);
   std::shared_ptr<const RunData> run_;
   TileView* view_ = nullptr;
   TileControls* controls_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QLabel* memory_label_ = nullptr;
+  std::thread worker_;
+  std::optional<double> pending_;
 };
 
 // One line of metrics for a run: loads (fetch / prefetch), bytes, ratio to the bound, GFlop/s.

@@ -9,11 +9,19 @@
 namespace tilelens::gui {
 
 TileView::TileView(std::shared_ptr<const RunData> run, QWidget* parent)
-    : QWidget(parent), run_(std::move(run)), figure_(*run_) {
+    : QWidget(parent), run_(std::move(run)), figure_(std::make_unique<TileFigure>(*run_)) {
   options_.mode = default_color_mode(*run_);
   setMouseTracking(true);
   setMinimumSize(200, 200);
   setFocusPolicy(Qt::ClickFocus);
+}
+
+void TileView::set_run(std::shared_ptr<const RunData> run) {
+  auto figure = std::make_unique<TileFigure>(*run);
+  figure_ = std::move(figure);
+  run_ = std::move(run);
+  options_.highlight.reset();
+  update();
 }
 
 void TileView::set_options(const TileOptions& options) {
@@ -36,7 +44,7 @@ QRectF TileView::figure_area() const {
 void TileView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.fillRect(rect(), options_.dark ? QColor(30, 30, 34) : QColor(Qt::white));
-  figure_.paint(painter, figure_area(), options_);
+  figure_->paint(painter, figure_area(), options_);
 }
 
 void TileView::mouseMoveEvent(QMouseEvent* event) {
@@ -47,7 +55,7 @@ void TileView::mouseMoveEvent(QMouseEvent* event) {
     emit view_changed(zoom_, offset_);
     return;
   }
-  const auto task = figure_.task_at(figure_area(), event->position(), options_);
+  const auto task = figure_->task_at(figure_area(), event->position(), options_);
   if (task) QToolTip::showText(event->globalPosition().toPoint(), QString::fromStdString(run_->task_tooltip(*task)), this);
   else QToolTip::hideText();
 }
@@ -56,7 +64,7 @@ void TileView::mousePressEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton) {
     drag_from_ = event->position();
     dragging_ = false;
-    const auto task = figure_.task_at(figure_area(), event->position(), options_);
+    const auto task = figure_->task_at(figure_area(), event->position(), options_);
     options_.highlight = task;
     update();
     emit task_selected(task);

@@ -16,7 +16,9 @@ class TileView : public QWidget {
 
   const TileOptions& options() const { return options_; }
   void set_options(const TileOptions& options);
-  const TileFigure& figure() const { return figure_; }
+  const TileFigure& figure() const { return *figure_; }
+  // Shows another run in the same view (the "what if" replays), keeping zoom and options.
+  void set_run(std::shared_ptr<const RunData> run);
   std::shared_ptr<const RunData> run() const { return run_; }
   // Zoom and pan shared with another view (side by side).
   void set_view(double zoom, QPointF offset);
@@ -40,7 +42,7 @@ class TileView : public QWidget {
   QRectF figure_area() const;
 
   std::shared_ptr<const RunData> run_;
-  TileFigure figure_;
+  std::unique_ptr<TileFigure> figure_;
   TileOptions options_;
   double zoom_ = 1;
   QPointF offset_;

@@ -7,12 +7,14 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QSignalSpy>
 #include <QtTest>
 #include <sstream>
 
 #include "app/cli/commands.hpp"
 #include "app/gui/compare_page.hpp"
 #include "app/gui/curves_page.hpp"
+#include "app/gui/replay_dialog.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
 #include "app/gui/run_page.hpp"
@@ -178,6 +180,53 @@ class GuiTests : public QObject {
     QCOMPARE(export_figure(page.paint_function(), page.figure_size(), png), QString());
     QCOMPARE(QImage(png).size(), page.figure_size());
     QVERIFY(!sweep_curves(*store, 99).ok());
+  }
+
+  void replay_dialog_stores_runs_on_a_worker() {
+    const QString db = dir_.filePath("dialog.db");
+    ReplayDialog dialog(db);
+    dialog.set_workload("matmul2d:N=6");
+    dialog.select_schedulers({"eager", "hfp"});
+    dialog.set_memory("3items");
+    const auto commands = dialog.replay_commands();
+    QCOMPARE(commands.size(), std::size_t{2});
+    QCOMPARE(commands[0][4], std::string("eager"));
+    QCOMPARE(commands[1][4], std::string("hfp"));
+    QSignalSpy done(&dialog, &ReplayDialog::finished_all);
+    QSignalSpy stored(&dialog, &ReplayDialog::run_stored);
+    dialog.start();
+    QVERIFY(done.wait(20000));
+    QCOMPARE(done.front().at(0).toInt(), 2);  // done
+    QCOMPARE(done.front().at(1).toInt(), 0);  // failed
+    QCOMPARE(stored.count(), 2);
+    auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(store.ok());
+    QCOMPARE(store->list_runs()->size(), std::size_t{2});
+    // A bad workload fails the run with the CLI's message, and nothing is stored.
+    dialog.set_workload("matmul2d:N=-3");
+    dialog.select_schedulers({"eager"});
+    QSignalSpy failed(&dialog, &ReplayDialog::finished_all);
+    dialog.start();
+    QVERIFY(failed.wait(20000));
+    QCOMPARE(failed.front().at(1).toInt(), 1);
+    QCOMPARE(store->list_runs()->size(), std::size_t{2});
+  }
+
+  void what_if_replays_at_another_memory() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto run = load_run_data(*store, 1);  // EAGER + LRU, one task at a time: LRU has no anomaly
+    QVERIFY(run.ok());
+    auto shared = std::make_shared<const RunData>(std::move(*run));
+    RunPage page(shared);
+    QSignalSpy shown(&page, &RunPage::what_if_shown);
+    page.what_if(2.0);
+    QVERIFY(shown.wait(20000));
+    const RunData& bigger = page.view()->figure().run();
+    QCOMPARE(bigger.run.info.platform.memory_bytes, 2 * shared->run.info.platform.memory_bytes);
+    QVERIFY(bigger.run.metrics->summary.loads <= shared->run.metrics->summary.loads);
+    QCOMPARE(bigger.run.info.id, std::int64_t{0});
+    page.what_if(1.0);
+    QCOMPARE(&page.view()->figure().run(), shared.get());
   }
 
   void selecting_rows_opens_runs() {

@@ -1,0 +1,211 @@
+// The replay dialog.
+#include "app/gui/replay_dialog.hpp"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <sstream>
+
+#include "app/cli/commands.hpp"
+#include "schedulers/eviction.hpp"
+#include "schedulers/generators.hpp"
+
+namespace tilelens::gui {
+
+ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent), database_(std::move(database)) {
+  setWindowTitle("Replay into " + database_);
+  auto* form = new QFormLayout;
+  workload_ = new QLineEdit("matmul2d:N=20");
+  workload_->setToolTip("A generator spec, as tilelens replay --workload takes it");
+  auto* generators = new QComboBox;
+  generators->addItem("generators...");
+  for (const auto& generator : workload_generators()) generators->addItem(QString::fromStdString(generator.name));
+  workload_help_ = new QLabel;
+  workload_help_->setWordWrap(true);
+  workload_help_->setStyleSheet("color: gray");
+  auto* workload_row = new QHBoxLayout;
+  workload_row->addWidget(workload_, 1);
+  workload_row->addWidget(generators);
+  form->addRow("Workload", workload_row);
+  form->addRow("", workload_help_);
+  connect(generators, &QComboBox::currentIndexChanged, this, [this, generators](int index) {
+    if (index <= 0) return;
+    const auto& generator = workload_generators()[static_cast<std::size_t>(index - 1)];
+    workload_->setText(QString::fromStdString(generator.name));
+    QString help = QString::fromStdString(generator.summary) + "; parameters:";
+    for (const auto& param : generator.params) help += QString(" %1=%2").arg(QString::fromStdString(param.key), QString::fromStdString(param.default_value));
+    workload_help_->setText(help);
+    generators->setCurrentIndex(0);
+  });
+
+  schedulers_ = new QListWidget;
+  schedulers_->setSelectionMode(QAbstractItemView::MultiSelection);
+  for (const auto& info : scheduler_registry()) {
+    auto* item = new QListWidgetItem(QString::fromStdString(info.name));
+    item->setToolTip(QString::fromStdString(info.summary));
+    schedulers_->addItem(item);
+  }
+  schedulers_->setMaximumHeight(150);
+  form->addRow("Schedulers", schedulers_);
+  scheduler_options_ = new QLineEdit;
+  scheduler_options_->setPlaceholderText("options for every scheduler that takes them, e.g. flip=0,ready=0");
+  form->addRow("Scheduler options", scheduler_options_);
+  eviction_ = new QComboBox;
+  for (const auto& info : eviction_registry()) eviction_->addItem(QString::fromStdString(info.name));
+  form->addRow("Eviction", eviction_);
+  platform_ = new QComboBox;
+  for (const auto& preset : platform_presets()) {
+    platform_->addItem(QString::fromStdString(preset.name));
+    platform_->setItemData(platform_->count() - 1, QString::fromStdString(preset.summary), Qt::ToolTipRole);
+  }
+  form->addRow("Platform", platform_);
+  memory_ = new QLineEdit("250MiB");
+  memory_->setToolTip("500MiB, 2GB, or a count of data items: 4items");
+  form->addRow("Memory per GPU", memory_);
+  gpus_ = new QSpinBox;
+  gpus_->setRange(1, 64);
+  form->addRow("GPUs", gpus_);
+  bandwidth_ = new QLineEdit;
+  bandwidth_->setPlaceholderText("the preset's (e.g. 12GB/s)");
+  form->addRow("Bus bandwidth", bandwidth_);
+  buffer_ = new QSpinBox;
+  buffer_->setRange(1, 1000);
+  buffer_->setValue(4);
+  form->addRow("Task buffer", buffer_);
+
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  status_ = new QLabel("Select one or more schedulers, then Run.");
+  status_->setWordWrap(true);
+  run_ = new QPushButton("Run");
+  run_->setDefault(true);
+  cancel_ = new QPushButton("Close");
+  auto* buttons = new QHBoxLayout;
+  buttons->addStretch(1);
+  buttons->addWidget(run_);
+  buttons->addWidget(cancel_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addWidget(progress_);
+  layout->addWidget(status_);
+  layout->addLayout(buttons);
+
+  connect(run_, &QPushButton::clicked, this, &ReplayDialog::start);
+  connect(cancel_, &QPushButton::clicked, this, [this] {
+    if (running()) {
+      cancel_requested_ = true;
+      status_->setText("Cancelling after the run in progress...");
+    } else {
+      reject();
+    }
+  });
+  connect(this, &ReplayDialog::progress, this, [this](int done, int total, QString message) {
+    progress_->setRange(0, total);
+    progress_->setValue(done);
+    status_->setText(message);
+  }, Qt::QueuedConnection);
+}
+
+ReplayDialog::~ReplayDialog() {
+  cancel_requested_ = true;
+  if (worker_.joinable()) worker_.join();
+}
+
+void ReplayDialog::set_workload(const QString& spec) { workload_->setText(spec); }
+void ReplayDialog::set_memory(const QString& memory) { memory_->setText(memory); }
+void ReplayDialog::select_schedulers(const QStringList& names) {
+  for (int row = 0; row < schedulers_->count(); ++row) {
+    schedulers_->item(row)->setSelected(names.contains(schedulers_->item(row)->text()));
+  }
+}
+
+std::vector<std::vector<std::string>> ReplayDialog::replay_commands() const {
+  std::vector<std::vector<std::string>> commands;
+  const std::string options = scheduler_options_->text().trimmed().toStdString();
+  for (int row = 0; row < schedulers_->count(); ++row) {
+    if (!schedulers_->item(row)->isSelected()) continue;
+    std::string scheduler = schedulers_->item(row)->text().toStdString();
+    if (!options.empty()) {
+      // Only the options this scheduler declares: "flip=0" goes to hfp, not to eager.
+      std::string kept;
+      for (const auto& info : scheduler_registry()) {
+        if (info.name != scheduler) continue;
+        std::stringstream list(options);
+        std::string pair;
+        while (std::getline(list, pair, ',')) {
+          const std::string key = pair.substr(0, pair.find('='));
+          for (const auto& param : info.params) {
+            if (param.key == key) kept += (kept.empty() ? "" : ",") + pair;
+          }
+        }
+      }
+      if (!kept.empty()) scheduler += ":" + kept;
+    }
+    std::vector<std::string> args = {"replay", "--workload", workload_->text().trimmed().toStdString(), "--scheduler", scheduler,
+                                     "--eviction", eviction_->currentText().toStdString(), "--platform",
+                                     platform_->currentText().toStdString(), "--gpus", std::to_string(gpus_->value()),
+                                     "--buffer", std::to_string(buffer_->value()), "--db", database_.toStdString()};
+    if (!memory_->text().trimmed().isEmpty()) args.insert(args.end(), {"--memory", memory_->text().trimmed().toStdString()});
+    if (!bandwidth_->text().trimmed().isEmpty()) args.insert(args.end(), {"--bandwidth", bandwidth_->text().trimmed().toStdString()});
+    commands.push_back(std::move(args));
+  }
+  return commands;
+}
+
+void ReplayDialog::start() {
+  if (running()) return;
+  if (worker_.joinable()) worker_.join();
+  const auto commands = replay_commands();
+  if (commands.empty()) {
+    status_->setText("Select at least one scheduler.");
+    return;
+  }
+  cancel_requested_ = false;
+  finished_ = false;
+  run_->setEnabled(false);
+  cancel_->setText("Cancel");
+  progress_->setRange(0, static_cast<int>(commands.size()));
+  progress_->setValue(0);
+  status_->setText("Replaying...");
+  worker_ = std::thread([this, commands] {
+    int done = 0, failed = 0;
+    std::string last_error;
+    const int total = static_cast<int>(commands.size());
+    for (const auto& args : commands) {
+      if (cancel_requested_) break;
+      emit progress(done, total, QString("Replaying %1 (%2 of %3)...").arg(QString::fromStdString(args[4])).arg(done + 1).arg(total));
+      std::ostringstream out, err;
+      if (cli::run_cli(args, out, err) != 0) {
+        ++failed;
+        last_error = err.str();
+      } else {
+        emit run_stored();
+      }
+      ++done;
+    }
+    const bool cancelled = cancel_requested_;
+    emit progress(done, total,
+                  failed ? QString("%1 of %2 failed: %3").arg(failed).arg(total).arg(QString::fromStdString(last_error).trimmed())
+                         : QString("%1 run%2 stored%3.").arg(done - failed).arg(done - failed == 1 ? "" : "s").arg(cancelled ? " (cancelled)" : ""));
+    QMetaObject::invokeMethod(this, [this, done, failed, cancelled] { finish(done, failed, cancelled); }, Qt::QueuedConnection);
+  });
+}
+
+void ReplayDialog::finish(int done, int failed, bool cancelled) {
+  finished_ = true;
+  if (worker_.joinable()) worker_.join();
+  run_->setEnabled(true);
+  cancel_->setText("Close");
+  emit finished_all(done, failed, cancelled);
+}
+
+}  // namespace tilelens::gui

@@ -1,0 +1,66 @@
+// Replay from the GUI: a dialog to pick a workload (a generator spec, with the generators and
+// their parameters listed), one or more schedulers, an eviction policy, a platform preset and
+// its memory, GPUs and bus; the replays run one after the other on a worker thread with a
+// progress bar and Cancel, through the same `tilelens replay --db` code path as the command
+// line, so the runs land in the database and the browser lists them at once.
+#pragma once
+
+#include <QDialog>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+class QLineEdit;
+class QListWidget;
+class QComboBox;
+class QSpinBox;
+class QProgressBar;
+class QPushButton;
+class QLabel;
+
+namespace tilelens::gui {
+
+class ReplayDialog : public QDialog {
+  Q_OBJECT
+ public:
+  ReplayDialog(QString database, QWidget* parent = nullptr);
+  ~ReplayDialog() override;
+
+  // The `tilelens replay` argument lists the form describes, one per scheduler (for tests).
+  std::vector<std::vector<std::string>> replay_commands() const;
+  void set_workload(const QString& spec);
+  void select_schedulers(const QStringList& names);
+  void set_memory(const QString& memory);
+  void start();
+  bool running() const { return worker_.joinable() && !finished_; }
+
+ signals:
+  void run_stored();                   // after each stored run
+  void finished_all(int done, int failed, bool cancelled);
+  void progress(int done, int total, QString message);  // from the worker thread
+
+ private:
+  void finish(int done, int failed, bool cancelled);
+
+  QString database_;
+  QLineEdit* workload_ = nullptr;
+  QLabel* workload_help_ = nullptr;
+  QListWidget* schedulers_ = nullptr;
+  QLineEdit* scheduler_options_ = nullptr;
+  QComboBox* eviction_ = nullptr;
+  QComboBox* platform_ = nullptr;
+  QLineEdit* memory_ = nullptr;
+  QSpinBox* gpus_ = nullptr;
+  QLineEdit* bandwidth_ = nullptr;
+  QSpinBox* buffer_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QLabel* status_ = nullptr;
+  QPushButton* run_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  std::thread worker_;
+  std::atomic<bool> cancel_requested_{false};
+  std::atomic<bool> finished_{false};
+};
+
+}  // namespace tilelens::gui
