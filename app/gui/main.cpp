@@ -19,6 +19,7 @@
 #include "app/gui/example.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
+#include "app/gui/timeline.hpp"
 
 using namespace tilelens;
 using namespace tilelens::gui;
@@ -44,8 +45,8 @@ std::vector<std::int64_t> parse_ids(const QString& text, bool* ok) {
 
 int headless_export(const QCommandLineParser& args, const QString& database) {
   const QString view = args.value("export");
-  if (view != "tile-order" && view != "side-by-side" && view != "difference" && view != "curves") {
-    return fail("--export: unknown view '" + view + "' (valid: tile-order, side-by-side, difference, curves)");
+  if (view != "tile-order" && view != "side-by-side" && view != "difference" && view != "curves" && view != "timeline") {
+    return fail("--export: unknown view '" + view + "' (valid: tile-order, side-by-side, difference, timeline, curves)");
   }
   if (database.isEmpty()) return fail("--export needs a database (--db FILE or a path)");
   if (!args.isSet("out")) return fail("--export needs --out FILE.png|svg|pdf");
@@ -68,7 +69,7 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
   bool ok = false;
   const auto ids = parse_ids(args.value("run"), &ok);
   if (!ok) return fail("--run: expected run ids, as 3 or 1,2,3 (got '" + args.value("run") + "')");
-  if (view == "tile-order" && ids.size() != 1) return fail("--export tile-order takes one --run");
+  if ((view == "tile-order" || view == "timeline") && ids.size() != 1) return fail("--export " + view + " takes one --run");
   if (view == "difference" && ids.size() != 2) return fail("--export difference takes two runs: --run A,B");
   auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnly);
   if (!store) return fail(QString::fromStdString(store.error().message));
@@ -89,8 +90,12 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
   std::vector<std::unique_ptr<TileFigure>> figures;
   for (const auto& run : runs) figures.push_back(std::make_unique<TileFigure>(*run));
   PaintFunction paint;
+  TimelineFigure timeline(*runs.front());
   if (view == "difference") {
     paint = [&](QPainter& painter, const QRectF& area) { paint_difference(painter, area, *runs[0], *runs[1], dark); };
+  } else if (view == "timeline") {
+    if (!args.isSet("size")) size = QSize(1400, 60 + 120 * static_cast<int>(runs.front()->gpus));
+    paint = [&](QPainter& painter, const QRectF& area) { timeline.paint(painter, area, 0, timeline.duration(), std::nullopt, dark); };
   } else {
     paint = [&](QPainter& painter, const QRectF& area) {
       const double width = area.width() / static_cast<double>(figures.size());
@@ -161,6 +166,7 @@ int main(int argc, char** argv) {
       "  tilelens-gui --db runs.db --export tile-order --run 3 --out hfp.png\n"
       "  tilelens-gui --db runs.db --export side-by-side --run 1,2,3 --out fig8-10.svg\n"
       "  tilelens-gui --db runs.db --export difference --run 2,3 --out diff.pdf\n"
+      "  tilelens-gui --db runs.db --export timeline --run 5 --out timeline.png\n"
       "  tilelens-gui --db fgcs.db --export curves --sweep 1 [--throughput] --out fig7.png");
   args.addHelpOption();
   args.addVersionOption();

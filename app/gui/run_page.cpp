@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <cmath>
@@ -161,8 +162,21 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
     debounce->start();
   });
   connect(debounce, &QTimer::timeout, this, [this, slider] { what_if(std::pow(2.0, slider->value() / 4.0)); });
+  // The tile view above the timeline; a task selected in one is highlighted in the other.
+  timeline_ = new TimelineView(run_);
+  connect(view_, &TileView::task_selected, timeline_, &TimelineView::set_highlight);
+  connect(timeline_, &TimelineView::task_selected, this, [this](std::optional<TaskId> task) {
+    TileOptions options = view_->options();
+    options.highlight = task;
+    view_->set_options(options);
+  });
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(view_);
+  splitter->addWidget(timeline_);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
   layout->addWidget(controls_);
-  layout->addWidget(view_, 1);
+  layout->addWidget(splitter, 1);
   layout->addWidget(what_if_row);
   layout->addWidget(summary_);
 }
@@ -182,6 +196,7 @@ void RunPage::what_if(double factor) {
 void RunPage::start_what_if(double factor) {
   if (factor == 1.0) {
     view_->set_run(run_);
+    timeline_->set_run(run_);
     summary_->setText(metrics_line(*run_));
     emit what_if_shown(run_->run.info.platform.memory_bytes);
     return;
@@ -197,6 +212,7 @@ void RunPage::start_what_if(double factor) {
       if (worker_.joinable()) worker_.join();
       if (shown) {
         view_->set_run(shown);
+        timeline_->set_run(shown);
         summary_->setText("what if: " + metrics_line(*shown));
         emit what_if_shown(memory);
       } else {

@@ -10,6 +10,7 @@
 
 #include "app/gui/figure_export.hpp"
 #include "app/gui/tile_view.hpp"
+#include "app/gui/timeline.hpp"
 
 class QSlider;
 class QLabel;
@@ -49,8 +50,12 @@ class RunPage : public QWidget, public FigurePage {
   QSize figure_size() const override { return {900, 960}; }
   QString figure_name() const override;
   TileView* view() const { return view_; }
+  TimelineView* timeline() const { return timeline_; }
   ~RunPage() override;
-  void set_dark(bool dark) { controls_->set_dark(dark); }
+  void set_dark(bool dark) {
+    controls_->set_dark(dark);
+    timeline_->set_dark(dark);
+  }
   // Replays the run at `factor` times its memory on a worker thread and shows the result
   // (factor 1 shows the stored run again).
   void what_if(double factor);
@@ -63,6 +68,7 @@ class RunPage : public QWidget, public FigurePage {
   void start_what_if(double factor);
   std::shared_ptr<const RunData> run_;
   TileView* view_ = nullptr;
+  TimelineView* timeline_ = nullptr;
   TileControls* controls_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* memory_label_ = nullptr;

@@ -18,6 +18,7 @@
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
 #include "app/gui/run_page.hpp"
+#include "app/gui/timeline.hpp"
 
 using namespace tilelens;
 using namespace tilelens::gui;
@@ -99,6 +100,36 @@ class GuiTests : public QObject {
     // The step-by-step limit hides the tiles processed later.
     options.limit = 1;
     QVERIFY(figure.task_at(area, b.center(), options) == std::nullopt);
+  }
+
+  void timeline_bars_are_the_tasks() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto run = load_run_data(*store, 3);  // two GPUs
+    QVERIFY(run.ok());
+    TimelineFigure timeline(*run);
+    const QRectF area(0, 0, 1200, 400);
+    const std::int64_t end = timeline.duration();
+    QImage image(1200, 400, QImage::Format_ARGB32);
+    {
+      QPainter painter(&image);
+      timeline.paint(painter, area, 0, end, std::nullopt, false);
+    }
+    // The longest task of each GPU is found under the middle of its bar on that GPU's compute lane.
+    for (GpuId gpu : {0u, 1u}) {
+      const TaskRecord* longest = nullptr;
+      for (const TaskRecord& r : run->trace.tasks) {
+        if (r.gpu == gpu && (!longest || r.end_ns - r.start_ns > longest->end_ns - longest->start_ns)) longest = &r;
+      }
+      QVERIFY(longest != nullptr);
+      const double left = std::min(110.0, area.width() * 0.15), width = area.width() - left - 4;
+      const double x = left + width * (static_cast<double>(longest->start_ns + longest->end_ns) / 2) / static_cast<double>(end);
+      const double lane = (area.height() - 22) / (run->gpus * 4);
+      const auto found = timeline.task_at(area, 0, end, QPointF(x, (gpu * 4 + 0.5) * lane));
+      QVERIFY(found.has_value());
+      QCOMPARE(*found, longest->task);
+      // Not on the fetch lane below it.
+      QVERIFY(!timeline.task_at(area, 0, end, QPointF(x, (gpu * 4 + 1.5) * lane)).has_value());
+    }
   }
 
   void exports_are_files_of_their_format() {

@@ -1,0 +1,223 @@
+// Painting and interacting with the timeline.
+#include "app/gui/timeline.hpp"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "schedulers/units.hpp"
+
+namespace tilelens::gui {
+namespace {
+
+const QColor kKindColors[] = {QColor(31, 119, 180), QColor(44, 160, 44), QColor(148, 103, 189), QColor(214, 39, 40),
+                              QColor(140, 86, 75), QColor(23, 190, 207), QColor(188, 189, 34)};
+constexpr int kLanesPerGpu = 4;  // compute, fetch, prefetch, memory (eviction ticks on the memory lane)
+
+double x_of(std::int64_t t, std::int64_t begin, std::int64_t end, double left, double width) {
+  return left + width * static_cast<double>(t - begin) / static_cast<double>(std::max<std::int64_t>(1, end - begin));
+}
+
+}  // namespace
+
+TimelineFigure::TimelineFigure(const RunData& run) : run_(run), memory_(db::memory_in_use(run.workload, run.trace)) {
+  for (const TaskRecord& t : run.trace.tasks) end_ns_ = std::max(end_ns_, t.end_ns);
+  for (const LoadRecord& l : run.trace.loads) end_ns_ = std::max(end_ns_, l.end_ns);
+}
+
+TimelineFigure::Lanes TimelineFigure::lanes(const QRectF& area) const {
+  const double axis = 22;
+  const double lane = (area.height() - axis) / (run_.gpus * kLanesPerGpu);
+  return {std::min(110.0, area.width() * 0.15), axis, lane};
+}
+
+void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t begin, std::int64_t end,
+                           std::optional<TaskId> highlight, bool dark) const {
+  painter.save();
+  const QColor background = dark ? QColor(30, 30, 34) : QColor(Qt::white);
+  const QColor ink = dark ? QColor(225, 225, 225) : QColor(30, 30, 30);
+  const QColor faint = dark ? QColor(60, 60, 66) : QColor(235, 235, 235);
+  painter.fillRect(area, background);
+  const Lanes l = lanes(area);
+  const double left = area.left() + l.label_width, width = area.width() - l.label_width - 4;
+  QFont font = painter.font();
+  font.setPixelSize(static_cast<int>(std::clamp(l.lane_height * 0.6, 8.0, 12.0)));
+  painter.setFont(font);
+  static const char* names[kLanesPerGpu] = {"compute", "fetch", "prefetch", "memory"};
+  for (std::uint32_t g = 0; g < run_.gpus; ++g) {
+    for (int k = 0; k < kLanesPerGpu; ++k) {
+      const double y = area.top() + (g * kLanesPerGpu + k) * l.lane_height;
+      if (k == 0 && g > 0) {
+        painter.setPen(QPen(ink, 1));
+        painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
+      }
+      painter.fillRect(QRectF(left, y + 1, width, l.lane_height - 2), faint);
+      painter.setPen(ink);
+      painter.drawText(QRectF(area.left() + 2, y, l.label_width - 6, l.lane_height), Qt::AlignVCenter | Qt::AlignRight,
+                       QString("GPU %1 %2").arg(g).arg(names[k]));
+    }
+  }
+  const auto lane_rect = [&](GpuId g, int k) {
+    return QRectF(left, area.top() + (g * kLanesPerGpu + k) * l.lane_height + 2, width, l.lane_height - 4);
+  };
+  painter.setClipRect(QRectF(left, area.top(), width, area.height()));
+  // Tasks: one bar each (at least a pixel wide), coloured by kind.
+  for (const TaskRecord& t : run_.trace.tasks) {
+    if (t.end_ns < begin || t.start_ns > end) continue;
+    const QRectF lane = lane_rect(t.gpu, 0);
+    const double x0 = x_of(t.start_ns, begin, end, left, width), x1 = x_of(t.end_ns, begin, end, left, width);
+    const QColor colour = kKindColors[run_.workload.tasks()[t.task].kind % std::size(kKindColors)];
+    painter.fillRect(QRectF(x0, lane.top(), std::max(1.0, x1 - x0 - 0.5), lane.height()),
+                     highlight && *highlight == t.task ? QColor(255, 140, 0) : colour);
+  }
+  // Loads: from issue to arrival, on the fetch or prefetch lane.
+  for (const LoadRecord& load : run_.trace.loads) {
+    if (load.end_ns < begin || load.issue_ns > end || load.kind == LoadKind::Unused) continue;
+    const QRectF lane = lane_rect(load.gpu, load.kind == LoadKind::Fetch ? 1 : 2);
+    const double x0 = x_of(load.issue_ns, begin, end, left, width), x1 = x_of(load.end_ns, begin, end, left, width);
+    const bool selected = highlight && *highlight == load.task;
+    painter.fillRect(QRectF(x0, lane.top() + lane.height() * 0.15, std::max(1.0, x1 - x0), lane.height() * 0.7),
+                     selected ? QColor(255, 140, 0) : load.kind == LoadKind::Fetch ? QColor(214, 39, 40) : QColor(120, 160, 230));
+  }
+  // Memory in use, a step curve against M, and the evictions as ticks on the same lane.
+  const double capacity = std::max(1.0, run_.run.info.platform.memory_bytes);
+  std::vector<double> last_x(run_.gpus, left), last_y(run_.gpus, 0);
+  std::vector<bool> started(run_.gpus, false);
+  painter.setPen(QPen(QColor(44, 160, 44), 1.5));
+  for (const db::MemoryStep& step : memory_) {
+    if (step.gpu >= run_.gpus) continue;
+    const QRectF lane = lane_rect(step.gpu, 3);
+    const double x = std::clamp(x_of(step.time_ns, begin, end, left, width), left, left + width);
+    const double y = lane.bottom() - lane.height() * std::min(1.0, static_cast<double>(step.bytes) / capacity);
+    if (!started[step.gpu]) {
+      last_y[step.gpu] = lane.bottom();
+      started[step.gpu] = true;
+    }
+    painter.drawLine(QPointF(last_x[step.gpu], last_y[step.gpu]), QPointF(x, last_y[step.gpu]));
+    painter.drawLine(QPointF(x, last_y[step.gpu]), QPointF(x, y));
+    last_x[step.gpu] = x;
+    last_y[step.gpu] = y;
+  }
+  for (GpuId g = 0; g < run_.gpus; ++g) {
+    if (started[g]) painter.drawLine(QPointF(last_x[g], last_y[g]), QPointF(left + width, last_y[g]));
+  }
+  painter.setPen(QPen(dark ? QColor(230, 230, 230) : QColor(90, 90, 90), 1));
+  for (const EvictionRecord& e : run_.trace.evictions) {
+    if (e.time_ns < begin || e.time_ns > end || e.gpu >= run_.gpus) continue;
+    const QRectF lane = lane_rect(e.gpu, 3);
+    const double x = x_of(e.time_ns, begin, end, left, width);
+    painter.drawLine(QPointF(x, lane.top()), QPointF(x, lane.top() + lane.height() * 0.3));
+  }
+  painter.setClipping(false);
+  // Time axis.
+  const double axis_y = area.top() + run_.gpus * kLanesPerGpu * l.lane_height;
+  painter.setPen(QPen(ink, 1));
+  painter.drawLine(QPointF(left, axis_y + 2), QPointF(left + width, axis_y + 2));
+  const double span = static_cast<double>(end - begin);
+  const double raw = span / 8;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(1.0, raw))));
+  const double step = raw / magnitude < 2 ? magnitude * 2 : raw / magnitude < 5 ? magnitude * 5 : magnitude * 10;
+  for (double t = std::ceil(static_cast<double>(begin) / step) * step; t <= static_cast<double>(end); t += step) {
+    const double x = x_of(static_cast<std::int64_t>(t), begin, end, left, width);
+    painter.drawLine(QPointF(x, axis_y + 2), QPointF(x, axis_y + 6));
+    painter.drawText(QRectF(x - 50, axis_y + 6, 100, 14), Qt::AlignHCenter | Qt::AlignTop,
+                     QString::fromStdString(format_duration(static_cast<std::int64_t>(t))));
+  }
+  painter.restore();
+}
+
+std::optional<TaskId> TimelineFigure::task_at(const QRectF& area, std::int64_t begin, std::int64_t end, QPointF point) const {
+  const Lanes l = lanes(area);
+  const double left = area.left() + l.label_width, width = area.width() - l.label_width - 4;
+  if (point.x() < left || point.x() > left + width) return std::nullopt;
+  const auto lane = static_cast<int>((point.y() - area.top()) / l.lane_height);
+  if (lane < 0 || lane % kLanesPerGpu != 0 || lane / kLanesPerGpu >= static_cast<int>(run_.gpus)) return std::nullopt;
+  const auto gpu = static_cast<GpuId>(lane / kLanesPerGpu);
+  const double t = static_cast<double>(begin) + (point.x() - left) / width * static_cast<double>(end - begin);
+  const double slack = static_cast<double>(end - begin) / width;  // one pixel
+  for (const TaskRecord& r : run_.trace.tasks) {
+    if (r.gpu == gpu && static_cast<double>(r.start_ns) - slack <= t && t <= static_cast<double>(r.end_ns) + slack) return r.task;
+  }
+  return std::nullopt;
+}
+
+TimelineView::TimelineView(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setMinimumHeight(120);
+  set_run(std::move(run));
+}
+
+void TimelineView::set_run(std::shared_ptr<const RunData> run) {
+  figure_ = std::make_unique<TimelineFigure>(*run);
+  run_ = std::move(run);
+  begin_ = 0;
+  end_ = figure_->duration();
+  update();
+}
+
+void TimelineView::set_highlight(std::optional<TaskId> task) {
+  highlight_ = task;
+  update();
+}
+
+void TimelineView::set_dark(bool dark) {
+  dark_ = dark;
+  update();
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  figure_->paint(painter, QRectF(rect()), begin_, end_, highlight_, dark_);
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+  const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
+  const QRectF area(rect());
+  const double left = area.left() + std::min(110.0, area.width() * 0.15), width = area.width() - (left - area.left()) - 4;
+  const double at = std::clamp((event->position().x() - left) / width, 0.0, 1.0);
+  const double span = static_cast<double>(end_ - begin_);
+  const double pivot = static_cast<double>(begin_) + at * span;
+  const double next = std::clamp(span * factor, 1000.0, static_cast<double>(figure_->duration()));
+  begin_ = static_cast<std::int64_t>(std::max(0.0, pivot - at * next));
+  end_ = std::min(figure_->duration(), begin_ + static_cast<std::int64_t>(next));
+  update();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton) {
+    const auto task = figure_->task_at(QRectF(rect()), begin_, end_, event->position());
+    highlight_ = task;
+    update();
+    emit task_selected(task);
+    drag_ = event->position();
+  }
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+  if (drag_ && (event->buttons() & Qt::LeftButton)) {
+    const double width = std::max(1.0, rect().width() - std::min(110.0, rect().width() * 0.15) - 4);
+    const auto shift = static_cast<std::int64_t>((drag_->x() - event->position().x()) / width * static_cast<double>(end_ - begin_));
+    const std::int64_t span = end_ - begin_;
+    begin_ = std::clamp<std::int64_t>(begin_ + shift, 0, std::max<std::int64_t>(0, figure_->duration() - span));
+    end_ = begin_ + span;
+    drag_ = event->position();
+    update();
+    return;
+  }
+  const auto task = figure_->task_at(QRectF(rect()), begin_, end_, event->position());
+  if (task) QToolTip::showText(event->globalPosition().toPoint(), QString::fromStdString(run_->task_tooltip(*task)), this);
+  else QToolTip::hideText();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent*) { drag_.reset(); }
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent*) {
+  begin_ = 0;
+  end_ = figure_->duration();
+  update();
+}
+
+}  // namespace tilelens::gui
