@@ -114,6 +114,14 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
   }
   const bool margins = panel_k_.size() == 1 && options.loads;
   for (std::size_t p = 0; p < g.panels.size(); ++p) paint_panel(painter, g.panels[p], g.cell, p, margins, options);
+  if (options.mode == ColorMode::Chunks && !g.panels.empty() && run_.workload.largest_data_bytes() > 0) {
+    // darts Figs. 8-9: a black square in the first panel's top-right corner whose area is the
+    // number of tiles that fit in one GPU's memory.
+    const double tiles = run_.run.info.platform.memory_bytes / static_cast<double>(run_.workload.largest_data_bytes());
+    const double side = std::min<double>(std::min(rows_, cols_), std::sqrt(std::max(0.0, tiles))) * g.cell;
+    const QRectF& first = g.panels.front();
+    painter.fillRect(QRectF(first.right() - side, first.top(), side, side), options.dark ? QColor(235, 235, 235) : QColor(Qt::black));
+  }
   if (options.highlight) {
     const QRectF rect = tile_rect(area, *options.highlight, options);
     if (!rect.isEmpty()) {

@@ -9,7 +9,9 @@
 // lighter to darker inside a chunk. Loads attributed to a task: the block-row or tile of A it
 // loaded is an orange vertical line, that of B a horizontal one, C a small square; solid for
 // a fetch, dotted for a prefetch; on a single-panel figure the margins mark the rows and
-// columns loaded, in the colour of the task that loaded them (fgcs Fig. 4).
+// columns loaded, in the colour of the task that loaded them (fgcs Fig. 4). In chunk mode a
+// black square in the first panel's top-right corner has the area of the tiles that fit in
+// one GPU's memory (darts Figs. 8, 9).
 #pragma once
 
 #include <QColor>
