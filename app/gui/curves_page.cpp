@@ -86,6 +86,14 @@ Result<SweepCurves> sweep_curves(db::Store& store, std::int64_t sweep_id) {
 
 namespace {
 
+const CurvePoint* nearest_point(const CurveSeries& series, double x) {
+  const CurvePoint* nearest = nullptr;
+  for (const CurvePoint& p : series.points) {
+    if (!nearest || std::abs(p.x - x) < std::abs(nearest->x - x)) nearest = &p;
+  }
+  return nearest;
+}
+
 const QColor kSeriesColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
                                 QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
                                 QColor(188, 189, 34), QColor(23, 190, 207)};
@@ -162,10 +170,7 @@ void CurvesPage::rebuild() {
     const CurveSeries* source = &curve;
     connect(series, &QLineSeries::hovered, this, [source, throughput](const QPointF& point, bool state) {
       if (!state) return QToolTip::hideText();
-      const CurvePoint* nearest = nullptr;
-      for (const CurvePoint& p : source->points) {
-        if (!nearest || std::abs(p.x - point.x()) < std::abs(nearest->x - point.x())) nearest = &p;
-      }
+      const CurvePoint* nearest = nearest_point(*source, point.x());
       if (!nearest) return;
       QToolTip::showText(QCursor::pos(), QString("%1\nx = %2 MiB\n%3\nrun #%4 (click to open)")
                                              .arg(QString::fromStdString(source->label))
@@ -175,11 +180,7 @@ void CurvesPage::rebuild() {
                                              .arg(nearest->run_id));
     });
     connect(series, &QLineSeries::clicked, this, [this, source](const QPointF& point) {
-      const CurvePoint* nearest = nullptr;
-      for (const CurvePoint& p : source->points) {
-        if (!nearest || std::abs(p.x - point.x()) < std::abs(nearest->x - point.x())) nearest = &p;
-      }
-      if (nearest) emit run_clicked(nearest->run_id);
+      if (const CurvePoint* nearest = nearest_point(*source, point.x())) emit run_clicked(nearest->run_id);
     });
     all.push_back(series);
   }
