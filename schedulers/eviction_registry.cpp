@@ -8,6 +8,7 @@ const std::vector<EvictionInfo>& eviction_registry() {
       {"lru", "least recently used (load or task start)", {}, make_lru},
       {"fifo", "first loaded, first evicted", {}, make_fifo},
       {"belady", "Belady's MIN: furthest next use in the scheduler's known future (fgcs Theorem 1)", {}, make_belady},
+      {"luf", "Least Used in the Future (darts 5.4): unused by pulled and planned tasks first, refuses prefetch evictions", {}, make_luf},
   };
   return registry;
 }

@@ -42,11 +42,21 @@ class RecencyList {
     push_back(gpu, data);
   }
   std::optional<DataId> oldest_evictable(GpuId gpu, const VictimRequest& request) const {
+    std::optional<DataId> found;
+    for_each_oldest_first(gpu, [&](DataId d) {
+      if (!request.evictable(d)) return true;
+      found = d;
+      return false;
+    });
+    return found;
+  }
+  // Calls visit(data) from the oldest to the newest while it returns true.
+  template <class Visit>
+  void for_each_oldest_first(GpuId gpu, Visit&& visit) const {
     const auto sentinel = static_cast<std::uint32_t>(stride_ - 1);
     for (std::uint32_t d = next_[slot(gpu, sentinel)]; d != sentinel; d = next_[slot(gpu, d)]) {
-      if (request.evictable(d)) return d;
+      if (!visit(d)) return;
     }
-    return std::nullopt;
   }
 
  private:
@@ -59,5 +69,6 @@ class RecencyList {
 std::unique_ptr<EvictionPolicy> make_lru(const Params& params);
 std::unique_ptr<EvictionPolicy> make_fifo(const Params& params);
 std::unique_ptr<EvictionPolicy> make_belady(const Params& params);
+std::unique_ptr<EvictionPolicy> make_luf(const Params& params);
 
 }  // namespace tilelens

@@ -56,6 +56,8 @@ class PlanView {
  public:
   virtual ~PlanView() = default;
   virtual std::span<const TaskId> planned(GpuId gpu) const = 0;
+  // How many planned tasks of the GPU read the data (LUF's "used by the fewest planned tasks").
+  virtual std::uint32_t planned_uses(GpuId gpu, DataId data) const = 0;
 };
 
 struct SchedulerContext {

@@ -84,6 +84,7 @@ Result<std::unique_ptr<Scheduler>> make_hfp(const Params& params);             /
 std::unique_ptr<Scheduler> make_dmda(const Params& params);                    // dmda.cpp
 std::unique_ptr<Scheduler> make_dmdar(const Params& params);
 std::unique_ptr<Scheduler> make_dmdas(const Params& params);
+Result<std::unique_ptr<Scheduler>> make_darts(const Params& params);           // darts.cpp
 
 // The orders themselves, for tests and for the app: vertex indices are submission positions.
 std::vector<TaskId> cuthill_mckee_order(const Workload& workload, bool reverse);

@@ -1,0 +1,143 @@
+// DARTS and LUF (darts section 5): correctness on DAGs and several GPUs, LUF's rules, and the
+// paper's qualitative results in replay.
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "helpers.hpp"
+#include "schedulers/eviction.hpp"
+
+using namespace tilelens;
+using test::check_invariants;
+using test::generated;
+using test::run_replay;
+using test::small_platform;
+
+TEST_CASE("DARTS runs every task once, after its dependencies, on 1 to 4 GPUs", "[darts]") {
+  for (const std::string spec : {"cholesky:N=10", "lu:N=8", "matmul2d:N=12", "matmul3d:N=5", "cholesky-tasks:N=8"}) {
+    for (const std::uint32_t gpus : {1u, 2u, 4u}) {
+      INFO(spec << " on " << gpus << " GPUs");
+      const Workload w = generated(spec);
+      const Platform p = small_platform(12.0 * static_cast<double>(w.largest_data_bytes()), gpus);
+      const auto run = run_replay(w, "darts", "luf", p, 4);
+      CHECK(check_invariants(w, p, run).empty());
+      CHECK(run.summary.tasks == w.task_count());
+      if (gpus > 1) {
+        for (const auto& gpu : run.summary.gpus) CHECK(gpu.tasks > 0);  // spread over all GPUs
+      }
+    }
+  }
+}
+
+TEST_CASE("LUF never evicts an input of the task running on that GPU", "[darts][luf]") {
+  const Workload w = generated("cholesky:N=12");
+  const Platform p = small_platform(8.0 * static_cast<double>(w.largest_data_bytes()), 2);
+  const auto run = run_replay(w, "darts", "luf", p, 4);
+  REQUIRE(check_invariants(w, p, run).empty());
+  REQUIRE(run.summary.evictions > 50);
+  std::size_t checked = 0;
+  for (const EvictionRecord& e : run.trace.evictions) {
+    if (e.cause != EvictionCause::Capacity) continue;
+    for (const TaskRecord& t : run.trace.tasks) {
+      if (t.gpu != e.gpu || t.start_ns > e.time_ns || e.time_ns >= t.end_ns) continue;
+      for (const Access& a : w.accesses(t.task)) CHECK(a.data != e.data);
+      ++checked;
+    }
+  }
+  CHECK(checked > 0);
+}
+
+namespace {
+struct FakeBuffers final : BufferView {
+  std::vector<TaskId> tasks;
+  std::span<const TaskId> held(GpuId) const override { return tasks; }
+};
+struct FakePlan final : PlanView {
+  std::vector<TaskId> tasks;
+  const Workload* w = nullptr;
+  std::span<const TaskId> planned(GpuId) const override { return tasks; }
+  std::uint32_t planned_uses(GpuId, DataId d) const override {
+    std::uint32_t uses = 0;
+    for (TaskId t : tasks) {
+      for (const Access& a : w->accesses(t)) uses += a.data == d;
+    }
+    return uses;
+  }
+};
+}  // namespace
+
+TEST_CASE("LUF's order: unused first, then fewest planned uses, refuse a prefetch, then Belady on the buffer", "[luf]") {
+  // matmul2d N=3: T(i,j) reads A_i (data i) and B_j (data 3 + j).
+  const Workload w = generated("matmul2d:N=3");
+  const Platform p = small_platform(1e12);
+  auto made = make_eviction("luf");
+  REQUIRE(made.ok());
+  EvictionPolicy& luf = *made->policy;
+  FakeBuffers buffers;
+  FakePlan plan;
+  plan.w = &w;
+  REQUIRE(luf.attach({&w, &p, nullptr, &plan, &buffers}).ok());
+  const auto A = [](int i) { return static_cast<DataId>(i); };
+  const auto B = [](int j) { return static_cast<DataId>(3 + j); };
+  REQUIRE(w.data()[A(1)].matrix == 'A');
+  REQUIRE(w.data()[B(1)].matrix == 'B');
+  for (DataId d : {A(0), A(1), A(2), B(0), B(1), B(2)}) luf.on_inserted(0, d);  // A0 is the least recent
+  VictimRequest request;
+  request.evictable = [](DataId) { return true; };
+  // Buffer: T(0,0) then T(1,1); plan: T(2,1), T(2,2).
+  buffers.tasks = {0 * 3 + 0, 1 * 3 + 1};
+  plan.tasks = {2 * 3 + 1, 2 * 3 + 2};
+  // Every data is used by the buffer or the plan, so rule 1 finds nothing; of the data the
+  // buffer does not use, B2 has one planned use and A2 two: rule 2 picks B2.
+  CHECK(luf.choose_victim(0, request) == B(2));
+  plan.tasks = {2 * 3 + 1};  // now B2 is used by nobody: rule 1
+  CHECK(luf.choose_victim(0, request) == B(2));
+  // Only data the buffer uses are evictable: a prefetch is refused, a fetch gets Belady's
+  // furthest first use in the buffer (T(1,1)'s inputs, A1 before B1 as the older).
+  request.evictable = [&](DataId d) { return d == A(0) || d == B(0) || d == A(1) || d == B(1); };
+  request.prefetch = true;
+  CHECK_FALSE(luf.choose_victim(0, request).has_value());
+  request.prefetch = false;
+  CHECK(luf.choose_victim(0, request) == A(1));
+}
+
+TEST_CASE("DARTS against the paper's baselines, past the memory", "[darts][fgcs]") {
+  SECTION("matmul2d on one GPU: fewer loads than EAGER + LRU past the red line (darts 7.1)") {
+    Platform p = *find_platform_preset("v100-fgcs");
+    for (const int N : {40, 60}) {
+      const Workload w = generated("matmul2d:N=" + std::to_string(N));
+      const auto darts = run_replay(w, "darts", "luf", p, 4);
+      const auto eager = run_replay(w, "eager", "lru", p, 4);
+      INFO("N=" << N << " darts " << darts.summary.loads << " eager " << eager.summary.loads);
+      CHECK(darts.summary.loads * 4 < eager.summary.loads);
+    }
+  }
+  SECTION("cholesky N=40: fewer loads than DMDAS once the working set exceeds memory (darts Fig. 6b)") {
+    Platform p = *find_platform_preset("v100-fgcs");
+    const Workload w = generated("cholesky:N=40");
+    REQUIRE(static_cast<double>(w.working_set_bytes()) > p.memory_bytes);
+    const auto darts = run_replay(w, "darts", "luf", p, 4);
+    const auto dmdas = run_replay(w, "dmdas", "lru", p, 4);
+    INFO("darts " << darts.summary.loads << " dmdas " << dmdas.summary.loads);
+    CHECK(darts.summary.loads < dmdas.summary.loads);
+    CHECK(check_invariants(w, p, darts).empty());
+  }
+}
+
+TEST_CASE("DARTS options are checked and recorded", "[darts][errors]") {
+  auto bad = make_scheduler("darts:scan_limit=-2");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("scan_limit"));
+  auto flags = make_scheduler("darts:first_free=maybe");
+  REQUIRE_FALSE(flags.ok());
+  CHECK_THAT(flags.error().message, Catch::Contains("first_free"));
+  auto good = make_scheduler("darts:scan_limit=10,first_free=1");
+  REQUIRE(good.ok());
+  CHECK(good->spec == "darts:bypass=1,first_free=1,one_from_free=1,scan_limit=10");
+  // The OPTI options still run every task.
+  const Workload w = generated("cholesky:N=8");
+  const Platform p = small_platform(10.0 * static_cast<double>(w.largest_data_bytes()), 2);
+  for (const std::string spec : {"darts:scan_limit=3", "darts:first_free=1", "darts:one_from_free=0,bypass=0"}) {
+    INFO(spec);
+    CHECK(check_invariants(w, p, run_replay(w, spec, "luf", p, 4)).empty());
+  }
+}
