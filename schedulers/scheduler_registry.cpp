@@ -15,6 +15,8 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
       {"dmda", "Deque Model Data Aware: each ready task to the GPU of earliest expected completion (fgcs Algorithm 3)", {}, make_dmda},
       {"dmdar", "DMDA with Ready reordering of each GPU's queue (fgcs Algorithms 3 and 4)", {}, make_dmdar},
       {"dmdas", "DMDA with queues sorted by priority and Ready among the highest (darts Algorithms 1 and 2)", {}, make_dmdas},
+      {"lws", "locality work stealing: released tasks on the releasing GPU's queue, steal from neighbours' tails (darts 4.3)", {}, make_lws},
+      {"ap", "PaRSEC's absolute priority: one priority queue, data reuse among equal priorities (darts 4.4)", {}, make_absolute_priority},
       {"darts",
        "DARTS: load the data that frees the most work, plan its free tasks (darts Algorithm 3); pair with --eviction luf",
        {{"one_from_free", "1", "when no data frees a task, plan the best 1-from-free task (the slides' 3inputs)"},

@@ -85,6 +85,8 @@ std::unique_ptr<Scheduler> make_dmda(const Params& params);                    /
 std::unique_ptr<Scheduler> make_dmdar(const Params& params);
 std::unique_ptr<Scheduler> make_dmdas(const Params& params);
 Result<std::unique_ptr<Scheduler>> make_darts(const Params& params);           // darts.cpp
+std::unique_ptr<Scheduler> make_lws(const Params& params);                     // lws.cpp
+std::unique_ptr<Scheduler> make_absolute_priority(const Params& params);       // "ap", lws.cpp
 
 // The orders themselves, for tests and for the app: vertex indices are submission positions.
 std::vector<TaskId> cuthill_mckee_order(const Workload& workload, bool reverse);

@@ -117,9 +117,39 @@ TEST_CASE("DARTS against the paper's baselines, past the memory", "[darts][fgcs]
     REQUIRE(static_cast<double>(w.working_set_bytes()) > p.memory_bytes);
     const auto darts = run_replay(w, "darts", "luf", p, 4);
     const auto dmdas = run_replay(w, "dmdas", "lru", p, 4);
-    INFO("darts " << darts.summary.loads << " dmdas " << dmdas.summary.loads);
+    const auto lws = run_replay(w, "lws", "lru", p, 4);
+    INFO("darts " << darts.summary.loads << " dmdas " << dmdas.summary.loads << " lws " << lws.summary.loads);
     CHECK(darts.summary.loads < dmdas.summary.loads);
+    CHECK(darts.summary.loads < lws.summary.loads);
     CHECK(check_invariants(w, p, darts).empty());
+  }
+}
+
+TEST_CASE("LWS and AP run every task once after its dependencies; AP starts the highest priority", "[lws][ap]") {
+  for (const std::string scheduler : {"lws", "ap"}) {
+    for (const std::uint32_t gpus : {1u, 3u}) {
+      INFO(scheduler << " on " << gpus << " GPUs");
+      const Workload w = generated("lu:N=8");
+      const Platform p = small_platform(15.0 * static_cast<double>(w.largest_data_bytes()), gpus);
+      const auto run = run_replay(w, scheduler, "lru", p, 4);
+      CHECK(check_invariants(w, p, run).empty());
+      for (const auto& gpu : run.summary.gpus) CHECK(gpu.tasks > 0);
+    }
+  }
+  // One GPU, one task at a time: each task AP starts has the highest priority among the ready ones.
+  const Workload w = generated("cholesky:N=8");
+  const auto run = run_replay(w, "ap", "lru", small_platform(1e12, 1), 1);
+  std::vector<char> done(w.task_count(), 0);
+  std::vector<TaskId> order(run.trace.tasks.size());
+  for (const auto& record : run.trace.tasks) order[record.global_order] = record.task;
+  for (TaskId t : order) {
+    for (TaskId other = 0; other < w.task_count(); ++other) {
+      if (done[other] || other == t) continue;
+      bool ready = true;
+      for (TaskId pred : w.predecessors(other)) ready = ready && done[pred];
+      if (ready) CHECK(w.tasks()[other].priority <= w.tasks()[t].priority);
+    }
+    done[t] = 1;
   }
 }
 

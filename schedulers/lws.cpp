@@ -1,0 +1,117 @@
+// LWS, locality work stealing (darts section 4.3, StarPU's lws): one queue per GPU. A released
+// task goes to the queue of the GPU whose finished task released it (so a task and its
+// descendants stay together); tasks released before any task ends go round robin. A GPU takes
+// the head of its own queue; when it is empty it steals from the tail of its neighbours,
+// nearest first ((k + 1) mod K, (k + 2) mod K, ...): those tasks are the least likely to have
+// their inputs prefetched already. Departure: StarPU's lws queues are priority-ordered when
+// priorities are enabled; here the queue keeps release order, as the paper describes.
+#include <deque>
+#include <set>
+
+#include "schedulers/static_order.hpp"
+
+namespace tilelens {
+namespace {
+
+class Lws final : public Scheduler {
+ public:
+  void prepare(const Workload&, const Platform& platform, const SchedulerContext&) override {
+    queues_.assign(platform.gpus, {});
+    releasing_.reset();
+    next_ = 0;
+  }
+  void push(TaskId task) override {
+    GpuId target = 0;
+    if (releasing_) {
+      target = *releasing_;
+    } else {
+      target = next_;
+      next_ = (next_ + 1) % static_cast<GpuId>(queues_.size());
+    }
+    queues_[target].push_back(task);
+  }
+  std::optional<TaskId> pop(GpuId k) override {
+    if (!queues_[k].empty()) {
+      const TaskId task = queues_[k].front();
+      queues_[k].pop_front();
+      return task;
+    }
+    const auto K = static_cast<GpuId>(queues_.size());
+    for (GpuId step = 1; step < K; ++step) {
+      auto& victim = queues_[(k + step) % K];
+      if (victim.empty()) continue;
+      const TaskId task = victim.back();
+      victim.pop_back();
+      return task;
+    }
+    return std::nullopt;
+  }
+  // The engine releases a finished task's successors right after this hook, so they land on
+  // this GPU; the next pop or push outside a release clears it.
+  void on_task_done(GpuId k, TaskId) override { releasing_ = k; }
+  void on_task_started(GpuId, TaskId) override { releasing_.reset(); }
+
+ private:
+  std::vector<std::deque<TaskId>> queues_;
+  std::optional<GpuId> releasing_;
+  GpuId next_ = 0;
+};
+
+// AP, PaRSEC's absolute priority (darts section 4.4): one queue shared by all GPUs, sorted by
+// priority; an available GPU takes the head. PaRSEC's data-reuse-aware cost (a task whose
+// inputs are already on the unit costs only its computation) is used among the tasks of the
+// head's priority: the one with the fewest bytes missing on the GPU, then the first released.
+class AbsolutePriority final : public Scheduler {
+ public:
+  void prepare(const Workload& workload, const Platform&, const SchedulerContext& context) override {
+    w_ = &workload;
+    memory_ = context.memory;
+    queue_.clear();
+    released_ = 0;
+  }
+  void push(TaskId task) override { queue_.insert({w_->tasks()[task].priority, released_++, task}); }
+  std::optional<TaskId> pop(GpuId k) override {
+    if (queue_.empty()) return std::nullopt;
+    const std::int64_t top = queue_.begin()->priority;
+    auto best = queue_.begin();
+    double best_missing = missing_bytes(k, best->task);
+    for (auto it = std::next(queue_.begin()); it != queue_.end() && it->priority == top && best_missing > 0; ++it) {
+      const double missing = missing_bytes(k, it->task);
+      if (missing < best_missing) {
+        best = it;
+        best_missing = missing;
+      }
+    }
+    const TaskId task = best->task;
+    queue_.erase(best);
+    return task;
+  }
+
+ private:
+  struct Entry {
+    std::int64_t priority;
+    std::uint64_t release;
+    TaskId task;
+    bool operator<(const Entry& o) const { return priority != o.priority ? priority > o.priority : release < o.release; }
+  };
+  double missing_bytes(GpuId k, TaskId t) const {
+    double missing = 0;
+    for (const Access& access : w_->accesses(t)) {
+      if (reads(access.mode) && memory_->state(k, access.data) == ReplicaState::Absent) {
+        missing += static_cast<double>(w_->data()[access.data].bytes);
+      }
+    }
+    return missing;
+  }
+  const Workload* w_ = nullptr;
+  const MemoryView* memory_ = nullptr;
+  std::set<Entry> queue_;
+  std::uint64_t released_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_lws(const Params&) { return std::make_unique<Lws>(); }
+std::unique_ptr<Scheduler> make_absolute_priority(const Params&) { return std::make_unique<AbsolutePriority>(); }
+
+}  // namespace tilelens
