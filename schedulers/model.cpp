@@ -304,6 +304,28 @@ const std::vector<PlatformPreset>& platform_presets() {
     h100.bus_bandwidth = 55e9;
     h100.default_gflops = 34000;
     list.push_back({"h100", "the lent H100 as measured (REFERENCE.md): 34 TFLOP/s SGEMM on 960 tiles, 55 GB/s pinned bus, capped at 500 MiB", h100});
+    // darts Table 1 (measured values). The engine shares one host bus fluidly between all
+    // GPUs, so the multi-GPU presets give it the node's aggregate host bandwidth: the V100
+    // node's two 22 GB/s upstream links (four 12 GB/s GPU links behind two switches, darts
+    // Fig. 5), four 12 GB/s buses on the A100 node, two 13 GB/s on the P100 node. The per-GPU
+    // cap of a PCIe link is not modelled (see docs/replay.md).
+    const auto node = [&](const char* name, const char* summary, std::uint32_t gpus, double memory, double bus, double link,
+                          double gflops) {
+      Platform p;
+      p.name = name;
+      p.gpus = gpus;
+      p.memory_bytes = memory;
+      p.bus_bandwidth = bus;
+      p.gpu_link_bandwidth = gpus > 1 ? link : 0;
+      p.default_gflops = gflops;
+      list.push_back({name, summary, p});
+    };
+    node("v100-darts", "darts Table 1: one V100, 32 GB, 12 GB/s PCIe, 14,000 GFlop/s GEMM (2880 tiles)", 1, 32e9, 12e9, 24e9, 14000);
+    node("v100x4-darts", "darts Table 1 and Fig. 5: four V100 of 32 GB, 24 GB/s NVLinks, host bus 2 x 22 GB/s shared", 4, 32e9, 44e9, 24e9, 14000);
+    node("a100-darts", "darts Table 1: one A100, 40 GB, 12 GB/s PCIe, 18,000 GFlop/s GEMM (2880 tiles)", 1, 40e9, 12e9, 24e9, 18000);
+    node("a100x4-darts", "darts Table 1: four A100 of 40 GB, 24 GB/s NVLinks, one 12 GB/s bus each (48 GB/s shared)", 4, 40e9, 48e9, 24e9, 18000);
+    node("p100-darts", "darts Table 1: one P100, 16 GB, 13 GB/s PCIe, 6,700 GFlop/s GEMM (1920 tiles)", 1, 16e9, 13e9, 10e9, 6700);
+    node("p100x2-darts", "darts Table 1: two P100 of 16 GB, 10 GB/s NVLink, 13 GB/s bus each (26 GB/s shared)", 2, 16e9, 26e9, 10e9, 6700);
     return list;
   }();
   return presets;

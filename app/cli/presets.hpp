@@ -26,6 +26,9 @@ struct SweepPreset {
   // printed in the paper (empty where the paper gives no table).
   std::map<std::string, double> paper_improvement;
   std::string paper_claims;  // the paper's qualitative findings for this figure
+  // The policy whose average improvement the results print, and over which references.
+  std::string highlight = "HFP";
+  std::vector<std::string> references = {"EAGER", "MST", "RCM", "DMDAR"};
 };
 
 const std::vector<SweepPreset>& sweep_presets();
