@@ -426,21 +426,9 @@ class Hfp final : public Scheduler, public TaskFuture {
     return std::nullopt;
   }
 
-  // Moves the last ready task of the GPU with the most tasks left to `thief`.
   bool steal(GpuId thief) {
-    std::optional<GpuId> victim;
-    for (GpuId g = 0; g < queues_.size(); ++g) {
-      if (g == thief || queues_[g].empty()) continue;
-      if (!victim || queues_[g].size() > queues_[*victim].size()) victim = g;
-    }
-    if (!victim) return false;
-    TaskQueue& queue = queues_[*victim];
-    for (std::size_t p = queue.end_position(); p > queue.begin_position(); --p) {
-      if (queue.taken(p - 1) || !pushed_[queue.at(p - 1)]) continue;
-      append(thief, queue.take(p - 1));
-      return true;
-    }
-    return false;
+    return steal_from_fullest(queues_, thief, [this](TaskId task) { return pushed_[task] != 0; },
+                              [this](GpuId g, TaskId task) { append(g, task); });
   }
 
   HfpOptions options_;

@@ -122,4 +122,24 @@ std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& worklo
   return best;
 }
 
+// End-of-run load balancing for schedulers that split the work into per-GPU queues (HFP, the
+// partitioner): moves the last task for which `eligible` holds from the queue with the most
+// live tasks (lowest GPU on ties) to `thief`, through `append(thief, task)`. False if none.
+template <class Eligible, class Append>
+bool steal_from_fullest(std::vector<TaskQueue>& queues, GpuId thief, Eligible&& eligible, Append&& append) {
+  std::optional<GpuId> victim;
+  for (GpuId g = 0; g < queues.size(); ++g) {
+    if (g == thief || queues[g].empty()) continue;
+    if (!victim || queues[g].size() > queues[*victim].size()) victim = g;
+  }
+  if (!victim) return false;
+  TaskQueue& queue = queues[*victim];
+  for (std::size_t p = queue.end_position(); p > queue.begin_position(); --p) {
+    if (queue.taken(p - 1) || !eligible(queue.at(p - 1))) continue;
+    append(thief, queue.take(p - 1));
+    return true;
+  }
+  return false;
+}
+
 }  // namespace tilelens

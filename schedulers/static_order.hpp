@@ -87,9 +87,12 @@ std::unique_ptr<Scheduler> make_dmdas(const Params& params);
 Result<std::unique_ptr<Scheduler>> make_darts(const Params& params);           // darts.cpp
 std::unique_ptr<Scheduler> make_lws(const Params& params);                     // lws.cpp
 std::unique_ptr<Scheduler> make_absolute_priority(const Params& params);       // "ap", lws.cpp
+Result<std::unique_ptr<Scheduler>> make_partitioned(const Params& params);     // "partition", partition.cpp
 
 // The orders themselves, for tests and for the app: vertex indices are submission positions.
 std::vector<TaskId> cuthill_mckee_order(const Workload& workload, bool reverse);
 std::vector<TaskId> maximum_spanning_tree_order(const Workload& workload);
+// The part (0..parts-1) of each task: METIS on the task-data graph (partition.cpp).
+std::vector<std::uint32_t> partition_tasks(const Workload& workload, std::uint32_t parts, std::uint64_t seed);
 
 }  // namespace tilelens

@@ -2,6 +2,7 @@
 // paper's qualitative results in replay.
 #include <catch2/catch.hpp>
 #include <map>
+#include <set>
 
 #include "helpers.hpp"
 #include "schedulers/eviction.hpp"
@@ -170,4 +171,31 @@ TEST_CASE("DARTS options are checked and recorded", "[darts][errors]") {
     INFO(spec);
     CHECK(check_invariants(w, p, run_replay(w, spec, "luf", p, 4)).empty());
   }
+}
+
+TEST_CASE("The partitioner splits the tasks evenly and replicates little data", "[partition]") {
+  const Workload w = generated("matmul2d:N=16");
+  for (const std::uint32_t parts : {2u, 4u}) {
+    INFO(parts << " parts");
+    const auto part = partition_tasks(w, parts, 0);
+    std::vector<std::size_t> sizes(parts, 0);
+    std::vector<std::set<std::uint32_t>> parts_of(w.data_count());
+    for (TaskId t = 0; t < w.task_count(); ++t) {
+      REQUIRE(part[t] < parts);
+      ++sizes[part[t]];
+      for (const Access& a : w.accesses(t)) parts_of[a.data].insert(part[t]);
+    }
+    for (std::size_t size : sizes) CHECK(static_cast<double>(size) <= 1.1 * static_cast<double>(w.task_count()) / parts);
+    // Copies beyond the first: the best splits (halves of C for 2 parts, its 2 x 2 blocks for
+    // 4) make 16 and 32; a random split would put almost every row and column in every part.
+    std::size_t extra = 0;
+    for (const auto& in : parts_of) extra += in.size() - 1;
+    CHECK(extra <= (parts == 2 ? 20u : 40u));
+    CHECK(partition_tasks(w, parts, 0) == part);  // seeded: deterministic
+  }
+  const Workload dag = generated("cholesky:N=10");
+  const Platform p = small_platform(12.0 * static_cast<double>(dag.largest_data_bytes()), 3);
+  const auto run = run_replay(dag, "partition", "lru", p, 4);
+  CHECK(check_invariants(dag, p, run).empty());
+  for (const auto& gpu : run.summary.gpus) CHECK(gpu.tasks > 0);
 }
