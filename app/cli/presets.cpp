@@ -41,6 +41,32 @@ SweepPreset darts_preset(std::string name, std::string figure, std::string title
   return preset;
 }
 
+// The 2022 slides (independent tasks on 2 or 4 V100): M = 500 MB, 960 tiles, the node's PCIe
+// (12 GB/s per GPU, here the aggregate bus), EAGER, DMDAR, the hMETIS partitioner (ours uses
+// METIS, see docs/schedulers.md), DARTS + LUF and DARTS with OPTI.
+SweepPreset slides_preset(std::string name, std::string title, std::string workload, int gpus, std::string memory,
+                          std::string claims) {
+  SweepPreset preset{std::move(name),
+                     "slides (2022)",
+                     std::move(title),
+                     "N",
+                     {{"workload", std::move(workload)},
+                      {"platform", "v100-fgcs"},
+                      {"gpus", std::to_string(gpus)},
+                      {"memory", std::move(memory)},
+                      {"bandwidth", std::to_string(12 * gpus) + "GB/s"}},
+                     {{"EAGER", "eager/lru"},
+                      {"DMDAR", "dmdar/lru"},
+                      {"hMETIS+Ready", "partition/lru"},
+                      {"DARTS+LUF", "darts/luf"},
+                      {"DARTS+LUF OPTI", "darts:first_free=1/luf"}},
+                     {},
+                     std::move(claims)};
+  preset.highlight = "DARTS+LUF";
+  preset.references = {"EAGER", "DMDAR", "hMETIS+Ready"};
+  return preset;
+}
+
 }  // namespace
 
 const std::vector<SweepPreset>& sweep_presets() {
@@ -131,6 +157,21 @@ const std::vector<SweepPreset>& sweep_presets() {
                    "lu:N=12..72:12,b=2880", "v100x4-darts", false,
                    "DARTS keeps the best throughput and the fewest transfers once the cumulated memory is exceeded, within "
                    "about 5x the lower bound on LU."),
+      slides_preset("slides-2d-2gpu", "2D product (outer-product order) on 2 V100 of 500 MB, N from 5 to 60",
+                    "matmul2d:N=5..60:5", 2, "500MiB",
+                    "EAGER, hMETIS and DARTS meet a pathological size after the red line; DMDAR suffers from the conflict "
+                    "between prefetch and eviction; DARTS+LUF outperforms DMDAR even with more transfers: it overlaps them "
+                    "better with computation."),
+      slides_preset("slides-2d-4gpu", "2D product (outer-product order) on 4 V100 of 500 MB, N from 5 to 60",
+                    "matmul2d:N=5..60:5", 4, "500MiB", "As on two GPUs, with DARTS+LUF ahead once memory is tight."),
+      slides_preset("slides-cholesky-4gpu", "Cholesky tasks without dependencies on 4 V100 of 500 MB, N from 5 to 40",
+                    "cholesky-tasks:N=5..40:5", 4, "500MiB",
+                    "OPTI cuts DARTS's scheduling time, which improves performance; DMDAR suffers from a large "
+                    "scheduling time."),
+      slides_preset("slides-sparse-4gpu", "sparse 2D product (10% of the tasks) on 4 V100 with all their 32 GB, N from 10 to 100",
+                    "matmul2d-sparse:N=10..100:10,density=0.1", 4, "32GB",
+                    "Without memory limitation DARTS gives the order that best spreads the transfers over time; hMETIS "
+                    "pays a significant partitioning cost."),
   };
   return presets;
 }
