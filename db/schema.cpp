@@ -89,7 +89,10 @@ CREATE TABLE platforms(
   latency_ns INTEGER NOT NULL,
   default_gflops REAL NOT NULL,
   kind_gflops TEXT NOT NULL,
-  description TEXT NOT NULL UNIQUE);
+  description TEXT NOT NULL UNIQUE,
+  gpu_bus_bandwidth REAL NOT NULL DEFAULT 0,
+  gpus_per_switch INTEGER NOT NULL DEFAULT 0,
+  switch_bandwidth REAL NOT NULL DEFAULT 0);
 
 CREATE TABLE sweeps(
   id INTEGER PRIMARY KEY,
@@ -219,8 +222,12 @@ const std::vector<const char*> kMigrations = {
     // "HFP with sched. time"); runs stored by version 1 charged nothing.
     "ALTER TABLE metrics ADD COLUMN prepare_ns INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE metrics ADD COLUMN charged_ns INTEGER NOT NULL DEFAULT 0;",
+    // 2 -> 3: the PCIe tree of a platform (issue 7); older platforms have none.
+    "ALTER TABLE platforms ADD COLUMN gpu_bus_bandwidth REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE platforms ADD COLUMN gpus_per_switch INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE platforms ADD COLUMN switch_bandwidth REAL NOT NULL DEFAULT 0;",
 };
-static_assert(kSchemaVersion == 2, "add the migration step from the previous version to kMigrations");
+static_assert(kSchemaVersion == 3, "add the migration step from the previous version to kMigrations");
 
 std::uint32_t big_endian(const unsigned char* bytes, int count) {
   std::uint32_t value = 0;

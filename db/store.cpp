@@ -104,7 +104,8 @@ constexpr const char* kRunColumns =
     "r.seed, r.tilelens_version, r.started_at, coalesce(r.finished_at, ''), r.status, coalesce(r.error, ''), "
     "coalesce(r.host, ''), coalesce(r.gpu_name, ''), r.transfers_recorded, r.sweep_id, r.run_key, "
     "p.name, p.gpus, p.memory_bytes, p.bus_bandwidth, p.gpu_link_bandwidth, p.latency_ns, p.default_gflops, "
-    "p.kind_gflops, w.task_count, w.data_count, w.working_set_bytes FROM runs r JOIN workloads w ON w.id = r.workload_id JOIN platforms p ON p.id = r.platform_id ";
+    "p.kind_gflops, w.task_count, w.data_count, w.working_set_bytes, p.gpu_bus_bandwidth, p.gpus_per_switch, p.switch_bandwidth "
+    "FROM runs r JOIN workloads w ON w.id = r.workload_id JOIN platforms p ON p.id = r.platform_id ";
 
 RunInfo read_run_info(const Statement& s) {
   RunInfo info;
@@ -138,6 +139,9 @@ RunInfo read_run_info(const Statement& s) {
   info.workload_tasks = static_cast<std::uint64_t>(s.integer(27));
   info.workload_data = static_cast<std::uint64_t>(s.integer(28));
   info.working_set_bytes = static_cast<std::uint64_t>(s.integer(29));
+  p.gpu_bus_bandwidth = s.real(30);
+  p.gpus_per_switch = static_cast<std::uint32_t>(s.integer(31));
+  p.switch_bandwidth = s.real(32);
   const std::string rates = s.text(26);
   std::size_t start = 0;
   while (start < rates.size()) {
@@ -187,7 +191,10 @@ std::string run_key(const std::string& workload_spec, const std::string& schedul
   return std::string(to_string(mode)) + "|" + workload_spec + "|" + scheduler + "|" + eviction + "|" + platform.name + "|" +
          std::to_string(platform.gpus) + "|" + exact(platform.memory_bytes) + "|" + exact(platform.bus_bandwidth) + "|" +
          exact(platform.gpu_link_bandwidth) + "|" + std::to_string(platform.latency_ns) + "|" + exact(platform.default_gflops) +
-         "|" + kind_rates(platform) + "|" + std::to_string(buffer_depth) + (charged ? "|charged" : "");
+         "|" + kind_rates(platform) + "|" + std::to_string(buffer_depth) + (charged ? "|charged" : "") +
+         (platform.has_pcie_tree() ? "|pcie " + exact(platform.gpu_bus_bandwidth) + "/" + std::to_string(platform.gpus_per_switch) + "/" +
+                                         exact(platform.switch_bandwidth)
+                                   : "");
 }
 
 namespace {
@@ -543,7 +550,8 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
   if (!found) return found.error();
   if (*found) return **found;
   auto insert = c.prepare("INSERT INTO platforms (name, gpus, memory_bytes, bus_bandwidth, gpu_link_bandwidth, latency_ns, "
-                          "default_gflops, kind_gflops, description) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                          "default_gflops, kind_gflops, description, gpu_bus_bandwidth, gpus_per_switch, switch_bandwidth) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   if (!insert) return insert.error();
   insert->bind(1, p.name)
       .bind(2, std::int64_t{p.gpus})
@@ -553,7 +561,10 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
       .bind(6, p.latency_ns)
       .bind(7, p.default_gflops)
       .bind(8, kind_rates(p))
-      .bind(9, description);
+      .bind(9, description)
+      .bind(10, p.gpu_bus_bandwidth)
+      .bind(11, std::int64_t{p.gpus_per_switch})
+      .bind(12, p.switch_bandwidth);
   if (auto status = insert->run(); !status) return status.error();
   return c.last_insert_id();
 }

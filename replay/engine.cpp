@@ -10,6 +10,7 @@
 #endif
 
 #include "replay/channel.hpp"
+#include "replay/network.hpp"
 #include "schedulers/units.hpp"
 
 namespace tilelens {
@@ -49,6 +50,8 @@ struct Transfer {
   std::int32_t source = kFromHost;
   std::int64_t start_ns = 0;
   std::uint32_t channel = 0;
+  bool on_tree = false;       // crosses the PCIe tree (FluidNetwork) instead of one channel
+  FluidNetwork::Path path;
   WritebackCause cause = WritebackCause::Eviction;
 };
 
@@ -157,6 +160,13 @@ class Engine final : public MemoryView, public BufferView {
   std::vector<char> pushed_, popped_;
   std::vector<double> kind_rate_;
   std::vector<FluidChannel> channels_;
+  // The PCIe tree when the platform has one: per direction the host link, each switch's
+  // upstream link and each GPU's own link (indices into tree_).
+  FluidNetwork tree_;
+  std::uint32_t host_down_ = 0, host_up_ = 0;
+  std::vector<std::uint32_t> switch_down_, switch_up_, gpu_down_, gpu_up_;
+  FluidNetwork::Path tree_path(GpuId g, bool to_gpu) const;
+  void add_to_link(std::uint32_t id, double bytes);
   std::vector<Transfer> transfers_;
   std::vector<std::uint32_t> free_transfers_;
   std::deque<std::pair<std::int64_t, std::uint32_t>> joins_;  // transfers waiting out their latency
@@ -194,6 +204,22 @@ Result<ReplaySummary> Engine::run() {
   channels_.emplace_back(platform.bus_bandwidth);  // 1: GPUs to host
   if (platform.gpu_link_bandwidth > 0) {
     for (std::uint32_t i = 0; i < K_ * K_; ++i) channels_.emplace_back(platform.gpu_link_bandwidth);
+  }
+  if (platform.has_pcie_tree()) {
+    host_down_ = tree_.add_link(platform.bus_bandwidth);
+    host_up_ = tree_.add_link(platform.bus_bandwidth);
+    if (platform.gpus_per_switch > 0 && platform.switch_bandwidth > 0) {
+      for (GpuId s = 0; s < (K_ + platform.gpus_per_switch - 1) / platform.gpus_per_switch; ++s) {
+        switch_down_.push_back(tree_.add_link(platform.switch_bandwidth));
+        switch_up_.push_back(tree_.add_link(platform.switch_bandwidth));
+      }
+    }
+    if (platform.gpu_bus_bandwidth > 0) {
+      for (GpuId g = 0; g < K_; ++g) {
+        gpu_down_.push_back(tree_.add_link(platform.gpu_bus_bandwidth));
+        gpu_up_.push_back(tree_.add_link(platform.gpu_bus_bandwidth));
+      }
+    }
   }
   summary_.gpus.assign(K_, {});
   summary_.total_flops = w_.total_flops();
@@ -474,9 +500,24 @@ std::uint32_t Engine::start_transfer(const Transfer& transfer, double bytes) {
   if (options_.platform.latency_ns > 0) {
     joins_.emplace_back(now_ + options_.platform.latency_ns, id);
   } else {
-    channels_[transfer.channel].add(id, bytes, now_);
+    add_to_link(id, bytes);
   }
   return id;
+}
+
+void Engine::add_to_link(std::uint32_t id, double bytes) {
+  const Transfer& transfer = transfers_[id];
+  if (transfer.on_tree) tree_.add(id, bytes, transfer.path, now_);
+  else channels_[transfer.channel].add(id, bytes, now_);
+}
+
+FluidNetwork::Path Engine::tree_path(GpuId g, bool to_gpu) const {
+  FluidNetwork::Path path;
+  path.links[path.length++] = to_gpu ? host_down_ : host_up_;
+  const std::uint32_t per_switch = options_.platform.gpus_per_switch;
+  if (!switch_down_.empty()) path.links[path.length++] = to_gpu ? switch_down_[g / per_switch] : switch_up_[g / per_switch];
+  if (!gpu_down_.empty()) path.links[path.length++] = to_gpu ? gpu_down_[g] : gpu_up_[g];
+  return path;
 }
 
 void Engine::start_load(GpuId g, DataId d, std::int32_t source) {
@@ -487,6 +528,10 @@ void Engine::start_load(GpuId g, DataId d, std::int32_t source) {
   transfer.source = source;
   transfer.start_ns = now_;
   transfer.channel = source == kFromHost ? 0 : 2 + static_cast<std::uint32_t>(source) * K_ + g;
+  if (source == kFromHost && options_.platform.has_pcie_tree()) {
+    transfer.on_tree = true;
+    transfer.path = tree_path(g, true);
+  }
   open_loads_[open_load_[slot(g, d)]].source = source;
   start_transfer(transfer, bytes_of(d));
 }
@@ -498,6 +543,10 @@ void Engine::start_writeback(GpuId g, DataId d, WritebackCause cause) {
   transfer.gpu = g;
   transfer.start_ns = now_;
   transfer.channel = 1;
+  if (options_.platform.has_pcie_tree()) {
+    transfer.on_tree = true;
+    transfer.path = tree_path(g, false);
+  }
   transfer.cause = cause;
   writeback_from_[d] = static_cast<std::int32_t>(g);
   start_transfer(transfer, bytes_of(d));
@@ -603,6 +652,7 @@ void Engine::emit_load(GpuId g, DataId d, LoadKind kind, TaskId task) {
 std::int64_t Engine::next_event() const {
   std::int64_t next = FluidChannel::kNever;
   for (const auto& channel : channels_) next = std::min(next, channel.next_completion());
+  next = std::min(next, tree_.next_completion());
   if (!joins_.empty()) next = std::min(next, joins_.front().first);
   for (const Gpu& gpu : gpus_) {
     if (gpu.running) next = std::min(next, gpu.end_ns);
@@ -618,12 +668,14 @@ void Engine::step(std::int64_t now) {
     channel.advance(now);
     channel.take_completed(completed_);
   }
+  tree_.advance(now);
+  tree_.take_completed(completed_);
   std::sort(completed_.begin(), completed_.end());
   for (std::uint32_t id : completed_) finish_transfer(id);
   while (!joins_.empty() && joins_.front().first <= now) {
     const std::uint32_t id = joins_.front().second;
     joins_.pop_front();
-    channels_[transfers_[id].channel].add(id, bytes_of(transfers_[id].data), now);
+    add_to_link(id, bytes_of(transfers_[id].data));
   }
   for (GpuId g = 0; g < K_; ++g) {
     if (gpus_[g].running && gpus_[g].end_ns == now) finish_task(g);

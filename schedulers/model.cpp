@@ -276,6 +276,10 @@ std::string Platform::describe() const {
   std::string out = std::to_string(gpus) + " GPU" + (gpus > 1 ? "s" : "") + " x " + format_bytes(memory_bytes) +
                     ", bus " + format_bytes(bus_bandwidth) + "/s";
   if (gpu_link_bandwidth > 0) out += ", GPU links " + format_bytes(gpu_link_bandwidth) + "/s";
+  if (gpus_per_switch > 0 && switch_bandwidth > 0) {
+    out += ", " + std::to_string(gpus_per_switch) + " GPUs per " + format_bytes(switch_bandwidth) + "/s switch";
+  }
+  if (gpu_bus_bandwidth > 0) out += ", " + format_bytes(gpu_bus_bandwidth) + "/s per GPU link";
   if (latency_ns > 0) out += ", latency " + format_duration(latency_ns);
   char rate[64];
   std::snprintf(rate, sizeof rate, ", %.0f GFlop/s", default_gflops);
@@ -304,28 +308,32 @@ const std::vector<PlatformPreset>& platform_presets() {
     h100.bus_bandwidth = 55e9;
     h100.default_gflops = 34000;
     list.push_back({"h100", "the lent H100 as measured (REFERENCE.md): 34 TFLOP/s SGEMM on 960 tiles, 55 GB/s pinned bus, capped at 500 MiB", h100});
-    // darts Table 1 (measured values). The engine shares one host bus fluidly between all
-    // GPUs, so the multi-GPU presets give it the node's aggregate host bandwidth: the V100
-    // node's two 22 GB/s upstream links (four 12 GB/s GPU links behind two switches, darts
-    // Fig. 5), four 12 GB/s buses on the A100 node, two 13 GB/s on the P100 node. The per-GPU
-    // cap of a PCIe link is not modelled (see docs/replay.md).
-    const auto node = [&](const char* name, const char* summary, std::uint32_t gpus, double memory, double bus, double link,
-                          double gflops) {
+    // darts Table 1 (measured values).
+    const auto node = [&](const char* name, const char* summary, std::uint32_t gpus, double memory, double host, double link,
+                          double gflops, double gpu_bus, std::uint32_t per_switch, double switch_bus) {
       Platform p;
       p.name = name;
       p.gpus = gpus;
       p.memory_bytes = memory;
-      p.bus_bandwidth = bus;
+      p.bus_bandwidth = host;
       p.gpu_link_bandwidth = gpus > 1 ? link : 0;
       p.default_gflops = gflops;
+      p.gpu_bus_bandwidth = gpu_bus;
+      p.gpus_per_switch = per_switch;
+      p.switch_bandwidth = switch_bus;
       list.push_back({name, summary, p});
     };
-    node("v100-darts", "darts Table 1: one V100, 32 GB, 12 GB/s PCIe, 14,000 GFlop/s GEMM (2880 tiles)", 1, 32e9, 12e9, 24e9, 14000);
-    node("v100x4-darts", "darts Table 1 and Fig. 5: four V100 of 32 GB, 24 GB/s NVLinks, host bus 2 x 22 GB/s shared", 4, 32e9, 44e9, 24e9, 14000);
-    node("a100-darts", "darts Table 1: one A100, 40 GB, 12 GB/s PCIe, 18,000 GFlop/s GEMM (2880 tiles)", 1, 40e9, 12e9, 24e9, 18000);
-    node("a100x4-darts", "darts Table 1: four A100 of 40 GB, 24 GB/s NVLinks, one 12 GB/s bus each (48 GB/s shared)", 4, 40e9, 48e9, 24e9, 18000);
-    node("p100-darts", "darts Table 1: one P100, 16 GB, 13 GB/s PCIe, 6,700 GFlop/s GEMM (1920 tiles)", 1, 16e9, 13e9, 10e9, 6700);
-    node("p100x2-darts", "darts Table 1: two P100 of 16 GB, 10 GB/s NVLink, 13 GB/s bus each (26 GB/s shared)", 2, 16e9, 26e9, 10e9, 6700);
+    // One GPU: its PCIe link is the bus. Nodes: the measured PCIe tree (darts Fig. 5 for the
+    // V100 node: 12 GB/s per GPU, two GPUs per switch, 22 GB/s from each switch to the host,
+    // whose own link to RAM is "much higher": 100 GB/s here).
+    node("v100-darts", "darts Table 1: one V100, 32 GB, 12 GB/s PCIe, 14,000 GFlop/s GEMM (2880 tiles)", 1, 32e9, 12e9, 24e9, 14000, 0, 0, 0);
+    node("v100x4-darts", "darts Table 1 and Fig. 5: four V100 of 32 GB, 24 GB/s NVLinks, 12 GB/s PCIe each, 2 per 22 GB/s switch",
+         4, 32e9, 100e9, 24e9, 14000, 12e9, 2, 22e9);
+    node("a100-darts", "darts Table 1: one A100, 40 GB, 12 GB/s PCIe, 18,000 GFlop/s GEMM (2880 tiles)", 1, 40e9, 12e9, 24e9, 18000, 0, 0, 0);
+    node("a100x4-darts", "darts Table 1: four A100 of 40 GB, 24 GB/s NVLinks, one 12 GB/s PCIe bus each", 4, 40e9, 100e9, 24e9, 18000, 12e9,
+         0, 0);
+    node("p100-darts", "darts Table 1: one P100, 16 GB, 13 GB/s PCIe, 6,700 GFlop/s GEMM (1920 tiles)", 1, 16e9, 13e9, 10e9, 6700, 0, 0, 0);
+    node("p100x2-darts", "darts Table 1: two P100 of 16 GB, 10 GB/s NVLink, one 13 GB/s PCIe bus each", 2, 16e9, 100e9, 10e9, 6700, 13e9, 0, 0);
     return list;
   }();
   return presets;
@@ -344,6 +352,8 @@ Status check_platform(const Platform& platform, const Workload& workload) {
   if (platform.gpus == 0) return make_error("the platform needs at least one GPU");
   if (!(platform.memory_bytes > 0)) return make_error("the GPU memory must be greater than zero");
   if (!(platform.bus_bandwidth > 0)) return make_error("the bus bandwidth must be greater than zero");
+  if (platform.gpu_bus_bandwidth < 0 || platform.switch_bandwidth < 0) return make_error("PCIe bandwidths must not be negative");
+  if (platform.gpus_per_switch > 0 && !(platform.switch_bandwidth > 0)) return make_error("a PCIe switch needs a bandwidth");
   if (platform.latency_ns < 0) return make_error("the transfer latency must not be negative");
   if (!(platform.default_gflops > 0)) return make_error("the compute rate must be greater than zero");
   for (const auto& [kind, rate] : platform.kind_gflops) {

@@ -163,6 +163,13 @@ struct Platform {
   double memory_bytes = 500.0 * 1024 * 1024;
   double bus_bandwidth = 12e9;       // bytes per second, host to GPU and GPU to host
   double gpu_link_bandwidth = 0;     // bytes per second between two GPUs; 0: no direct link
+  // The PCIe tree of a node (darts Fig. 5), each direction: a host-GPU transfer crosses the
+  // host bus (bus_bandwidth), its switch's upstream link shared by `gpus_per_switch` GPUs,
+  // and the GPU's own link; shared max-min fairly. 0 leaves a level out.
+  double gpu_bus_bandwidth = 0;
+  std::uint32_t gpus_per_switch = 0;
+  double switch_bandwidth = 0;
+  bool has_pcie_tree() const { return gpu_bus_bandwidth > 0 || (gpus_per_switch > 0 && switch_bandwidth > 0); }
   std::int64_t latency_ns = 0;       // added to every transfer
   double default_gflops = 13393;     // rate of any kind not listed below
   std::map<std::string, double> kind_gflops;

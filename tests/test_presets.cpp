@@ -121,7 +121,8 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
     auto connection = db::Connection::open(file.path, db::Connection::Access::ReadWrite);
     REQUIRE(connection.ok());
     REQUIRE(connection->exec("ALTER TABLE metrics DROP COLUMN prepare_ns; ALTER TABLE metrics DROP COLUMN charged_ns; "
-                             "PRAGMA user_version = 1")
+                             "ALTER TABLE platforms DROP COLUMN gpu_bus_bandwidth; ALTER TABLE platforms DROP COLUMN gpus_per_switch; "
+                             "ALTER TABLE platforms DROP COLUMN switch_bandwidth; PRAGMA user_version = 1")
                 .ok());
   }
   auto reader = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);
@@ -135,6 +136,7 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
     REQUIRE(run.ok());
     REQUIRE(run->metrics.has_value());
     CHECK(run->metrics->summary.charged_ns == 0);
+    CHECK_FALSE(run->info.platform.has_pcie_tree());
     CHECK(run->metrics->summary.loads > 0);
   }
   auto connection = db::Connection::open(file.path, db::Connection::Access::ReadOnly);

@@ -167,6 +167,7 @@ const CommandSpec kReplay{
      {"bandwidth", "RATE", "host bus bandwidth, each direction: 12GB/s", ""},
      {"gpu-link", "RATE", "GPU-to-GPU link bandwidth (0 for none)", ""},
      {"latency", "TIME", "latency added to each transfer: 10us", ""},
+     {"pcie", "N:SWITCH:GPU", "PCIe tree: N GPUs per switch of SWITCH bandwidth, GPU's own link: 2:22GB/s:12GB/s (0:0:12GB/s: no switch)", ""},
      {"rate", "[KIND=]RATE,...", "compute rate, for all kinds or per kind: 13393GFlop/s or POTRF=2TFlop/s", ""},
      {"buffer", "DEPTH", "tasks a GPU holds (running one included); 1 = no prefetch window", "4"},
      {"charge-scheduling", "", "delay the start by the scheduler's prepare() wall time (fgcs \"HFP with sched. time\")", ""},
@@ -219,6 +220,24 @@ Result<ReplaySetup> resolve_replay(const ParsedArgs& args) {
       if (!link) return make_error("--gpu-link: " + link.error().message);
       p.gpu_link_bandwidth = *link;
     }
+  }
+  if (args.has("pcie")) {
+    const std::string text = args.get("pcie");
+    const auto first = text.find(':'), second = text.find(':', first == std::string::npos ? 0 : first + 1);
+    if (first == std::string::npos || second == std::string::npos) {
+      return make_error("--pcie: expected GPUS_PER_SWITCH:SWITCH_RATE:GPU_RATE, as 2:22GB/s:12GB/s (got '" + text + "')");
+    }
+    auto per_switch = parse_integer(text.substr(0, first));
+    const std::string switch_text = text.substr(first + 1, second - first - 1), gpu_text = text.substr(second + 1);
+    auto switch_rate = switch_text == "0" ? Result<double>(0.0) : parse_bandwidth(switch_text);
+    auto gpu_rate = gpu_text == "0" ? Result<double>(0.0) : parse_bandwidth(gpu_text);
+    if (!per_switch || *per_switch < 0 || *per_switch > 1024) return make_error("--pcie: GPUs per switch must be 0 to 1024 (got '" + text + "')");
+    if (!switch_rate) return make_error("--pcie: switch bandwidth: " + switch_rate.error().message);
+    if (!gpu_rate) return make_error("--pcie: GPU link bandwidth: " + gpu_rate.error().message);
+    if ((*per_switch > 0) != (*switch_rate > 0)) return make_error("--pcie: a switch needs both a GPU count and a bandwidth (got '" + text + "')");
+    p.gpus_per_switch = static_cast<std::uint32_t>(*per_switch);
+    p.switch_bandwidth = *switch_rate;
+    p.gpu_bus_bandwidth = *gpu_rate;
   }
   if (args.has("latency")) {
     auto latency = parse_duration_ns(args.get("latency"));

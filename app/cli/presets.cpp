@@ -41,9 +41,9 @@ SweepPreset darts_preset(std::string name, std::string figure, std::string title
   return preset;
 }
 
-// The 2022 slides (independent tasks on 2 or 4 V100): M = 500 MB, 960 tiles, the node's PCIe
-// (12 GB/s per GPU, here the aggregate bus), EAGER, DMDAR, the hMETIS partitioner (ours uses
-// METIS, see docs/schedulers.md), DARTS + LUF and DARTS with OPTI.
+// The 2022 slides (independent tasks on 2 or 4 V100): M = 500 MB, 960 tiles, the V100 node's
+// PCIe tree (darts Fig. 5: 12 GB/s per GPU, two GPUs per 22 GB/s switch), EAGER, DMDAR, the
+// hMETIS partitioner (ours uses METIS, see docs/schedulers.md), DARTS + LUF and DARTS with OPTI.
 SweepPreset slides_preset(std::string name, std::string title, std::string workload, int gpus, std::string memory,
                           std::string claims) {
   SweepPreset preset{std::move(name),
@@ -54,7 +54,8 @@ SweepPreset slides_preset(std::string name, std::string title, std::string workl
                       {"platform", "v100-fgcs"},
                       {"gpus", std::to_string(gpus)},
                       {"memory", std::move(memory)},
-                      {"bandwidth", std::to_string(12 * gpus) + "GB/s"}},
+                      {"bandwidth", "100GB/s"},
+                      {"pcie", "2:22GB/s:12GB/s"}},
                      {{"EAGER", "eager/lru"},
                       {"DMDAR", "dmdar/lru"},
                       {"hMETIS+Ready", "partition/lru"},

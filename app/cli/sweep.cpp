@@ -42,6 +42,7 @@ const CommandSpec kSweep{
      {"bandwidth", "RATE", "host bus bandwidth", ""},
      {"gpu-link", "RATE", "GPU-to-GPU bandwidth (0 for none)", ""},
      {"latency", "TIME", "latency of each transfer", ""},
+     {"pcie", "N:SWITCH:GPU", "PCIe tree, as replay --pcie", ""},
      {"rate", "[KIND=]RATE,...", "compute rates", ""},
      {"buffer", "LIST", "task buffer depths: 1,4", "4"},
      {"charge-scheduling", "", "charge every run's prepare() time to its makespan (as +time does for one entry)", ""},
@@ -293,7 +294,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (workloads.empty()) return fail(err, "--workload: no workload given");
 
   std::vector<std::string> shared = {"--platform", parsed->get("platform")};
-  for (const char* name : {"bandwidth", "gpu-link", "latency", "rate"}) {
+  for (const char* name : {"bandwidth", "gpu-link", "latency", "rate", "pcie"}) {
     if (parsed->has(name)) shared.insert(shared.end(), {std::string("--") + name, parsed->get(name)});
   }
   std::vector<Job> jobs;
@@ -339,7 +340,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   // same sweep and resumes it.
   std::string sweep_spec = preset_name.empty() ? "" : "--preset=" + preset_name;
   for (const char* name : {"workload", "scheduler", "eviction", "platform", "memory", "gpus", "bandwidth", "gpu-link", "latency",
-                           "rate", "buffer", "charge-scheduling", "seeds", "metrics-only"}) {
+                           "rate", "pcie", "buffer", "charge-scheduling", "seeds", "metrics-only"}) {
     if (parsed->has(name) || !parsed->get(name).empty()) sweep_spec += std::string(sweep_spec.empty() ? "" : " ") + "--" + name + "=" + parsed->get(name);
   }
   auto store = db::Store::open(parsed->get("db"));
