@@ -420,6 +420,17 @@ Store::~Store() = default;
 const std::string& Store::path() const { return impl_->connection.path(); }
 
 Result<Store> Store::open(const std::string& path, OpenMode mode) {
+  if (mode == OpenMode::ReadOnlyUpgrading) {
+    auto reader = open(path, OpenMode::ReadOnly);
+    if (reader) return reader;
+    std::int64_t version = 0;
+    if (auto connection = Connection::open(path, Connection::Access::ReadOnly)) {
+      if (auto found = connection->query_integer("PRAGMA user_version")) version = *found;
+    }
+    if (version <= 0 || version >= kSchemaVersion) return reader;  // not an older tilelens file: that error stands
+    if (auto upgraded = open(path, OpenMode::ReadWrite); !upgraded) return upgraded.error();
+    return open(path, OpenMode::ReadOnly);
+  }
   if (auto status = check_database_file(path); !status) return status.error();
   const bool writable = mode == OpenMode::ReadWrite;
   std::error_code ec;

@@ -116,7 +116,9 @@ class RunWriter final : public ReplayObserver {
 
 class Store {
  public:
-  enum class OpenMode { ReadOnly, ReadWrite };
+  // ReadOnlyUpgrading reads like ReadOnly, but upgrades a file of an older schema version in
+  // place first (one read-write open), as the app and the CLI's reading commands do.
+  enum class OpenMode { ReadOnly, ReadWrite, ReadOnlyUpgrading };
   // Opens or creates the database, checks that it is a tilelens database of a version this
   // build reads, and upgrades an older schema (read-write only).
   static Result<Store> open(const std::string& path, OpenMode mode = OpenMode::ReadWrite);

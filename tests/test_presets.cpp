@@ -129,6 +129,20 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
   REQUIRE_FALSE(reader.ok());
   CHECK_THAT(reader.error().message, Catch::Contains("schema version 1") && Catch::Contains("read-write once"));
   {
+    // The app and the reading commands upgrade first, then read.
+    auto upgrading = db::Store::open(file.path, db::Store::OpenMode::ReadOnlyUpgrading);
+    INFO((upgrading.ok() ? "" : upgrading.error().message));
+    REQUIRE(upgrading.ok());
+    CHECK(upgrading->list_runs()->size() == 1);
+  }
+  // A file that is not a tilelens database is still refused by the upgrading open.
+  TempFile junk("junk-upgrade.db");
+  {
+    std::ofstream out(junk.path);
+    out << "plain text, not a database";
+  }
+  CHECK_FALSE(db::Store::open(junk.path, db::Store::OpenMode::ReadOnlyUpgrading).ok());
+  {
     auto store = db::Store::open(file.path);
     INFO((store.ok() ? "" : store.error().message));
     REQUIRE(store.ok());

@@ -233,7 +233,7 @@ int cmd_results(const std::vector<std::string>& args, std::ostream& out, std::os
     return 0;
   }
   if (!parsed->has("db")) return fail(err, "--db FILE is required; see tilelens results --help");
-  auto store = db::Store::open(parsed->get("db"), db::Store::OpenMode::ReadOnly);
+  auto store = db::Store::open(parsed->get("db"), db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, "--db: " + store.error().message);
   auto text = results_text(*store);
   if (!text) return fail(err, text.error().message);

@@ -110,7 +110,7 @@ Status parse_filter(const ParsedArgs& args, db::RunFilter& filter) {
 int runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   db::RunFilter filter;
   if (auto status = parse_filter(args, filter); !status) return fail(err, status.error().message);
-  auto store = open_store(args, db::Store::OpenMode::ReadOnly);
+  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, store.error().message);
   auto runs = store->load_runs(filter);
   if (!runs) return fail(err, runs.error().message);
@@ -140,7 +140,7 @@ int runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!id) return fail(err, id.error().message);
   auto count = parse_integer(args.get("tasks"));
   if (!count || *count < 0) return fail(err, "--tasks must be a count of zero or more");
-  auto store = open_store(args, db::Store::OpenMode::ReadOnly);
+  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, store.error().message);
   auto run = store->load_run(*id);
   if (!run) return fail(err, run.error().message);
@@ -270,7 +270,7 @@ int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metri
 }
 
 int runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  auto store = open_store(args, db::Store::OpenMode::ReadOnly);
+  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, store.error().message);
   if (args.has("sweep")) {
     auto sweep = parse_id(args.get("sweep"), "--sweep");
@@ -427,7 +427,7 @@ Result<LoadedRun> load_whole_run(db::Store& store, const ParsedArgs& args) {
 }
 
 int export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  auto store = open_store(args, db::Store::OpenMode::ReadOnly);
+  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, store.error().message);
   const int chosen = (args.has("run") ? 1 : 0) + (args.has("sweep") ? 1 : 0) + (args.has("all") ? 1 : 0);
   if (chosen != 1) return fail(err, "give exactly one of --run ID, --sweep ID or --all");
@@ -460,7 +460,7 @@ int export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
 }
 
 int export_trace(const ParsedArgs& args, std::ostream& out, std::ostream& err, bool paje) {
-  auto store = open_store(args, db::Store::OpenMode::ReadOnly);
+  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, store.error().message);
   auto loaded = load_whole_run(*store, args);
   if (!loaded) return fail(err, loaded.error().message);

@@ -54,7 +54,7 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
     bool good = false;
     const qlonglong sweep = args.value("sweep").toLongLong(&good);
     if (!good || sweep <= 0) return fail("--export curves needs --sweep ID (got '" + args.value("sweep") + "')");
-    auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
     if (!store) return fail(QString::fromStdString(store.error().message));
     auto curves = sweep_curves(*store, sweep);
     if (!curves) return fail("--sweep " + QString::number(sweep) + ": " + QString::fromStdString(curves.error().message));
@@ -71,7 +71,7 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
   if (!ok) return fail("--run: expected run ids, as 3 or 1,2,3 (got '" + args.value("run") + "')");
   if ((view == "tile-order" || view == "timeline") && ids.size() != 1) return fail("--export " + view + " takes one --run");
   if (view == "difference" && ids.size() != 2) return fail("--export difference takes two runs: --run A,B");
-  auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnly);
+  auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(QString::fromStdString(store.error().message));
   std::vector<std::shared_ptr<const RunData>> runs;
   for (std::int64_t id : ids) {
@@ -103,6 +103,7 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
         TileOptions options;
         options.mode = default_color_mode(*runs[k]);
         options.dark = dark;
+        options.per_gpu = args.isSet("per-gpu");
         figures[k]->paint(painter, QRectF(area.left() + width * static_cast<double>(k), area.top(), width, area.height()), options);
       }
     };
@@ -124,7 +125,7 @@ int bench(const QString& folder) {
     return fail(QString::fromStdString(err.str()));
   }
   const double store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_store).count();
-  auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
+  auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(QString::fromStdString(store.error().message));
   const auto begin_open = std::chrono::steady_clock::now();
   auto run = load_run_data(*store, 1);
@@ -179,6 +180,7 @@ int main(int argc, char** argv) {
   args.addOption({"out", "the file --export writes: .png, .svg or .pdf", "FILE"});
   args.addOption({"size", "the exported figure's size in pixels (default 900x960 per run)", "WxH"});
   args.addOption({"dark", "dark palette (windows and exports)"});
+  args.addOption({"per-gpu", "--export tile-order/side-by-side: one panel set per GPU (darts Fig. 13)"});
   args.addOption({"example-db", "where the example database is (default: the user's data folder)", "FILE"});
   args.addOption({"screenshot", "show the window, save a screenshot of it to FILE, and exit", "FILE"});
   args.addOption({"show", "open these runs at start: 3, or 2,3 side by side", "IDS"});
@@ -198,7 +200,7 @@ int main(int argc, char** argv) {
     if (!window.open_database(example, true)) return fail("cannot open the example database " + example);
     window.show_runs(kExampleComparison);
   } else if (!window.open_database(database, true)) {
-    auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
     return fail(store ? "cannot open " + database : QString::fromStdString(store.error().message));
   }
   if (args.isSet("show")) {

@@ -142,7 +142,7 @@ void MainWindow::build_menus() {
 }
 
 bool MainWindow::open_database(const QString& path, bool quiet) {
-  auto store = db::Store::open(path.toStdString(), db::Store::OpenMode::ReadOnly);
+  auto store = db::Store::open(path.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) {
     if (!quiet) QMessageBox::warning(this, "tilelens", QString::fromStdString(store.error().message));
     return false;

@@ -52,6 +52,11 @@ TileControls::TileControls(std::vector<TileView*> views, std::uint32_t tasks, QW
   numbers->setChecked(options_.numbers);
   auto* loads = new QCheckBox("loads");
   loads->setChecked(options_.loads);
+  auto* per_gpu = new QCheckBox("per GPU");
+  per_gpu->setToolTip("One panel set per GPU (darts Fig. 13)");
+  std::uint32_t most_gpus = 1;
+  for (TileView* view : views_) most_gpus = std::max(most_gpus, view->run()->gpus);
+  per_gpu->setEnabled(most_gpus > 1);
   auto* play = new QPushButton("Play");
   play->setToolTip("Replay the order step by step (Space)");
   play->setShortcut(Qt::Key_Space);
@@ -66,6 +71,7 @@ TileControls::TileControls(std::vector<TileView*> views, std::uint32_t tasks, QW
   layout->addWidget(chunk);
   layout->addWidget(numbers);
   layout->addWidget(loads);
+  layout->addWidget(per_gpu);
   layout->addWidget(play);
   layout->addWidget(slider_, 1);
   layout->addWidget(shown);
@@ -85,6 +91,10 @@ TileControls::TileControls(std::vector<TileView*> views, std::uint32_t tasks, QW
   });
   connect(loads, &QCheckBox::toggled, this, [this](bool on) {
     options_.loads = on;
+    apply();
+  });
+  connect(per_gpu, &QCheckBox::toggled, this, [this](bool on) {
+    options_.per_gpu = on;
     apply();
   });
   connect(slider_, &QSlider::valueChanged, this, [this, shown, tasks](int value) {

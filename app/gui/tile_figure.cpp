@@ -53,12 +53,22 @@ TileFigure::TileFigure(const RunData& run) : run_(run) {
   if (panel_k_.empty()) panel_k_.push_back(0);
 }
 
+std::size_t TileFigure::panel_count(const TileOptions& options) const {
+  return panel_k_.size() * (split_by_gpu(options) ? run_.gpus : 1);
+}
+
+// With one panel set per GPU, GPU g's panels come after those of GPUs 0..g-1.
+std::uint32_t TileFigure::panel_of(TaskId task, const TileOptions& options) const {
+  if (!split_by_gpu(options)) return panel_of_[task];
+  return run_.gpu_of[task] * static_cast<std::uint32_t>(panel_k_.size()) + panel_of_[task];
+}
+
 TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& options) const {
   Geometry g;
   const double title_height = options.title ? std::clamp(area.height() * 0.05, 14.0, 28.0) : 0.0;
   g.title = QRectF(area.left(), area.top(), area.width(), title_height);
   const QRectF body(area.left(), area.top() + title_height, area.width(), area.height() - title_height);
-  const std::size_t count = panel_k_.size();
+  const std::size_t count = panel_count(options);
   const auto panel_cols = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(count) * body.width() / std::max(1.0, body.height()))));
   const std::size_t across = std::clamp<std::size_t>(panel_cols, 1, count);
   const std::size_t down = (count + across - 1) / across;
@@ -112,7 +122,7 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
     painter.setPen(ink);
     painter.drawText(g.title, Qt::AlignCenter, QFontMetricsF(font).elidedText(title, Qt::ElideRight, g.title.width()));
   }
-  const bool margins = panel_k_.size() == 1 && options.loads;
+  const bool margins = panel_count(options) == 1 && options.loads;
   for (std::size_t p = 0; p < g.panels.size(); ++p) paint_panel(painter, g.panels[p], g.cell, p, margins, options);
   if (options.mode == ColorMode::Chunks && !g.panels.empty() && run_.workload.largest_data_bytes() > 0) {
     // darts Figs. 8-9: a black square in the first panel's top-right corner whose area is the
@@ -143,13 +153,14 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
     for (std::int32_t r = 0; r <= rows_; ++r) painter.drawLine(QPointF(grid.left(), grid.top() + r * cell), QPointF(grid.right(), grid.top() + r * cell));
     for (std::int32_t c = 0; c <= cols_; ++c) painter.drawLine(QPointF(grid.left() + c * cell, grid.top()), QPointF(grid.left() + c * cell, grid.bottom()));
   }
-  if (panel_k_.size() > 1 && cell * rows_ > 40) {
+  if (panel_count(options) > 1 && cell * rows_ > 40) {
     QFont font = painter.font();
     font.setPixelSize(static_cast<int>(std::clamp(cell * 0.9, 7.0, 14.0)));
     painter.setFont(font);
     painter.setPen(options.dark ? QColor(200, 200, 200) : QColor(80, 80, 80));
     painter.drawText(QRectF(grid.left(), grid.top() - cell * 1.3, grid.width(), cell * 1.2), Qt::AlignLeft | Qt::AlignBottom,
-                     QString("k = %1").arg(panel_k_[panel]));
+                     split_by_gpu(options) ? QString("GPU %1, k = %2").arg(panel / panel_k_.size()).arg(panel_k_[panel % panel_k_.size()])
+                                           : QString("k = %1").arg(panel_k_[panel]));
   }
   const auto& tasks = run_.workload.tasks();
   const bool numbers = options.numbers && cell >= 18;
@@ -157,7 +168,7 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
   number_font.setPixelSize(static_cast<int>(std::max(7.0, cell * 0.32)));
   const double stroke = std::max(1.0, cell * 0.07);
   for (TaskId t = 0; t < tasks.size(); ++t) {
-    if (panel_of_[t] != panel) continue;
+    if (panel_of(t, options) != panel) continue;
     const std::uint32_t order = run_.order_of[t];
     if (order == kNoId || order >= options.limit) continue;
     const QRectF tile(grid.left() + tasks[t].j * cell, grid.top() + tasks[t].i * cell, cell, cell);
@@ -212,7 +223,7 @@ std::optional<TaskId> TileFigure::task_at(const QRectF& area, QPointF point, con
     const auto i = static_cast<std::int32_t>((point.y() - grid.top()) / g.cell);
     const auto& tasks = run_.workload.tasks();
     for (TaskId t = 0; t < tasks.size(); ++t) {
-      if (panel_of_[t] == p && tasks[t].i == i && tasks[t].j == j && run_.order_of[t] != kNoId && run_.order_of[t] < options.limit) return t;
+      if (panel_of(t, options) == p && tasks[t].i == i && tasks[t].j == j && run_.order_of[t] != kNoId && run_.order_of[t] < options.limit) return t;
     }
   }
   return std::nullopt;
@@ -221,7 +232,7 @@ std::optional<TaskId> TileFigure::task_at(const QRectF& area, QPointF point, con
 QRectF TileFigure::tile_rect(const QRectF& area, TaskId task, const TileOptions& options) const {
   if (task >= panel_of_.size()) return {};
   const Geometry g = layout(area, options);
-  const QRectF& grid = g.panels[panel_of_[task]];
+  const QRectF& grid = g.panels[panel_of(task, options)];
   const Task& t = run_.workload.tasks()[task];
   return QRectF(grid.left() + t.j * g.cell, grid.top() + t.i * g.cell, g.cell, g.cell);
 }

@@ -34,6 +34,7 @@ struct TileOptions {
   std::uint32_t limit = UINT32_MAX;  // draw only the tasks of order < limit (step-by-step replay)
   std::optional<TaskId> highlight;
   bool dark = false;          // dark background palette
+  bool per_gpu = false;       // one panel set per GPU (darts Fig. 13)
 };
 
 // Default colour mode for a run: chunks for the task graphs (darts), order otherwise (fgcs).
@@ -51,7 +52,7 @@ class TileFigure {
   // The fill colour of a task's tile.
   QColor task_color(TaskId task, const TileOptions& options) const;
 
-  std::size_t panels() const { return panel_k_.size(); }
+  std::size_t panels(const TileOptions& options = {}) const { return panel_count(options); }
   const RunData& run() const { return run_; }
 
  private:
@@ -62,6 +63,9 @@ class TileFigure {
     std::vector<QRectF> panels;  // the grid area of each panel
   };
   Geometry layout(const QRectF& area, const TileOptions& options) const;
+  bool split_by_gpu(const TileOptions& options) const { return options.per_gpu && run_.gpus > 1; }
+  std::size_t panel_count(const TileOptions& options) const;
+  std::uint32_t panel_of(TaskId task, const TileOptions& options) const;
   void paint_panel(QPainter& painter, const QRectF& grid, double cell, std::size_t panel, bool margins,
                    const TileOptions& options) const;
 

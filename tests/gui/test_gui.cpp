@@ -138,6 +138,17 @@ class GuiTests : public QObject {
     QVERIFY(run.ok());
     TileFigure figure(*run);
     QCOMPARE(figure.panels(), std::size_t{6});  // one per Cholesky iteration
+    TileOptions split;
+    split.per_gpu = true;
+    QCOMPARE(figure.panels(split), std::size_t{12});  // and one set per GPU (two GPUs)
+    // A task of GPU 1 is drawn in GPU 1's set, the second half of the panels.
+    for (TaskId t = 0; t < run->workload.task_count(); ++t) {
+      if (run->gpu_of[t] != 1 || run->order_of[t] == kNoId) continue;
+      const QRectF area(0, 0, 1200, 600);
+      const QRectF rect = figure.tile_rect(area, t, split);
+      QCOMPARE(*figure.task_at(area, rect.center(), split), t);
+      break;
+    }
     const PaintFunction paint = [&](QPainter& painter, const QRectF& area) { figure.paint(painter, area, TileOptions{}); };
     const QString png = dir_.filePath("f.png"), svg = dir_.filePath("f.svg"), pdf = dir_.filePath("f.pdf");
     QCOMPARE(export_figure(paint, QSize(640, 480), png), QString());
