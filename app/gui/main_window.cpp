@@ -20,6 +20,8 @@
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QPointer>
+#include <QThread>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <set>
@@ -186,19 +188,6 @@ void MainWindow::reload_runs() {
 
 int MainWindow::run_count() const { return model_->rowCount(); }
 
-std::shared_ptr<const RunData> MainWindow::run_data(std::int64_t id) {
-  if (auto found = cache_.find(id); found != cache_.end()) return found->second;
-  if (!store_) return nullptr;
-  auto loaded = load_run_data(*store_, id);
-  if (!loaded) {
-    QMessageBox::warning(this, "tilelens", QString::fromStdString(loaded.error().message));
-    return nullptr;
-  }
-  auto shared = std::make_shared<const RunData>(std::move(*loaded));
-  cache_[id] = shared;
-  return shared;
-}
-
 void MainWindow::selection_changed() {
   std::set<std::int64_t> ids;
   for (const QModelIndex& index : table_->selectionModel()->selectedRows()) {
@@ -218,12 +207,61 @@ void MainWindow::show_runs(const std::vector<std::int64_t>& ids) {
       return;
     }
   }
-  std::vector<std::shared_ptr<const RunData>> runs;
+  std::vector<std::int64_t> missing;
   for (std::int64_t id : ids) {
-    auto run = run_data(id);
-    if (!run) return;
-    runs.push_back(std::move(run));
+    if (!cache_.count(id)) missing.push_back(id);
   }
+  if (missing.empty()) {
+    add_run_page(ids, key, name);
+    return;
+  }
+  // Runs are read on a worker thread with its own connection; a placeholder tab holds the
+  // place and the page replaces it when the runs arrive.
+  QPointer<QLabel> placeholder = new QLabel("Loading " + name + "...");
+  placeholder->setAlignment(Qt::AlignCenter);
+  placeholder->setObjectName(key);
+  tabs_->setCurrentIndex(tabs_->addTab(placeholder, name));
+  auto loaded = std::make_shared<std::vector<std::shared_ptr<const RunData>>>();
+  auto error = std::make_shared<std::string>();
+  const std::string path = path_.toStdString();
+  QThread* worker = QThread::create([path, missing, loaded, error] {
+    auto store = db::Store::open(path, db::Store::OpenMode::ReadOnly);
+    if (!store) {
+      *error = store.error().message;
+      return;
+    }
+    for (std::int64_t id : missing) {
+      auto run = load_run_data(*store, id);
+      if (!run) {
+        *error = run.error().message;
+        return;
+      }
+      loaded->push_back(std::make_shared<const RunData>(std::move(*run)));
+    }
+  });
+  ++loading_;
+  connect(worker, &QThread::finished, this, [this, worker, loaded, error, ids, key, name, placeholder, path] {
+    worker->deleteLater();
+    --loading_;
+    const int index = placeholder ? tabs_->indexOf(placeholder) : -1;  // the user may have closed it
+    if (index >= 0) {
+      tabs_->removeTab(index);
+      placeholder->deleteLater();
+    }
+    if (path != path_.toStdString()) return;  // another database was opened meanwhile
+    if (!error->empty()) {
+      QMessageBox::warning(this, "tilelens", QString::fromStdString(*error));
+      return;
+    }
+    for (const auto& run : *loaded) cache_[run->run.info.id] = run;
+    if (index >= 0) add_run_page(ids, key, name);
+  });
+  worker->start();
+}
+
+void MainWindow::add_run_page(const std::vector<std::int64_t>& ids, const QString& key, QString name) {
+  std::vector<std::shared_ptr<const RunData>> runs;
+  for (std::int64_t id : ids) runs.push_back(cache_.at(id));
   QWidget* page = nullptr;
   if (runs.size() == 1) {
     auto* run_page = new RunPage(runs.front());

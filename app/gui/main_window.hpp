@@ -37,6 +37,8 @@ class MainWindow : public QMainWindow {
   // File > Replay: replays into the open database (or a new one) and lists the runs as they land.
   void open_replay_dialog();
   int run_count() const;
+  // Runs being read on worker threads (their tabs show a placeholder meanwhile).
+  int loading() const { return loading_; }
   QTabWidget* tabs() const { return tabs_; }
   QTableView* run_table() const { return table_; }
   void set_dark(bool dark);
@@ -53,7 +55,7 @@ class MainWindow : public QMainWindow {
   void selection_changed();
   void remember_recent(const QString& path);
   void refresh_recent_menu();
-  std::shared_ptr<const RunData> run_data(std::int64_t id);
+  void add_run_page(const std::vector<std::int64_t>& ids, const QString& key, QString name);
 
   std::optional<db::Store> store_;
   QString path_;
@@ -66,6 +68,7 @@ class MainWindow : public QMainWindow {
   QMenu* sweeps_menu_ = nullptr;
   QLabel* status_ = nullptr;
   bool dark_ = false;
+  int loading_ = 0;
   std::map<std::int64_t, std::shared_ptr<const RunData>> cache_;
 };
 

@@ -167,8 +167,11 @@ class GuiTests : public QObject {
     QVERIFY(window.open_database(db_, true));
     QCOMPARE(window.run_count(), 3);
     window.show_runs({1});
+    // Runs load on a worker thread: a placeholder first, the page once they arrive.
+    QTRY_VERIFY(window.loading() == 0);
     QVERIFY(dynamic_cast<RunPage*>(window.tabs()->currentWidget()) != nullptr);
     window.show_runs({1, 2});
+    QTRY_VERIFY(window.loading() == 0);
     auto* compare = dynamic_cast<ComparePage*>(window.tabs()->currentWidget());
     QVERIFY(compare != nullptr);
     QCOMPARE(compare->views().size(), std::size_t{2});
@@ -275,6 +278,7 @@ class GuiTests : public QObject {
     MainWindow window;
     QVERIFY(window.open_database(db_, true));
     window.run_table()->selectRow(0);
+    QTRY_VERIFY(window.loading() == 0);
     QCOMPARE(window.tabs()->count(), 1);
     QVERIFY(dynamic_cast<RunPage*>(window.tabs()->currentWidget()) != nullptr);
   }
