@@ -374,6 +374,7 @@ void Engine::issue_requests(GpuId g) {
         ++gpu.summary.allocations;
         ++summary_.allocations;
         timed(summary_.eviction_ns, [&] { policy_.on_inserted(g, d); });
+        timed(summary_.scheduling_ns, [&] { scheduler_.on_data_loaded(g, d); });
         if (observer_) observer_->on_allocation({d, g, now_, task});
       }
     }
@@ -423,6 +424,8 @@ void Engine::evict(GpuId g, DataId d, TaskId for_task) {
     gpus_[g].pending_free += bytes_of(d);
     evict_for_[slot(g, d)] = for_task;
     if (writeback_from_[d] < 0) start_writeback(g, d, WritebackCause::Eviction);
+    // The scheduler sees the copy as gone from now on (MemoryView says Absent).
+    timed(summary_.scheduling_ns, [&] { scheduler_.on_data_evicted(g, d); });
     return;
   }
   free_copy(g, d, for_task, EvictionCause::Capacity, false);
@@ -431,6 +434,7 @@ void Engine::evict(GpuId g, DataId d, TaskId for_task) {
 void Engine::free_copy(GpuId g, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
   Gpu& gpu = gpus_[g];
   Copy& copy = copy_[slot(g, d)];
+  const bool reported = copy == Copy::Evicting;  // told to the scheduler when its write-back began
   if (copy == Copy::Evicting) gpu.pending_free -= bytes_of(d);
   copy = Copy::Absent;
   gpu.used -= bytes_of(d);
@@ -444,11 +448,12 @@ void Engine::free_copy(GpuId g, DataId d, TaskId for_task, EvictionCause cause, 
     ++summary_.invalidations;
   }
   if (observer_) observer_->on_eviction({d, g, now_, cause, for_task, wrote_back});
-  timed(summary_.scheduling_ns, [&] { scheduler_.on_data_evicted(g, d); });
+  if (!reported) timed(summary_.scheduling_ns, [&] { scheduler_.on_data_evicted(g, d); });
 }
 
 void Engine::request_load(GpuId g, DataId d) {
   copy_[slot(g, d)] = Copy::Loading;
+  timed(summary_.scheduling_ns, [&] { scheduler_.on_load_requested(g, d); });
   std::uint32_t open = 0;
   if (!free_open_loads_.empty()) {
     open = free_open_loads_.back();

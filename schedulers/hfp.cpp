@@ -19,7 +19,7 @@
 #include <cmath>
 #include <set>
 
-#include "schedulers/ready.hpp"
+#include "schedulers/queue_server.hpp"
 #include "schedulers/static_order.hpp"
 
 namespace tilelens {
@@ -373,71 +373,43 @@ class Packer {
 
 class Hfp final : public Scheduler, public TaskFuture {
  public:
-  Hfp(HfpOptions options, bool ready, bool steal) : options_(options), ready_(ready), steal_(steal) {}
+  Hfp(HfpOptions options, QueueServer::Options serving) : options_(options), serving_(serving) {}
 
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) override {
     workload_ = &workload;
-    context_ = &context;
     options_.memory_bytes = platform.memory_bytes;
     options_.packages = platform.gpus;
-    HfpPacking packing = hfp_pack(workload, options_);
-    queues_.assign(platform.gpus, {});
+    const HfpPacking packing = hfp_pack(workload, options_);
     uses_.assign(platform.gpus, {});
-    for (GpuId g = 0; g < platform.gpus; ++g) {
-      uses_[g].reset(workload.data_count());
-      if (g < packing.packages.size()) {
-        for (TaskId task : packing.packages[g]) append(g, task);
+    for (auto& uses : uses_) uses.reset(workload.data_count());
+    server_.reset(workload, platform.gpus, *context.memory, serving_, [this](GpuId g, TaskId task, std::size_t position) {
+      for (const Access& access : workload_->accesses(task)) {
+        if (reads(access.mode)) uses_[g].append(access.data, position);
       }
+    });
+    for (GpuId g = 0; g < platform.gpus && g < packing.packages.size(); ++g) {
+      for (TaskId task : packing.packages[g]) server_.append(g, task);
     }
-    pushed_.assign(workload.task_count(), 0);
   }
 
-  void push(TaskId task) override { pushed_[task] = 1; }
-
-  std::optional<TaskId> pop(GpuId gpu) override {
-    auto position = select(gpu);
-    if (!position && steal_ && steal(gpu)) position = select(gpu);
-    if (!position) return std::nullopt;
-    return queues_[gpu].take(*position);
-  }
+  void push(TaskId task) override { server_.push(task); }
+  std::optional<TaskId> pop(GpuId gpu) override { return server_.pop(gpu); }
+  void on_load_requested(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Loading); }
+  void on_data_loaded(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Resident); }
+  void on_data_evicted(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Absent); }
 
   const TaskFuture* future() const override { return this; }
   std::uint64_t next_use(GpuId gpu, DataId data) const override {
-    const TaskQueue& queue = queues_[gpu];
+    const TaskQueue& queue = server_.queue(gpu);
     return uses_[gpu].next(data, [&](std::uint64_t position) { return queue.taken(position); });
   }
 
  private:
-  void append(GpuId g, TaskId task) {
-    const std::uint64_t position = queues_[g].end_position();
-    queues_[g].push_back(task);
-    for (const Access& access : workload_->accesses(task)) {
-      if (reads(access.mode)) uses_[g].append(access.data, position);
-    }
-  }
-
-  std::optional<std::size_t> select(GpuId g) {
-    TaskQueue& queue = queues_[g];
-    const auto eligible = [this](TaskId task) { return pushed_[task] != 0; };
-    if (ready_) return ready_select(queue, *workload_, *context_->memory, g, false, eligible);
-    for (std::size_t p = queue.begin_position(); p < queue.end_position(); ++p) {
-      if (!queue.taken(p) && eligible(queue.at(p))) return p;
-    }
-    return std::nullopt;
-  }
-
-  bool steal(GpuId thief) {
-    return steal_from_fullest(queues_, thief, [this](TaskId task) { return pushed_[task] != 0; },
-                              [this](GpuId g, TaskId task) { append(g, task); });
-  }
-
   HfpOptions options_;
-  bool ready_, steal_;
+  QueueServer::Options serving_;
   const Workload* workload_ = nullptr;
-  const SchedulerContext* context_ = nullptr;
-  std::vector<TaskQueue> queues_;
+  QueueServer server_;
   std::vector<NextUseIndex> uses_;
-  std::vector<char> pushed_;
 };
 
 }  // namespace
@@ -446,14 +418,15 @@ HfpPacking hfp_pack(const Workload& workload, const HfpOptions& options) { retur
 
 Result<std::unique_ptr<Scheduler>> make_hfp(const Params& params) {
   HfpOptions options;
-  bool ready = true, steal = true;
+  QueueServer::Options serving;
   for (auto [key, target] : {std::pair<const char*, bool*>{"flip", &options.flip}, {"fast_start", &options.fast_start},
-                             {"weighted", &options.weighted}, {"ready", &ready}, {"steal", &steal}}) {
+                             {"weighted", &options.weighted}, {"ready", &serving.ready}, {"steal", &serving.steal},
+                             {"ready_scan", &serving.scan}}) {
     auto value = params.flag(key);
     if (!value) return value.error();
     *target = *value;
   }
-  return std::unique_ptr<Scheduler>(std::make_unique<Hfp>(options, ready, steal));
+  return std::unique_ptr<Scheduler>(std::make_unique<Hfp>(options, serving));
 }
 
 }  // namespace tilelens

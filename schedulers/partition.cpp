@@ -12,7 +12,7 @@
 
 #include <algorithm>
 
-#include "schedulers/ready.hpp"
+#include "schedulers/queue_server.hpp"
 #include "schedulers/static_order.hpp"
 
 namespace tilelens {
@@ -85,45 +85,23 @@ namespace {
 
 class Partitioned final : public Scheduler {
  public:
-  Partitioned(std::uint64_t seed, bool ready, bool steal) : seed_(seed), ready_(ready), steal_(steal) {}
+  Partitioned(std::uint64_t seed, QueueServer::Options serving) : seed_(seed), serving_(serving) {}
 
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) override {
-    workload_ = &workload;
-    context_ = &context;
     const auto part = partition_tasks(workload, platform.gpus, seed_);
-    queues_.assign(platform.gpus, {});
-    for (TaskId t : workload.submission_order()) queues_[part[t]].push_back(t);
-    pushed_.assign(workload.task_count(), 0);
+    server_.reset(workload, platform.gpus, *context.memory, serving_);
+    for (TaskId t : workload.submission_order()) server_.append(part[t], t);
   }
-  void push(TaskId task) override { pushed_[task] = 1; }
-  std::optional<TaskId> pop(GpuId gpu) override {
-    auto position = select(gpu);
-    if (!position && steal_ &&
-        steal_from_fullest(queues_, gpu, [this](TaskId t) { return pushed_[t] != 0; },
-                           [this](GpuId g, TaskId t) { queues_[g].push_back(t); })) {
-      position = select(gpu);
-    }
-    if (!position) return std::nullopt;
-    return queues_[gpu].take(*position);
-  }
+  void push(TaskId task) override { server_.push(task); }
+  std::optional<TaskId> pop(GpuId gpu) override { return server_.pop(gpu); }
+  void on_load_requested(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Loading); }
+  void on_data_loaded(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Resident); }
+  void on_data_evicted(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Absent); }
 
  private:
-  std::optional<std::size_t> select(GpuId g) {
-    TaskQueue& queue = queues_[g];
-    const auto eligible = [this](TaskId t) { return pushed_[t] != 0; };
-    if (ready_) return ready_select(queue, *workload_, *context_->memory, g, false, eligible);
-    for (std::size_t p = queue.begin_position(); p < queue.end_position(); ++p) {
-      if (!queue.taken(p) && eligible(queue.at(p))) return p;
-    }
-    return std::nullopt;
-  }
-
   std::uint64_t seed_;
-  bool ready_, steal_;
-  const Workload* workload_ = nullptr;
-  const SchedulerContext* context_ = nullptr;
-  std::vector<TaskQueue> queues_;
-  std::vector<char> pushed_;
+  QueueServer::Options serving_;
+  QueueServer server_;
 };
 
 }  // namespace
@@ -132,11 +110,13 @@ Result<std::unique_ptr<Scheduler>> make_partitioned(const Params& params) {
   auto seed = params.integer("seed");
   if (!seed) return seed.error();
   if (*seed < 0) return make_error("scheduler 'partition': seed must not be negative");
-  auto ready = params.flag("ready");
-  if (!ready) return ready.error();
-  auto steal = params.flag("steal");
-  if (!steal) return steal.error();
-  return std::unique_ptr<Scheduler>(std::make_unique<Partitioned>(static_cast<std::uint64_t>(*seed), *ready, *steal));
+  QueueServer::Options serving;
+  for (auto [key, target] : {std::pair<const char*, bool*>{"ready", &serving.ready}, {"steal", &serving.steal}, {"ready_scan", &serving.scan}}) {
+    auto value = params.flag(key);
+    if (!value) return value.error();
+    *target = *value;
+  }
+  return std::unique_ptr<Scheduler>(std::make_unique<Partitioned>(static_cast<std::uint64_t>(*seed), serving));
 }
 
 }  // namespace tilelens

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "schedulers/scheduler.hpp"
@@ -122,24 +123,80 @@ std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& worklo
   return best;
 }
 
-// End-of-run load balancing for schedulers that split the work into per-GPU queues (HFP, the
-// partitioner): moves the last task for which `eligible` holds from the queue with the most
-// live tasks (lowest GPU on ties) to `thief`, through `append(thief, task)`. False if none.
-template <class Eligible, class Append>
-bool steal_from_fullest(std::vector<TaskQueue>& queues, GpuId thief, Eligible&& eligible, Append&& append) {
-  std::optional<GpuId> victim;
-  for (GpuId g = 0; g < queues.size(); ++g) {
-    if (g == thief || queues[g].empty()) continue;
-    if (!victim || queues[g].size() > queues[*victim].size()) victim = g;
+// Ready without the scan, for the queues served without priorities (HFP, the partitioner):
+// each task of one GPU's queue that may be served keeps its bytes missing (not resident) and
+// absent (not even loading) on that GPU, updated on each replica state change of the data it
+// reads; the tasks sit in a set ordered as ready_select picks (fewest missing, then fewest
+// absent, then queue position), so a pick is the set's first element: the same task as
+// ready_select's scan (a test checks it), in O(log n) instead of O(n).
+class ReadyIndex {
+ public:
+  void reset(const Workload& workload, GpuId gpu, const MemoryView& memory) {
+    workload_ = &workload;
+    gpu_ = gpu;
+    memory_ = &memory;
+    order_.clear();
+    key_.assign(workload.task_count(), {});
+    in_.assign(workload.task_count(), 0);
   }
-  if (!victim) return false;
-  TaskQueue& queue = queues[*victim];
-  for (std::size_t p = queue.end_position(); p > queue.begin_position(); --p) {
-    if (queue.taken(p - 1) || !eligible(queue.at(p - 1))) continue;
-    append(thief, queue.take(p - 1));
-    return true;
+  void add(TaskId task, std::size_t position) {
+    Key key{0, 0, position, task};
+    for (const Access& access : workload_->accesses(task)) {
+      if (!reads(access.mode)) continue;
+      const ReplicaState state = memory_->state(gpu_, access.data);
+      const auto bytes = static_cast<double>(workload_->data()[access.data].bytes);
+      if (state != ReplicaState::Resident) key.missing += bytes;
+      if (state == ReplicaState::Absent) key.absent += bytes;
+    }
+    key_[task] = key;
+    in_[task] = 1;
+    order_.insert(key);
   }
-  return false;
-}
+  void remove(TaskId task) {
+    if (!in_[task]) return;
+    order_.erase(key_[task]);
+    in_[task] = 0;
+  }
+  // The data changed state on this GPU: every indexed task reading it moves.
+  void changed(DataId data, ReplicaState before, ReplicaState after) {
+    if (before == after) return;
+    const auto bytes = static_cast<double>(workload_->data()[data].bytes);
+    const double missing = (after != ReplicaState::Resident ? bytes : 0) - (before != ReplicaState::Resident ? bytes : 0);
+    const double absent = (after == ReplicaState::Absent ? bytes : 0) - (before == ReplicaState::Absent ? bytes : 0);
+    for (TaskId task : workload_->readers(data)) {
+      if (!in_[task]) continue;
+      order_.erase(key_[task]);
+      // A task reading the data through two accesses counts it twice, as the scan does.
+      for (const Access& access : workload_->accesses(task)) {
+        if (!reads(access.mode) || access.data != data) continue;
+        key_[task].missing += missing;
+        key_[task].absent += absent;
+      }
+      order_.insert(key_[task]);
+    }
+  }
+  std::optional<std::pair<TaskId, std::size_t>> best() const {
+    if (order_.empty()) return std::nullopt;
+    return std::pair{order_.begin()->task, order_.begin()->position};
+  }
+
+ private:
+  struct Key {
+    double missing = 0, absent = 0;
+    std::size_t position = 0;
+    TaskId task = kNoId;
+    bool operator<(const Key& o) const {
+      if (missing != o.missing) return missing < o.missing;
+      if (absent != o.absent) return absent < o.absent;
+      return position < o.position;
+    }
+  };
+  const Workload* workload_ = nullptr;
+  GpuId gpu_ = 0;
+  const MemoryView* memory_ = nullptr;
+  std::set<Key> order_;
+  std::vector<Key> key_;
+  std::vector<char> in_;
+};
 
 }  // namespace tilelens

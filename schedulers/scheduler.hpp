@@ -9,7 +9,8 @@
 //   3. pop(gpu) when a GPU has room in its task buffer; returns the task it should append, or
 //      nothing for now (the GPU asks again after the next event). Every pushed task is popped
 //      exactly once.
-//   4. hooks, as things happen: on_task_started, on_task_done, on_data_loaded, on_data_evicted.
+//   4. hooks, as things happen: on_task_started, on_task_done, on_load_requested,
+//      on_data_loaded, on_data_evicted (together they follow every replica state change).
 //
 // A scheduler that knows its future order exposes it through future() for Belady-style
 // eviction (DESIGN section 3: "with a dynamic scheduler the known future is what it has
@@ -76,8 +77,9 @@ class Scheduler {
 
   virtual void on_task_started(GpuId, TaskId) {}
   virtual void on_task_done(GpuId, TaskId) {}
-  virtual void on_data_loaded(GpuId, DataId) {}
-  virtual void on_data_evicted(GpuId, DataId) {}
+  virtual void on_load_requested(GpuId, DataId) {}  // Absent -> Loading
+  virtual void on_data_loaded(GpuId, DataId) {}     // -> Resident (a load arrived, or a write-only output was allocated)
+  virtual void on_data_evicted(GpuId, DataId) {}    // -> Absent (evicted or invalidated)
 
   virtual const TaskFuture* future() const { return nullptr; }
   virtual const PlanView* plan() const { return nullptr; }

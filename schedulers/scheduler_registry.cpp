@@ -28,7 +28,8 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
        "the slides' partitioning: K parts of the task-data graph (METIS), one per GPU, then Ready and stealing",
        {{"seed", "0", "METIS's seed"},
         {"ready", "1", "Ready reordering inside each GPU's part"},
-        {"steal", "1", "a GPU whose part is empty steals from the tail of the fullest"}},
+        {"steal", "1", "a GPU whose part is empty steals from the tail of the fullest"},
+        {"ready_scan", "0", "Ready by scanning the part at each pop instead of the incremental index (same picks, slower)"}},
        make_partitioned},
       {"hfp",
        "Hierarchical Fair Packing (fgcs Algorithm 5); add --eviction belady for HFP's Belady",
@@ -36,7 +37,8 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
         {"ready", "1", "Ready reordering inside each GPU's package"},
         {"fast_start", "0", "first round pairs tasks sharing any data without the maximum search"},
         {"weighted", "1", "shared weight in bytes (0: in data count, M in largest data)"},
-        {"steal", "1", "a GPU whose package is empty steals from the tail of the fullest (K > 1)"}},
+        {"steal", "1", "a GPU whose package is empty steals from the tail of the fullest (K > 1)"},
+        {"ready_scan", "0", "Ready by scanning the package at each pop instead of the incremental index (same picks, slower)"}},
        make_hfp},
   };
   return registry;

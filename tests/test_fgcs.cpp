@@ -249,5 +249,22 @@ TEST_CASE("HFP options are checked", "[hfp][errors]") {
   CHECK(bad.error().message.find("flip") != std::string::npos);
   auto good = make_scheduler("hfp:flip=no,ready=yes");
   REQUIRE(good);
-  CHECK(good->spec == "hfp:fast_start=0,flip=no,ready=yes,steal=1,weighted=1");
+  CHECK(good->spec == "hfp:fast_start=0,flip=no,ready=yes,ready_scan=0,steal=1,weighted=1");
+}
+
+TEST_CASE("Ready's incremental index picks exactly what the scan picks", "[ready][hfp][partition]") {
+  // Same trace, record for record, on independent tasks and DAGs, one and several GPUs.
+  for (const std::string spec : {"matmul2d:N=20", "cholesky-tasks:N=12", "matmul2d-random-pairs:N=16,seed=2", "cholesky:N=10", "lu:N=8"}) {
+    for (const std::uint32_t gpus : {1u, 3u}) {
+      for (const std::string scheduler : {"hfp", "partition"}) {
+        INFO(spec << " " << scheduler << " on " << gpus << " GPUs");
+        const Workload w = generated(spec);
+        const Platform p = small_platform(7.0 * static_cast<double>(w.largest_data_bytes()), gpus);
+        const auto indexed = run_replay(w, scheduler, "lru", p, 4);
+        const auto scanned = run_replay(w, scheduler + ":ready_scan=1", "lru", p, 4);
+        CHECK(check_invariants(w, p, indexed).empty());
+        CHECK(test::trace_text(indexed.trace) == test::trace_text(scanned.trace));
+      }
+    }
+  }
 }
