@@ -22,6 +22,7 @@ Status ensure_example_database(const std::string& path) {
       {"--workload", "matmul2d:N=20", "--scheduler", "hfp", "--eviction", "belady", "--memory", "250MiB"},
       {"--workload", "matmul3d:N=8", "--scheduler", "hfp", "--eviction", "belady", "--memory", "60MiB"},
       {"--workload", "cholesky:N=16", "--scheduler", "dmdas", "--eviction", "lru", "--gpus", "2", "--memory", "120MiB"},
+      {"--workload", "cholesky:N=16", "--scheduler", "darts", "--eviction", "luf", "--gpus", "2", "--memory", "120MiB"},
   };
   for (const auto& options : runs) {
     std::vector<std::string> args = {"replay"};

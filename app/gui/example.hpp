@@ -1,7 +1,8 @@
 // The built-in example database (issue 5, "main job with no set-up"): matmul2d N=20 at
 // M = 250 MiB under RCM + LRU, DMDAR + LRU and HFP + Belady (fgcs Figs. 8-10), plus a 3D
-// product (layer panels, fgcs Fig. 12) and a Cholesky task graph on two GPUs (iteration
-// panels, darts Figs. 8 and 13). Generated on first use with the tilelens command itself.
+// product (layer panels, fgcs Fig. 12) and a Cholesky task graph on two GPUs under DMDAS and
+// under DARTS + LUF (iteration panels, darts Figs. 8 and 13; select both to compare).
+// Generated on first use with the tilelens command itself.
 #pragma once
 
 #include <string>
