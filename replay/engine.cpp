@@ -51,6 +51,7 @@ struct Transfer {
   std::int64_t start_ns = 0;
   std::uint32_t channel = 0;
   bool on_tree = false;       // crosses the PCIe tree (FluidNetwork) instead of one channel
+  std::uint32_t version = 0;  // a write-back: the version of the data it carries
   FluidNetwork::Path path;
   WritebackCause cause = WritebackCause::Eviction;
 };
@@ -153,6 +154,8 @@ class Engine final : public MemoryView, public BufferView {
   std::vector<TaskId> evict_for_;       // per (gpu, data): whose request started an eviction write-back
   std::vector<char> host_valid_;
   std::vector<std::uint16_t> holders_;  // GPUs holding a valid copy (resident or being evicted)
+  std::vector<std::uint32_t> version_;  // per data: writes completed so far
+  std::vector<char> stale_;             // per (gpu, data): an evicting copy of an older version
   std::vector<std::int32_t> writeback_from_;
   std::vector<std::vector<GpuId>> waiting_for_host_;
   std::vector<std::uint32_t> missing_preds_;
@@ -194,6 +197,8 @@ Result<ReplaySummary> Engine::run() {
   evict_for_.assign(K_ * nd_, kNoId);
   host_valid_.assign(nd_, 1);
   holders_.assign(nd_, 0);
+  version_.assign(nd_, 0);
+  stale_.assign(K_ * nd_, 0);
   writeback_from_.assign(nd_, -1);
   waiting_for_host_.assign(nd_, {});
   buffered_at_.assign(w_.task_count(), 0);
@@ -438,7 +443,11 @@ void Engine::free_copy(GpuId g, DataId d, TaskId for_task, EvictionCause cause, 
   if (copy == Copy::Evicting) gpu.pending_free -= bytes_of(d);
   copy = Copy::Absent;
   gpu.used -= bytes_of(d);
-  if (holders_[d] > 0) --holders_[d];
+  if (stale_[slot(g, d)]) {
+    stale_[slot(g, d)] = 0;  // it no longer counted as a holder
+  } else if (holders_[d] > 0) {
+    --holders_[d];
+  }
   if (open_load_[slot(g, d)] != kNoId) emit_load(g, d, LoadKind::Unused, kNoId);
   if (cause == EvictionCause::Capacity) {
     ++gpu.summary.evictions;
@@ -554,6 +563,7 @@ void Engine::start_writeback(GpuId g, DataId d, WritebackCause cause) {
   }
   transfer.cause = cause;
   writeback_from_[d] = static_cast<std::int32_t>(g);
+  transfer.version = version_[d];
   start_transfer(transfer, bytes_of(d));
 }
 
@@ -581,14 +591,21 @@ void Engine::finish_transfer(std::uint32_t id) {
     timed(summary_.scheduling_ns, [&] { scheduler_.on_data_loaded(g, d); });
     return;
   }
-  host_valid_[d] = 1;
-  writeback_from_[d] = -1;
   ++summary_.writebacks;
   summary_.bytes_written_back += bytes;
   summary_.flush_end_ns = std::max(summary_.flush_end_ns, now_);
   if (observer_) {
     observer_->on_writeback({d, g, w_.data()[d].bytes, transfer.start_ns, now_, transfer.cause});
   }
+  if (transfer.version != version_[d]) {
+    // A write on another GPU made this version stale while it moved: the host copy stays
+    // invalid, and the evicting copy it came from simply leaves.
+    ++summary_.stale_writebacks;
+    if (copy_[slot(g, d)] == Copy::Evicting) free_copy(g, d, evict_for_[slot(g, d)], EvictionCause::Capacity, true);
+    return;
+  }
+  host_valid_[d] = 1;
+  writeback_from_[d] = -1;
   if (copy_[slot(g, d)] == Copy::Evicting) free_copy(g, d, evict_for_[slot(g, d)], EvictionCause::Capacity, true);
   auto waiting = std::move(waiting_for_host_[d]);
   waiting_for_host_[d].clear();
@@ -613,15 +630,17 @@ void Engine::finish_task(GpuId g) {
       if (copy == Copy::Resident) {
         timed(summary_.eviction_ns, [&] { policy_.on_removed(h, d); });
         free_copy(h, d, task, EvictionCause::Invalidated, false);
+      } else if (copy == Copy::Evicting) {
+        // h is writing back the version this task overwrote (its copy was the last valid one
+        // when h chose to evict it): that write-back is now stale; h's copy leaves when it ends.
+        stale_[slot(h, d)] = 1;
       } else if (copy != Copy::Absent) {
         fail("task " + w_.task_label(task) + " wrote " + w_.data()[d].name + " while GPU " + std::to_string(h) +
-             " was moving it: the workload lacks a dependency between tasks that access it");
+             " was loading it: the workload lacks a dependency between tasks that access it");
       }
     }
-    if (writeback_from_[d] >= 0) {
-      fail("task " + w_.task_label(task) + " wrote " + w_.data()[d].name +
-           " while an older version was being written back: the workload lacks a dependency");
-    }
+    ++version_[d];
+    writeback_from_[d] = -1;  // an older version's write-back in flight no longer counts
     host_valid_[d] = 0;
     holders_[d] = 1;
   }

@@ -57,6 +57,7 @@ struct ReplaySummary {
   std::uint64_t evictions = 0, invalidations = 0, allocations = 0;
   std::uint64_t writebacks = 0;
   double bytes_written_back = 0;
+  std::uint64_t stale_writebacks = 0;  // write-backs whose version was overwritten on another GPU in flight
   std::int64_t makespan_ns = 0;    // last task end
   std::int64_t flush_end_ns = 0;   // last final write-back end (>= makespan)
   double total_flops = 0;

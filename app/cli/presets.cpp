@@ -158,6 +158,24 @@ const std::vector<SweepPreset>& sweep_presets() {
                    "lu:N=12..72:12,b=2880", "v100x4-darts", false,
                    "DARTS keeps the best throughput and the fewest transfers once the cumulated memory is exceeded, within "
                    "about 5x the lower bound on LU."),
+      // darts Figs. 10 and 15 compare GPU kinds at two working sets each, one below the
+      // memory and one about twice it (the paper's "X/YGB" points; its exact X are not given).
+      darts_preset("darts-fig10-p100", "darts Fig. 10 (P100)", "Cholesky on one P100 (16 GB), 1920 tiles: 5 GB and 32 GB of working set",
+                   "cholesky:N=26|66,b=1920", "p100-darts", false,
+                   "Below the memory the schedulers are comparable; past it DARTS is the best strategy (AP is not shown on "
+                   "the P100 in the paper)."),
+      darts_preset("darts-fig10-v100", "darts Fig. 10 (V100)", "Cholesky on one V100 (32 GB), 2880 tiles: 16 GB and 64 GB of working set",
+                   "cholesky:N=31|62,b=2880", "v100-darts", true,
+                   "Below the memory the schedulers are comparable; past it DARTS is the best, ahead of AP on the V100."),
+      darts_preset("darts-fig10-a100", "darts Fig. 10 (A100)", "Cholesky on one A100 (40 GB), 2880 tiles: 20 GB and 80 GB of working set",
+                   "cholesky:N=35|70,b=2880", "a100-darts", true,
+                   "On the A100 (more memory, a bus per GPU) AP and DARTS are almost equivalent even past the memory."),
+      darts_preset("darts-fig15a", "darts Fig. 15a", "LU on one V100 (32 GB), 2880 tiles: 16 GB and 64 GB of working set",
+                   "lu:N=22|44,b=2880", "v100-darts", false,
+                   "Comparable results below the memory; past it DARTS largely outperforms the others."),
+      darts_preset("darts-fig15b", "darts Fig. 15b", "LU on four V100 (128 GB), 2880 tiles: 64 GB and 256 GB of working set",
+                   "lu:N=44|88,b=2880", "v100x4-darts", false,
+                   "Comparable results below the cumulated memory; past it DARTS largely outperforms the others."),
       slides_preset("slides-2d-2gpu", "2D product (outer-product order) on 2 V100 of 500 MB, N from 5 to 60",
                     "matmul2d:N=5..60:5", 2, "500MiB",
                     "EAGER, hMETIS and DARTS meet a pathological size after the red line; DMDAR suffers from the conflict "

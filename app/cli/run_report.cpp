@@ -81,6 +81,7 @@ void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::o
     out << "evictions    " << s.evictions;
     if (s.invalidations) out << ", invalidations " << s.invalidations;
     if (s.writebacks) out << ", write-backs " << s.writebacks << " = " << format_bytes(s.bytes_written_back);
+    if (s.stale_writebacks) out << " (" << s.stale_writebacks << " overtaken by a newer write)";
     out << "\n";
   }
   out << "makespan     " << format_duration(s.makespan_ns) << "  (" << fixed(s.gflops, 0) << " GFlop/s, ideal "
@@ -110,7 +111,7 @@ void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostr
       << ",\"bytes_gpu_to_gpu\":" << fixed(s.bytes_gpu_to_gpu, 0) << ",\"bytes_fetched\":" << fixed(s.bytes_fetched, 0)
       << ",\"bytes_prefetched\":" << fixed(s.bytes_prefetched, 0) << ",\"evictions\":" << s.evictions
       << ",\"invalidations\":" << s.invalidations << ",\"writebacks\":" << s.writebacks
-      << ",\"bytes_written_back\":" << fixed(s.bytes_written_back, 0) << ",\"makespan_ns\":" << s.makespan_ns
+      << ",\"bytes_written_back\":" << fixed(s.bytes_written_back, 0) << ",\"stale_writebacks\":" << s.stale_writebacks << ",\"makespan_ns\":" << s.makespan_ns
       << ",\"gflops\":" << fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns << ",\"prepare_ns\":" << s.prepare_ns << ",\"charged_ns\":" << s.charged_ns
       << ",\"eviction_ns\":" << s.eviction_ns << ",\"lower_bound_bytes\":" << fixed(metrics.lower_bound_bytes, 0)
       << ",\"lower_bound\":\"" << json_escape(metrics.lower_bound) << "\",\"ratio_to_lower_bound\":"
