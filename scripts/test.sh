@@ -8,3 +8,7 @@ cmake --workflow --preset ci
 ./build/ci/app/cli/tilelens bench replay --quick
 ./build/ci/app/cli/tilelens bench db --quick
 ./build/ci/app/cli/tilelens bench schedulers --quick
+# The GUI's benchmark: open a 100,000-task run and repaint its tile view (offscreen).
+if [ -x ./build/ci/app/gui/tilelens-gui ]; then
+  QT_QPA_PLATFORM=offscreen ./build/ci/app/gui/tilelens-gui --bench 2>&1 | grep -v XDG_RUNTIME_DIR
+fi
