@@ -60,13 +60,6 @@ class TaskQueue {
     --live_;
     return items_[position];
   }
-  // The last live task (for stealing from the tail).
-  std::optional<std::size_t> last_position() const {
-    for (std::size_t i = items_.size(); i > head_; --i) {
-      if (!taken_[i - 1]) return i - 1;
-    }
-    return std::nullopt;
-  }
 
  private:
   void compact() {

@@ -52,6 +52,24 @@ Run run_replay(const Workload& w, const std::string& scheduler, const std::strin
   return run_replay(w, *made->scheduler, eviction, platform, depth);
 }
 
+std::string check_priority_order(const Workload& w, const Run& run) {
+  std::vector<TaskId> order(run.trace.tasks.size());
+  for (const auto& record : run.trace.tasks) order[record.global_order] = record.task;
+  std::vector<char> done(w.task_count(), 0);
+  for (TaskId t : order) {
+    for (TaskId other = 0; other < w.task_count(); ++other) {
+      if (done[other] || other == t) continue;
+      bool ready = true;
+      for (TaskId pred : w.predecessors(other)) ready = ready && done[pred];
+      if (ready && w.tasks()[other].priority > w.tasks()[t].priority) {
+        return w.task_label(t) + " started while " + w.task_label(other) + " of higher priority was ready";
+      }
+    }
+    done[t] = 1;
+  }
+  return "";
+}
+
 std::string check_invariants(const Workload& w, const Platform& platform, const Run& run) {
   const Trace& t = run.trace;
   std::ostringstream problem;

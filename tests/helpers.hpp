@@ -27,6 +27,10 @@ Run run_replay(const Workload& w, const std::string& scheduler, const std::strin
 // the end, per GPU; each task runs once, after its predecessors. Returns "" or what failed.
 std::string check_invariants(const Workload& w, const Platform& platform, const Run& run);
 
+// Each task the run started had the highest priority among the tasks ready at that moment
+// (a one-GPU run with no prefetch window). Returns "" or the first task that broke the rule.
+std::string check_priority_order(const Workload& w, const Run& run);
+
 std::string trace_text(const Trace& trace);
 
 // The tilelens command line run in-process.

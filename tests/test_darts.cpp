@@ -140,18 +140,7 @@ TEST_CASE("LWS and AP run every task once after its dependencies; AP starts the 
   // One GPU, one task at a time: each task AP starts has the highest priority among the ready ones.
   const Workload w = generated("cholesky:N=8");
   const auto run = run_replay(w, "ap", "lru", small_platform(1e12, 1), 1);
-  std::vector<char> done(w.task_count(), 0);
-  std::vector<TaskId> order(run.trace.tasks.size());
-  for (const auto& record : run.trace.tasks) order[record.global_order] = record.task;
-  for (TaskId t : order) {
-    for (TaskId other = 0; other < w.task_count(); ++other) {
-      if (done[other] || other == t) continue;
-      bool ready = true;
-      for (TaskId pred : w.predecessors(other)) ready = ready && done[pred];
-      if (ready) CHECK(w.tasks()[other].priority <= w.tasks()[t].priority);
-    }
-    done[t] = 1;
-  }
+  CHECK(test::check_priority_order(w, run).empty());
 }
 
 TEST_CASE("DARTS options are checked and recorded", "[darts][errors]") {

@@ -211,18 +211,7 @@ TEST_CASE("DMDA family: every task once, spread over GPUs, DMDAS keeps prioritie
   // One GPU, buffer 1: DMDAS starts the highest-priority ready task each time.
   const Platform one = small_platform(1e12, 1);
   const auto run = run_replay(w, "dmdas", "lru", one, 1);
-  std::vector<TaskId> order(run.trace.tasks.size());
-  for (const auto& record : run.trace.tasks) order[record.global_order] = record.task;
-  std::vector<char> done(w.task_count(), 0);
-  for (TaskId t : order) {
-    for (TaskId other = 0; other < w.task_count(); ++other) {
-      if (done[other] || other == t) continue;
-      bool ready = true;
-      for (TaskId pred : w.predecessors(other)) ready = ready && done[pred];
-      if (ready) CHECK(w.tasks()[other].priority <= w.tasks()[t].priority);
-    }
-    done[t] = 1;
-  }
+  CHECK(test::check_priority_order(w, run).empty());
 }
 
 TEST_CASE("HFP on several GPUs: one package each, all GPUs work, stealing balances the end", "[hfp]") {
