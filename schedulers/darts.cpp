@@ -356,19 +356,14 @@ class Darts final : public Scheduler, public PlanView {
 
 Result<std::unique_ptr<Scheduler>> make_darts(const Params& params) {
   DartsOptions options;
-  auto one = params.flag("one_from_free");
-  auto first = params.flag("first_free");
-  auto bypass = params.flag("bypass");
-  auto limit = params.integer("scan_limit");
-  for (const Status& status : {one ? Status::success() : Status(one.error()), first ? Status::success() : Status(first.error()),
-                               bypass ? Status::success() : Status(bypass.error()),
-                               limit ? Status::success() : Status(limit.error())}) {
-    if (!status) return status.error();
+  if (auto status = params.flags({{"one_from_free", &options.one_from_free}, {"first_free", &options.first_free},
+                                  {"bypass", &options.bypass}});
+      !status) {
+    return status.error();
   }
+  auto limit = params.integer("scan_limit");
+  if (!limit) return limit.error();
   if (*limit < 0 || *limit > std::numeric_limits<std::uint32_t>::max()) return make_error("scheduler 'darts': scan_limit must be 0 or more");
-  options.one_from_free = *one;
-  options.first_free = *first;
-  options.bypass = *bypass;
   options.scan_limit = static_cast<std::uint32_t>(*limit);
   return std::unique_ptr<Scheduler>(std::make_unique<Darts>(options));
 }

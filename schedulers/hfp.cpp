@@ -419,12 +419,10 @@ HfpPacking hfp_pack(const Workload& workload, const HfpOptions& options) { retur
 Result<std::unique_ptr<Scheduler>> make_hfp(const Params& params) {
   HfpOptions options;
   QueueServer::Options serving;
-  for (auto [key, target] : {std::pair<const char*, bool*>{"flip", &options.flip}, {"fast_start", &options.fast_start},
-                             {"weighted", &options.weighted}, {"ready", &serving.ready}, {"steal", &serving.steal},
-                             {"ready_scan", &serving.scan}}) {
-    auto value = params.flag(key);
-    if (!value) return value.error();
-    *target = *value;
+  if (auto status = params.flags({{"flip", &options.flip}, {"fast_start", &options.fast_start}, {"weighted", &options.weighted},
+                                  {"ready", &serving.ready}, {"steal", &serving.steal}, {"ready_scan", &serving.scan}});
+      !status) {
+    return status.error();
   }
   return std::unique_ptr<Scheduler>(std::make_unique<Hfp>(options, serving));
 }

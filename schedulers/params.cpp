@@ -64,6 +64,15 @@ Result<bool> Params::flag(const std::string& key) const {
   return make_error("parameter " + key + " of " + component_ + ": '" + value + "' is not 0 or 1");
 }
 
+Status Params::flags(std::initializer_list<std::pair<const char*, bool*>> targets) const {
+  for (const auto& [key, target] : targets) {
+    auto value = flag(key);
+    if (!value) return value.error();
+    *target = *value;
+  }
+  return Status::success();
+}
+
 std::string Params::canonical() const {
   std::string out = name_;
   char separator = ':';

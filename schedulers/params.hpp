@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
@@ -38,6 +39,8 @@ class Params {
   Result<double> real(const std::string& key) const;
   // 1/0, true/false, yes/no, on/off.
   Result<bool> flag(const std::string& key) const;
+  // Reads several flags into their targets; the first bad value is the error.
+  Status flags(std::initializer_list<std::pair<const char*, bool*>> targets) const;
   // The canonical spec with every parameter, e.g. "matmul2d:N=20,b=960,n=4": what a run records.
   std::string canonical() const;
 

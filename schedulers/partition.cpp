@@ -111,10 +111,8 @@ Result<std::unique_ptr<Scheduler>> make_partitioned(const Params& params) {
   if (!seed) return seed.error();
   if (*seed < 0) return make_error("scheduler 'partition': seed must not be negative");
   QueueServer::Options serving;
-  for (auto [key, target] : {std::pair<const char*, bool*>{"ready", &serving.ready}, {"steal", &serving.steal}, {"ready_scan", &serving.scan}}) {
-    auto value = params.flag(key);
-    if (!value) return value.error();
-    *target = *value;
+  if (auto status = params.flags({{"ready", &serving.ready}, {"steal", &serving.steal}, {"ready_scan", &serving.scan}}); !status) {
+    return status.error();
   }
   return std::unique_ptr<Scheduler>(std::make_unique<Partitioned>(static_cast<std::uint64_t>(*seed), serving));
 }
