@@ -186,12 +186,18 @@ const char* to_string(RunStatus status) {
   return "?";
 }
 
+namespace {
+constexpr const char* kChargedMark = "|charged";
+}  // namespace
+
+bool charged_scheduling(const RunInfo& info) { return info.key.find(kChargedMark) != std::string::npos; }
+
 std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
                     const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged) {
   return std::string(to_string(mode)) + "|" + workload_spec + "|" + scheduler + "|" + eviction + "|" + platform.name + "|" +
          std::to_string(platform.gpus) + "|" + exact(platform.memory_bytes) + "|" + exact(platform.bus_bandwidth) + "|" +
          exact(platform.gpu_link_bandwidth) + "|" + std::to_string(platform.latency_ns) + "|" + exact(platform.default_gflops) +
-         "|" + kind_rates(platform) + "|" + std::to_string(buffer_depth) + (charged ? "|charged" : "") +
+         "|" + kind_rates(platform) + "|" + std::to_string(buffer_depth) + (charged ? kChargedMark : "") +
          (platform.has_pcie_tree() ? "|pcie " + exact(platform.gpu_bus_bandwidth) + "/" + std::to_string(platform.gpus_per_switch) + "/" +
                                          exact(platform.switch_bandwidth)
                                    : "");

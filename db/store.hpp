@@ -81,6 +81,8 @@ struct RunFilter {
 // The canonical run key of a replay: what a sweep compares to decide a run is done.
 std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
                     const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged = false);
+// Whether a run charged its scheduler's prepare() time to its makespan (run_key's mark).
+bool charged_scheduling(const RunInfo& info);
 std::string utc_now();
 
 class Store;

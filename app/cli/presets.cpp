@@ -203,6 +203,20 @@ const SweepPreset* find_sweep_preset(const std::string& name) {
   return nullptr;
 }
 
+PolicyEntry parse_policy_entry(std::string text) {
+  PolicyEntry entry;
+  if (text.size() > 5 && text.ends_with("+time")) {
+    entry.charged = true;
+    text.resize(text.size() - 5);
+  }
+  if (const auto slash = text.rfind('/'); slash != std::string::npos) {
+    entry.eviction = text.substr(slash + 1);
+    text.resize(slash);
+  }
+  entry.scheduler = std::move(text);
+  return entry;
+}
+
 std::string scheduler_option(const SweepPreset& preset) {
   std::string option;
   for (const auto& policy : preset.policies) option += (option.empty() ? "" : ",") + policy.entry;

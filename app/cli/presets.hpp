@@ -4,11 +4,21 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace tilelens::cli {
+
+// One entry of `sweep --scheduler`: "SPEC[/EVICTION][+time]", the eviction pinned for this
+// entry (else the --eviction list applies) and its prepare() time charged. Not checked here.
+struct PolicyEntry {
+  std::string scheduler;
+  std::optional<std::string> eviction;
+  bool charged = false;
+};
+PolicyEntry parse_policy_entry(std::string text);
 
 struct PresetPolicy {
   std::string label;  // as the paper's legend names it: "EAGER", "HFP", "HFP only flip", ...

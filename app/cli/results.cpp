@@ -50,15 +50,11 @@ struct PolicyKey {
 Result<std::map<PolicyKey, std::string>> policy_labels(const SweepPreset& preset) {
   std::map<PolicyKey, std::string> labels;
   for (const auto& policy : preset.policies) {
-    std::string entry = policy.entry;
+    const PolicyEntry entry = parse_policy_entry(policy.entry);
     PolicyKey key;
-    if (entry.ends_with("+time")) {
-      key.charged = true;
-      entry.resize(entry.size() - 5);
-    }
-    const auto slash = entry.rfind('/');
-    auto scheduler = make_scheduler(entry.substr(0, slash));
-    auto eviction = make_eviction(slash == std::string::npos ? "lru" : entry.substr(slash + 1));
+    key.charged = entry.charged;
+    auto scheduler = make_scheduler(entry.scheduler);
+    auto eviction = make_eviction(entry.eviction.value_or("lru"));
     if (!scheduler || !eviction) return make_error("preset " + preset.name + ": bad entry '" + policy.entry + "'");
     key.scheduler = scheduler->spec;
     key.eviction = eviction->spec;
@@ -96,7 +92,7 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
       ++failed;
       continue;
     }
-    const PolicyKey key{run.info.scheduler, run.info.eviction, run.info.key.ends_with("|charged")};
+    const PolicyKey key{run.info.scheduler, run.info.eviction, db::charged_scheduling(run.info)};
     auto label = labels->find(key);
     if (label == labels->end()) continue;  // a policy the sweep added beyond the preset
     double x = run.info.platform.memory_bytes / 1048576.0;

@@ -60,6 +60,10 @@ db::RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& c
   return metrics;
 }
 
+std::string policy_label(const db::RunInfo& run) {
+  return short_scheduler_spec(run.scheduler) + "/" + run.eviction + (db::charged_scheduling(run) ? "+time" : "");
+}
+
 void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out) {
   const ReplaySummary& s = metrics.summary;
   out << "workload     " << run.workload_spec << ": " << format_count(static_cast<double>(run.workload_tasks)) << " tasks, "

@@ -20,6 +20,10 @@ void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostr
 void print_csv_header(std::ostream& out);
 void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
 
+// "hfp:flip=0/belady", with "+time" when its prepare() time was charged: a run's policy as
+// sweeps write it, for column and series labels.
+std::string policy_label(const db::RunInfo& run);
+
 std::string fixed(double value, int digits = 2);
 std::string csv_field(const std::string& text);  // quoted when it holds a comma, quote or newline
 

@@ -234,8 +234,7 @@ int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metri
     std::string row = labels.at(run.info.workload_spec);
     if (memories.size() > 1) row += "  M=" + memory_label(run.info.platform.memory_bytes);
     if (gpu_counts.size() > 1) row += "  K=" + std::to_string(run.info.platform.gpus);
-    const std::string column = short_scheduler_spec(run.info.scheduler) + "/" + run.info.eviction +
-                               (run.info.key.ends_with("|charged") ? "+time" : "");
+    const std::string column = policy_label(run.info);
     if (std::find(row_keys.begin(), row_keys.end(), row) == row_keys.end()) row_keys.push_back(row);
     if (std::find(column_keys.begin(), column_keys.end(), column) == column_keys.end()) column_keys.push_back(column);
     const db::RunMetrics& m = *run.metrics;

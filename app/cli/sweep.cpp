@@ -241,25 +241,13 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       workloads.push_back(spec);
     }
   }
-  // An entry "SPEC[/EVICTION][+time]": the eviction pinned for this entry, its prepare() time charged.
-  struct Policy {
-    std::string scheduler;
-    std::optional<std::string> eviction;
-    bool charged = false;
-  };
-  std::vector<Policy> policies;
-  for (std::string text : split_specs(parsed->get("scheduler"))) {
-    Policy policy;
-    if (text.size() > 5 && text.ends_with("+time")) {
-      policy.charged = true;
-      text.resize(text.size() - 5);
-    }
-    if (const auto slash = text.rfind('/'); slash != std::string::npos) {
-      policy.eviction = text.substr(slash + 1);
-      text.resize(slash);
+  std::vector<PolicyEntry> policies;  // each expanded entry "SPEC[/EVICTION][+time]"
+  for (const std::string& text : split_specs(parsed->get("scheduler"))) {
+    PolicyEntry policy = parse_policy_entry(text);
+    if (policy.eviction) {
       if (auto made = make_eviction(*policy.eviction); !made) return fail(err, "--scheduler: " + made.error().message);
     }
-    auto specs = expand_spec(text);
+    auto specs = expand_spec(policy.scheduler);
     if (!specs) return fail(err, "--scheduler: " + specs.error().message);
     for (const auto& spec : *specs) {
       if (auto made = make_scheduler(spec); !made) return fail(err, "--scheduler: " + made.error().message);

@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 
+#include "app/cli/run_report.hpp"
 #include "schedulers/bounds.hpp"
 
 namespace tilelens::gui {
@@ -44,8 +45,7 @@ Result<SweepCurves> sweep_curves(db::Store& store, std::int64_t sweep_id) {
     if (!run.metrics || !run.info.transfers_recorded) continue;
     if (!first) first = &run;
     const double x = (curves.memory_axis ? run.info.platform.memory_bytes : static_cast<double>(run.info.working_set_bytes)) / 1048576.0;
-    const std::string label = short_scheduler_spec(run.info.scheduler) + "/" + run.info.eviction +
-                              (run.info.key.ends_with("|charged") ? "+time" : "");
+    const std::string label = cli::policy_label(run.info);
     CurveSeries& series = by_label[label];
     series.label = label;
     series.points.push_back({x, run.metrics->summary.bytes_loaded, run.metrics->summary.gflops, run.info.id});
