@@ -79,12 +79,12 @@ void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, c
   }
 }
 
-void paint_side_by_side(QPainter& painter, const QRectF& area, const std::vector<const TileView*>& views) {
-  if (views.empty()) return;
-  const double width = area.width() / static_cast<double>(views.size());
-  for (std::size_t k = 0; k < views.size(); ++k) {
+void paint_side_by_side(QPainter& painter, const QRectF& area, const std::vector<FigurePanel>& panels) {
+  if (panels.empty()) return;
+  const double width = area.width() / static_cast<double>(panels.size());
+  for (std::size_t k = 0; k < panels.size(); ++k) {
     const QRectF part(area.left() + width * static_cast<double>(k), area.top(), width, area.height());
-    views[k]->figure().paint(painter, part, views[k]->options());
+    panels[k].figure->paint(painter, part, panels[k].options);
   }
 }
 
@@ -186,7 +186,11 @@ void ComparePage::set_dark(bool dark) {
 
 PaintFunction ComparePage::paint_function() const {
   std::vector<const TileView*> views(views_.begin(), views_.end());
-  return [views](QPainter& painter, const QRectF& area) { paint_side_by_side(painter, area, views); };
+  return [views](QPainter& painter, const QRectF& area) {
+    std::vector<FigurePanel> panels;
+    for (const TileView* view : views) panels.push_back({&view->figure(), view->options()});  // as shown now
+    paint_side_by_side(painter, area, panels);
+  };
 }
 
 QString ComparePage::figure_name() const {

@@ -13,8 +13,13 @@ namespace tilelens::gui {
 
 // Paints the difference map of two runs of the same workload.
 void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, const RunData& b, bool dark);
-// Paints several runs' figures side by side (what a ComparePage exports).
-void paint_side_by_side(QPainter& painter, const QRectF& area, const std::vector<const TileView*>& views);
+// Paints several runs' figures side by side, each with its options (what a ComparePage
+// exports, and tilelens-gui --export side-by-side).
+struct FigurePanel {
+  const TileFigure* figure;
+  TileOptions options;
+};
+void paint_side_by_side(QPainter& painter, const QRectF& area, const std::vector<FigurePanel>& panels);
 
 class ComparePage : public QWidget, public FigurePage {
   Q_OBJECT

@@ -12,6 +12,7 @@
 #include <QPainter>
 #include <QTimer>
 #include <iostream>
+#include <optional>
 
 #include "app/cli/commands.hpp"
 #include "app/gui/compare_page.hpp"
@@ -87,26 +88,26 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
     size = QSize(w, h);
   }
   const bool dark = args.isSet("dark");
-  std::vector<std::unique_ptr<TileFigure>> figures;
-  for (const auto& run : runs) figures.push_back(std::make_unique<TileFigure>(*run));
   PaintFunction paint;
-  TimelineFigure timeline(*runs.front());
+  std::optional<TimelineFigure> timeline;
+  std::vector<std::unique_ptr<TileFigure>> figures;
+  std::vector<FigurePanel> panels;
   if (view == "difference") {
     paint = [&](QPainter& painter, const QRectF& area) { paint_difference(painter, area, *runs[0], *runs[1], dark); };
   } else if (view == "timeline") {
+    timeline.emplace(*runs.front());
     if (!args.isSet("size")) size = QSize(1400, 60 + 120 * static_cast<int>(runs.front()->gpus));
-    paint = [&](QPainter& painter, const QRectF& area) { timeline.paint(painter, area, 0, timeline.duration(), std::nullopt, dark); };
+    paint = [&](QPainter& painter, const QRectF& area) { timeline->paint(painter, area, 0, timeline->duration(), std::nullopt, dark); };
   } else {
-    paint = [&](QPainter& painter, const QRectF& area) {
-      const double width = area.width() / static_cast<double>(figures.size());
-      for (std::size_t k = 0; k < figures.size(); ++k) {
-        TileOptions options;
-        options.mode = default_color_mode(*runs[k]);
-        options.dark = dark;
-        options.per_gpu = args.isSet("per-gpu");
-        figures[k]->paint(painter, QRectF(area.left() + width * static_cast<double>(k), area.top(), width, area.height()), options);
-      }
-    };
+    for (const auto& run : runs) {
+      figures.push_back(std::make_unique<TileFigure>(*run));
+      TileOptions options;
+      options.mode = default_color_mode(*run);
+      options.dark = dark;
+      options.per_gpu = args.isSet("per-gpu");
+      panels.push_back({figures.back().get(), options});
+    }
+    paint = [&](QPainter& painter, const QRectF& area) { paint_side_by_side(painter, area, panels); };
   }
   const QString error = export_figure(paint, size, args.value("out"));
   if (!error.isEmpty()) return fail(error);
