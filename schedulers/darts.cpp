@@ -228,18 +228,13 @@ class Darts final : public Scheduler, public PlanView {
     return missing;
   }
 
+  // Over a GPU link when another GPU holds the data (darts 5.3: this favours NVLink copies).
   double transfer_seconds(GpuId k, DataId d) const {
-    const auto bytes = static_cast<double>(w_->data()[d].bytes);
-    double bandwidth = platform_->bus_bandwidth;
-    if (platform_->gpu_link_bandwidth > 0) {
-      for (GpuId j = 0; j < K_; ++j) {
-        if (j != k && memory_->state(j, d) == ReplicaState::Resident) {
-          bandwidth = platform_->gpu_link_bandwidth;
-          break;
-        }
-      }
+    bool from_gpu = false;
+    for (GpuId j = 0; j < K_ && platform_->gpu_link_bandwidth > 0 && !from_gpu; ++j) {
+      from_gpu = j != k && memory_->state(j, d) == ReplicaState::Resident;
     }
-    return static_cast<double>(platform_->latency_ns) * 1e-9 + bytes / bandwidth;
+    return platform_->transfer_seconds(static_cast<double>(w_->data()[d].bytes), from_gpu);
   }
 
   struct Candidate {

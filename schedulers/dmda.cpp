@@ -49,8 +49,7 @@ class Dmda final : public Scheduler {
       for (const Access& access : workload_->accesses(task)) {
         if (!reads(access.mode) || planned_[slot(g, access.data)]) continue;
         if (context_->memory->state(g, access.data) != ReplicaState::Absent) continue;
-        transfers += static_cast<double>(platform_->latency_ns) * 1e-9 +
-                     static_cast<double>(workload_->data()[access.data].bytes) / platform_->bus_bandwidth;
+        transfers += platform_->transfer_seconds(static_cast<double>(workload_->data()[access.data].bytes));
       }
       const double completion = backlog_[g] + transfers + compute;
       if (g == 0 || completion < chosen_completion) {

@@ -261,6 +261,11 @@ Result<Workload> WorkloadBuilder::finish() && {
   return w;
 }
 
+double Platform::transfer_seconds(double bytes, bool from_gpu) const {
+  const double bandwidth = from_gpu && gpu_link_bandwidth > 0 ? gpu_link_bandwidth : bus_bandwidth;
+  return static_cast<double>(latency_ns) * 1e-9 + bytes / bandwidth;
+}
+
 double Platform::gflops_of(const std::string& kind) const {
   auto it = kind_gflops.find(kind);
   return it == kind_gflops.end() ? default_gflops : it->second;

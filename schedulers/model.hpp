@@ -175,6 +175,10 @@ struct Platform {
   std::map<std::string, double> kind_gflops;
 
   double gflops_of(const std::string& kind) const;
+  // The time a scheduler expects one transfer of `bytes` to take, alone: latency plus size over
+  // the host bus, or over a GPU link when it comes from another GPU (DMDA's comm, DARTS's
+  // transfer_duration). An estimate: it ignores sharing and the PCIe tree's per-GPU links.
+  double transfer_seconds(double bytes, bool from_gpu = false) const;
   double peak_gflops() const;
   std::string describe() const;
 };
