@@ -17,7 +17,6 @@
 #include "app/cli/commands.hpp"
 #include "app/gui/compare_page.hpp"
 #include "app/gui/curves_page.hpp"
-#include "app/gui/example.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
 #include "app/gui/timeline.hpp"
@@ -195,14 +194,12 @@ int main(int argc, char** argv) {
 
   MainWindow window;
   if (args.isSet("dark")) window.set_dark(true);
+  QString error;
   if (database.isEmpty()) {
     const QString example = args.isSet("example-db") ? args.value("example-db") : example_database_path();
-    if (auto status = ensure_example_database(example.toStdString()); !status) return fail(QString::fromStdString(status.error().message));
-    if (!window.open_database(example, true)) return fail("cannot open the example database " + example);
-    window.show_runs(kExampleComparison);
-  } else if (!window.open_database(database, true)) {
-    auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
-    return fail(store ? "cannot open " + database : QString::fromStdString(store.error().message));
+    if (!window.open_example(example, &error)) return fail(error);
+  } else if (!window.open_database(database, &error)) {
+    return fail(error);
   }
   if (args.isSet("show")) {
     bool ok = false;

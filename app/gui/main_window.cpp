@@ -104,14 +104,7 @@ void MainWindow::build_menus() {
     if (!path.isEmpty()) open_database(path);
   });
   recent_menu_ = file->addMenu("Open &recent");
-  file->addAction("Open the &example", this, [this] {
-    const QString path = example_database_path();
-    if (auto status = ensure_example_database(path.toStdString()); !status) {
-      QMessageBox::warning(this, "tilelens", QString::fromStdString(status.error().message));
-      return;
-    }
-    if (open_database(path)) show_runs(kExampleComparison);
-  });
+  file->addAction("Open the &example", this, [this] { open_example(example_database_path()); });
   file->addAction("&Replay...", QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] { open_replay_dialog(); });
   file->addSeparator();
   file->addAction("&Export view...", QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
@@ -143,12 +136,24 @@ void MainWindow::build_menus() {
   sweeps_menu_->setToolTipsVisible(true);
 }
 
-bool MainWindow::open_database(const QString& path, bool quiet) {
+namespace {
+bool report(QWidget* parent, const std::string& message, QString* error) {
+  if (error) *error = QString::fromStdString(message);
+  else QMessageBox::warning(parent, "tilelens", QString::fromStdString(message));
+  return false;
+}
+}  // namespace
+
+bool MainWindow::open_example(const QString& path, QString* error) {
+  if (auto status = ensure_example_database(path.toStdString()); !status) return report(this, status.error().message, error);
+  if (!open_database(path, error)) return false;
+  show_runs(kExampleComparison);
+  return true;
+}
+
+bool MainWindow::open_database(const QString& path, QString* error) {
   auto store = db::Store::open(path.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) {
-    if (!quiet) QMessageBox::warning(this, "tilelens", QString::fromStdString(store.error().message));
-    return false;
-  }
+  if (!store) return report(this, store.error().message, error);
   store_.emplace(std::move(*store));
   path_ = path;
   cache_.clear();

@@ -28,8 +28,11 @@ class MainWindow : public QMainWindow {
   MainWindow();
   ~MainWindow() override;
 
-  // Opens a database and lists its runs; false (and a message box unless quiet) on error.
-  bool open_database(const QString& path, bool quiet = false);
+  // Opens a database and lists its runs. On error returns false with the message in `error`,
+  // or in a message box when `error` is null.
+  bool open_database(const QString& path, QString* error = nullptr);
+  // Builds the example database at `path` if needed, opens it and shows its comparison.
+  bool open_example(const QString& path, QString* error = nullptr);
   // Opens one run in a tab, or several side by side.
   void show_runs(const std::vector<std::int64_t>& ids);
   // Opens the load and throughput curves of a sweep.

@@ -164,7 +164,8 @@ class GuiTests : public QObject {
 
   void main_window_opens_shows_and_compares() {
     MainWindow window;
-    QVERIFY(window.open_database(db_, true));
+    QString error;
+    QVERIFY(window.open_database(db_, &error));
     QCOMPARE(window.run_count(), 3);
     window.show_runs({1});
     // Runs load on a worker thread: a placeholder first, the page once they arrive.
@@ -187,7 +188,8 @@ class GuiTests : public QObject {
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write("not a database at all, just text that is long enough to have a header...");
     file.close();
-    QVERIFY(!window.open_database(junk, true));
+    QVERIFY(!window.open_database(junk, &error));
+    QVERIFY(error.contains("junk.db"));
     QCOMPARE(window.run_count(), 3);
     QCOMPARE(window.tabs()->count(), 2);
   }
@@ -276,7 +278,8 @@ class GuiTests : public QObject {
 
   void selecting_rows_opens_runs() {
     MainWindow window;
-    QVERIFY(window.open_database(db_, true));
+    QString error;
+    QVERIFY(window.open_database(db_, &error));
     window.run_table()->selectRow(0);
     QTRY_VERIFY(window.loading() == 0);
     QCOMPARE(window.tabs()->count(), 1);
