@@ -196,14 +196,20 @@ class Packer {
     return shared;
   }
 
-  void end_phase1() {
-    phase1_ = false;
+  // The alive packages in package order (the index of their first task).
+  std::vector<PackageId> alive_in_order() const {
+    std::vector<PackageId> alive;
     for (const auto& [size, p] : by_size_) {
       (void)size;
-      phase1_ids_.push_back(p);
+      alive.push_back(p);
     }
-    std::sort(phase1_ids_.begin(), phase1_ids_.end());
-    for (PackageId p : phase1_ids_) result_.phase1_packages.push_back(packages_[p].tasks);
+    std::sort(alive.begin(), alive.end());
+    return alive;
+  }
+
+  void end_phase1() {
+    phase1_ = false;
+    for (PackageId p : alive_in_order()) result_.phase1_packages.push_back(packages_[p].tasks);
     for (Best& best : best_) best.valid = false;
   }
 
@@ -322,13 +328,7 @@ class Packer {
   }
 
   HfpPacking finish() {
-    std::vector<PackageId> alive;
-    for (const auto& [size, p] : by_size_) {
-      (void)size;
-      alive.push_back(p);
-    }
-    std::sort(alive.begin(), alive.end());
-    for (PackageId p : alive) result_.packages.push_back(std::move(packages_[p].tasks));
+    for (PackageId p : alive_in_order()) result_.packages.push_back(std::move(packages_[p].tasks));
     result_.non_connected_tasks = non_connected_.size();
     if (!non_connected_.empty()) {
       if (result_.packages.empty()) {
@@ -360,7 +360,7 @@ class Packer {
   std::vector<std::vector<PackageId>> holders_;  // per data: the alive packages reading it
   std::vector<Best> best_;
   std::vector<double> acc_;
-  std::vector<PackageId> touched_, round_, phase1_ids_;
+  std::vector<PackageId> touched_, round_;
   std::vector<char> taken_;  // merged in the current round (Algorithm 5's Q)
   std::vector<std::uint32_t> mark_;
   std::uint32_t stamp_ = 0;
