@@ -33,7 +33,7 @@ class Packer {
 
   HfpPacking run() {
     init();
-    while (alive_ > std::max<std::uint32_t>(options_.packages, 1)) round();
+    while (!packed()) round();
     return finish();
   }
 
@@ -49,6 +49,8 @@ class Packer {
     PackageId partner = kNoId;
     bool valid = false;
   };
+
+  bool packed() const { return alive_ <= std::max<std::uint32_t>(options_.packages, 1); }  // K packages left
 
   double weight_of(DataId d) const { return options_.weighted ? static_cast<double>(w_.data()[d].bytes) : 1.0; }
 
@@ -141,7 +143,7 @@ class Packer {
     }
     std::vector<PackageId> merged;
     for (PackageId i : round_) {
-      if (alive_ <= std::max<std::uint32_t>(options_.packages, 1)) break;
+      if (packed()) break;
       if (taken_[i]) continue;
       Best best = cached_best(i);
       if (best.weight < max_shared) continue;
@@ -160,7 +162,7 @@ class Packer {
   void fast_start_round() {
     std::vector<PackageId> merged;
     for (PackageId i : round_) {
-      if (alive_ <= std::max<std::uint32_t>(options_.packages, 1)) break;
+      if (packed()) break;
       if (taken_[i]) continue;
       PackageId partner = kNoId;
       for (DataId d : packages_[i].data) {
