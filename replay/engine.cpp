@@ -46,7 +46,7 @@ enum class Copy : std::uint8_t { Absent, Loading, Resident, Evicting };
 struct Transfer {
   bool is_load = true;
   DataId data = 0;
-  GpuId gpu = 0;             // destination of a load, source of a write-back
+  std::uint32_t node = 0;    // memory node: destination of a load, source of a write-back
   std::int32_t source = kFromHost;
   std::int64_t start_ns = 0;
   std::uint32_t channel = 0;
@@ -62,39 +62,55 @@ struct OpenLoad {  // a load not yet classified (fetch / prefetch / unused)
   std::int64_t end_ns = 0;
 };
 
-struct Gpu {
+struct Worker {
   std::vector<TaskId> held;  // the running task first while one runs, then the buffer
   bool running = false;
+  bool cpu = false;          // computes from host memory
+  std::uint32_t node = 0;    // its memory node (GPU workers)
   std::int64_t start_ns = 0, end_ns = 0;
   std::int64_t free_since = 0;
+  std::uint64_t started = 0;
+  GpuSummary summary;        // tasks and busy time; a node's memory counters go to its first worker
+};
+
+struct Node {  // a bounded memory, shared by one or more workers
   double used = 0;          // reserved bytes: resident, loading and being evicted
   double pending_free = 0;  // bytes of copies being written back before their eviction
-  std::uint64_t started = 0;
-  GpuSummary summary;
+  GpuId first = 0;          // its first worker: the name memory records give it
+  std::vector<GpuId> workers;
 };
+
+constexpr double kHostFreeBytes = 1e300;
 
 class Engine final : public MemoryView, public BufferView {
  public:
   Engine(const Workload& workload, Scheduler& scheduler, EvictionPolicy& policy, const ReplayOptions& options,
          ReplayObserver* observer)
       : w_(workload), scheduler_(scheduler), policy_(policy), options_(options), observer_(observer),
-        K_(options.platform.gpus), nd_(workload.data_count()) {}
+        W_(options.platform.workers()), N_(options.platform.memory_nodes()), nd_(workload.data_count()) {}
 
   Result<ReplaySummary> run();
 
-  ReplicaState state(GpuId gpu, DataId data) const override {
-    switch (copy_[slot(gpu, data)]) {
+  ReplicaState state(GpuId worker, DataId data) const override {
+    if (workers_[worker].cpu) {
+      if (host_valid_[data]) return ReplicaState::Resident;
+      return writeback_from_[data] >= 0 ? ReplicaState::Loading : ReplicaState::Absent;
+    }
+    switch (copy_[slot(workers_[worker].node, data)]) {
       case Copy::Loading: return ReplicaState::Loading;
       case Copy::Resident: return ReplicaState::Resident;
       default: return ReplicaState::Absent;
     }
   }
-  double free_bytes(GpuId gpu) const override { return options_.platform.memory_bytes - gpus_[gpu].used; }
-  std::span<const TaskId> held(GpuId gpu) const override { return gpus_[gpu].held; }
+  double free_bytes(GpuId worker) const override {
+    return workers_[worker].cpu ? kHostFreeBytes : options_.platform.memory_bytes - nodes_[workers_[worker].node].used;
+  }
+  std::span<const TaskId> held(GpuId worker) const override { return workers_[worker].held; }
 
  private:
-  std::size_t slot(GpuId gpu, DataId data) const { return static_cast<std::size_t>(gpu) * nd_ + data; }
+  std::size_t slot(std::uint32_t node, DataId data) const { return static_cast<std::size_t>(node) * nd_ + data; }
   double bytes_of(DataId data) const { return static_cast<double>(w_.data()[data].bytes); }
+  GpuSummary& node_summary(std::uint32_t n) { return workers_[nodes_[n].first].summary; }
 
   // Charges the wall time of a call to the scheduler or the policy to `total` (in ticks,
   // converted to ns at the end). Called around every hook, so it must be cheap.
@@ -107,6 +123,11 @@ class Engine final : public MemoryView, public BufferView {
     } charge{total, wall_ticks()};
     return call();
   }
+  // The scheduler's memory hooks, once per worker of the node (each sees its memory change).
+  template <class F>
+  void tell_workers(std::uint32_t n, F&& hook) {
+    for (GpuId v : nodes_[n].workers) timed(summary_.scheduling_ns, [&] { hook(v); });
+  }
 
   void fail(std::string message) {
     if (error_.empty()) error_ = std::move(message);
@@ -116,59 +137,65 @@ class Engine final : public MemoryView, public BufferView {
   void dispatch(GpuId g);
   void try_start(GpuId g);
   void issue_requests(GpuId g);
+  void request_host_copies(GpuId g);
+  bool head_before(GpuId a, GpuId b) const;
   bool make_room(GpuId g, double bytes, std::size_t index);
-  void evict(GpuId g, DataId d, TaskId for_task);
-  void free_copy(GpuId g, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back);
-  void request_load(GpuId g, DataId d);
-  void start_load(GpuId g, DataId d, std::int32_t source);
-  void start_writeback(GpuId g, DataId d, WritebackCause cause);
+  void evict(std::uint32_t n, DataId d, TaskId for_task);
+  void free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back);
+  void invalidate_copies(DataId d, std::uint32_t keep, TaskId writer);
+  void request_load(std::uint32_t n, DataId d);
+  void start_load(std::uint32_t n, DataId d, std::int32_t source);
+  void start_writeback(std::uint32_t n, DataId d, WritebackCause cause);
   std::uint32_t start_transfer(const Transfer& transfer, double bytes);
   void finish_transfer(std::uint32_t id);
   void finish_task(GpuId g);
   void release(TaskId task);
   void notify_future(DataId d);
-  void emit_load(GpuId g, DataId d, LoadKind kind, TaskId task);
+  void emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task);
   std::int64_t next_event() const;
   void step(std::int64_t now);
   void flush();
-  std::int64_t duration_of(TaskId task) const;
+  std::int64_t duration_of(TaskId task, GpuId g) const;
 
   const Workload& w_;
   Scheduler& scheduler_;
   EvictionPolicy& policy_;
   const ReplayOptions& options_;
   ReplayObserver* observer_;
-  const std::uint32_t K_;
+  const std::uint32_t W_;  // workers
+  const std::uint32_t N_;  // bounded memory nodes
   const std::size_t nd_;
 
   std::int64_t now_ = 0;
   std::string error_;
   ReplaySummary summary_;
-  std::vector<Gpu> gpus_;
-  std::vector<Copy> copy_;
-  std::vector<std::uint32_t> open_load_;  // per (gpu, data): index in open_loads_ or kNoId
+  std::vector<Worker> workers_;
+  std::vector<Node> nodes_;
+  bool cpus_used_ = false;               // the scheduler hands tasks to CPU workers
+  std::vector<Copy> copy_;               // per (node, data)
+  std::vector<std::uint32_t> open_load_;  // per (node, data): index in open_loads_ or kNoId
   std::vector<OpenLoad> open_loads_;
   std::vector<std::uint32_t> free_open_loads_;
-  std::vector<std::uint32_t> protect_;  // per (gpu, data): stamp of the last protection pass
+  std::vector<std::uint32_t> protect_;  // per (node, data): stamp of the last protection pass
   std::uint32_t protect_stamp_ = 0;
-  std::vector<TaskId> evict_for_;       // per (gpu, data): whose request started an eviction write-back
+  std::vector<TaskId> evict_for_;       // per (node, data): whose request started an eviction write-back
   std::vector<char> host_valid_;
-  std::vector<std::uint16_t> holders_;  // GPUs holding a valid copy (resident or being evicted)
+  std::vector<std::uint16_t> holders_;  // nodes holding a valid copy (resident or being evicted)
   std::vector<std::uint32_t> version_;  // per data: writes completed so far
-  std::vector<char> stale_;             // per (gpu, data): an evicting copy of an older version
+  std::vector<char> stale_;             // per (node, data): an evicting copy of an older version
   std::vector<std::int32_t> writeback_from_;
-  std::vector<std::vector<GpuId>> waiting_for_host_;
+  std::vector<std::vector<std::uint32_t>> waiting_for_host_;  // nodes waiting for a write-back to load
   std::vector<std::uint32_t> missing_preds_;
   std::vector<std::int64_t> buffered_at_;
   std::vector<char> pushed_, popped_;
-  std::vector<double> kind_rate_;
+  std::vector<double> kind_rate_, cpu_kind_rate_;
   std::vector<FluidChannel> channels_;
   // The PCIe tree when the platform has one: per direction the host link, each switch's
   // upstream link and each GPU's own link (indices into tree_).
   FluidNetwork tree_;
   std::uint32_t host_down_ = 0, host_up_ = 0;
   std::vector<std::uint32_t> switch_down_, switch_up_, gpu_down_, gpu_up_;
-  FluidNetwork::Path tree_path(GpuId g, bool to_gpu) const;
+  FluidNetwork::Path tree_path(std::uint32_t n, bool to_gpu) const;
   void add_to_link(std::uint32_t id, double bytes);
   std::vector<Transfer> transfers_;
   std::vector<std::uint32_t> free_transfers_;
@@ -179,54 +206,70 @@ class Engine final : public MemoryView, public BufferView {
   bool flushed_ = false;
 };
 
-std::int64_t Engine::duration_of(TaskId task) const {
+std::int64_t Engine::duration_of(TaskId task, GpuId g) const {
   const Task& t = w_.tasks()[task];
-  return static_cast<std::int64_t>(std::ceil(t.flops / kind_rate_[t.kind]));  // 1 GFlop/s = 1 flop per ns
+  const double rate = workers_[g].cpu ? cpu_kind_rate_[t.kind] : kind_rate_[t.kind];
+  return static_cast<std::int64_t>(std::ceil(t.flops / rate));  // 1 GFlop/s = 1 flop per ns
 }
 
 Result<ReplaySummary> Engine::run() {
   const Platform& platform = options_.platform;
   if (auto status = check_platform(platform, w_); !status) return status.error();
   if (options_.buffer_depth == 0) return make_error("the task buffer depth must be at least 1");
-  if (K_ > 4096) return make_error("at most 4096 GPUs");
+  if (W_ > 4096) return make_error("at most 4096 workers");
 
-  gpus_.assign(K_, {});
-  copy_.assign(K_ * nd_, Copy::Absent);
-  open_load_.assign(K_ * nd_, kNoId);
-  protect_.assign(K_ * nd_, 0);
-  evict_for_.assign(K_ * nd_, kNoId);
+  workers_.assign(W_, {});
+  nodes_.assign(N_, {});
+  for (GpuId g = 0; g < W_; ++g) {
+    workers_[g].cpu = platform.is_cpu_worker(g);
+    if (workers_[g].cpu) continue;
+    workers_[g].node = platform.memory_node_of(g);
+    nodes_[workers_[g].node].workers.push_back(g);
+  }
+  for (std::uint32_t n = 0; n < N_; ++n) nodes_[n].first = platform.first_worker_of(n);
+  cpus_used_ = platform.cpus > 0 && scheduler_.uses_cpu_workers();
+  for (const auto& kind : w_.kinds()) {
+    kind_rate_.push_back(platform.gflops_of(kind));
+    cpu_kind_rate_.push_back(platform.cpu_gflops_of(kind));
+    if (!(kind_rate_.back() > 0) && !cpus_used_) {
+      return make_error(kind + " tasks run only on CPU workers, and this scheduler hands tasks to GPUs only");
+    }
+  }
+  copy_.assign(N_ * nd_, Copy::Absent);
+  open_load_.assign(N_ * nd_, kNoId);
+  protect_.assign(N_ * nd_, 0);
+  evict_for_.assign(N_ * nd_, kNoId);
   host_valid_.assign(nd_, 1);
   holders_.assign(nd_, 0);
   version_.assign(nd_, 0);
-  stale_.assign(K_ * nd_, 0);
+  stale_.assign(N_ * nd_, 0);
   writeback_from_.assign(nd_, -1);
   waiting_for_host_.assign(nd_, {});
   buffered_at_.assign(w_.task_count(), 0);
   pushed_.assign(w_.task_count(), 0);
   popped_.assign(w_.task_count(), 0);
-  for (const auto& kind : w_.kinds()) kind_rate_.push_back(platform.gflops_of(kind));
   channels_.emplace_back(platform.bus_bandwidth);  // 0: host to GPUs
   channels_.emplace_back(platform.bus_bandwidth);  // 1: GPUs to host
   if (platform.gpu_link_bandwidth > 0) {
-    for (std::uint32_t i = 0; i < K_ * K_; ++i) channels_.emplace_back(platform.gpu_link_bandwidth);
+    for (std::uint32_t i = 0; i < N_ * N_; ++i) channels_.emplace_back(platform.gpu_link_bandwidth);
   }
   if (platform.has_pcie_tree()) {
     host_down_ = tree_.add_link(platform.bus_bandwidth);
     host_up_ = tree_.add_link(platform.bus_bandwidth);
     if (platform.gpus_per_switch > 0 && platform.switch_bandwidth > 0) {
-      for (GpuId s = 0; s < (K_ + platform.gpus_per_switch - 1) / platform.gpus_per_switch; ++s) {
+      for (std::uint32_t s = 0; s < (N_ + platform.gpus_per_switch - 1) / platform.gpus_per_switch; ++s) {
         switch_down_.push_back(tree_.add_link(platform.switch_bandwidth));
         switch_up_.push_back(tree_.add_link(platform.switch_bandwidth));
       }
     }
     if (platform.gpu_bus_bandwidth > 0) {
-      for (GpuId g = 0; g < K_; ++g) {
+      for (std::uint32_t n = 0; n < N_; ++n) {
         gpu_down_.push_back(tree_.add_link(platform.gpu_bus_bandwidth));
         gpu_up_.push_back(tree_.add_link(platform.gpu_bus_bandwidth));
       }
     }
   }
-  summary_.gpus.assign(K_, {});
+  summary_.gpus.assign(W_, {});
   summary_.total_flops = w_.total_flops();
 
   SchedulerContext context;
@@ -253,7 +296,7 @@ Result<ReplaySummary> Engine::run() {
 
   while (true) {
     fill_buffers();
-    for (GpuId g = 0; g < K_; ++g) dispatch(g);
+    for (GpuId g = 0; g < W_; ++g) dispatch(g);
     if (!error_.empty()) return make_error(error_);
     if (done_ == w_.task_count() && !flushed_) {
       flush();
@@ -263,27 +306,25 @@ Result<ReplaySummary> Engine::run() {
     if (next == FluidChannel::kNever) {
       if (done_ == w_.task_count()) break;
       std::size_t held = 0;
-      for (const Gpu& gpu : gpus_) held += gpu.held.size();
+      for (const Worker& worker : workers_) held += worker.held.size();
       return make_error("replay stalled at " + format_duration(now_) + ": " + std::to_string(done_) + " of " +
                         std::to_string(w_.task_count()) + " tasks done, " + std::to_string(held) +
-                        " held by GPUs, and the scheduler hands out no task while nothing is in flight");
+                        " held by workers, and the scheduler hands out no task while nothing is in flight");
     }
     step(next);
     if (!error_.empty()) return make_error(error_);
   }
 
   // Loads still unclassified at the end were never used.
-  for (GpuId g = 0; g < K_; ++g) {
+  for (std::uint32_t n = 0; n < N_; ++n) {
     for (DataId d = 0; d < nd_; ++d) {
-      if (open_load_[slot(g, d)] != kNoId) emit_load(g, d, LoadKind::Unused, kNoId);
-      if (copy_[slot(g, d)] == Copy::Resident) ++summary_.gpus[g].resident_at_end;
+      if (open_load_[slot(n, d)] != kNoId) emit_load(n, d, LoadKind::Unused, kNoId);
+      if (copy_[slot(n, d)] == Copy::Resident) ++node_summary(n).resident_at_end;
     }
   }
   summary_.tasks = done_;
-  for (GpuId g = 0; g < K_; ++g) {
-    const std::uint64_t resident = summary_.gpus[g].resident_at_end;
-    summary_.gpus[g] = gpus_[g].summary;
-    summary_.gpus[g].resident_at_end = resident;
+  for (GpuId g = 0; g < W_; ++g) {
+    summary_.gpus[g] = workers_[g].summary;
     summary_.idle_ns += summary_.makespan_ns - summary_.gpus[g].busy_ns;
   }
   summary_.flush_end_ns = std::max(summary_.flush_end_ns, summary_.makespan_ns);
@@ -299,9 +340,9 @@ void Engine::release(TaskId task) {
 }
 
 void Engine::notify_future(DataId d) {
-  for (GpuId h = 0; h < K_; ++h) {
-    if (copy_[slot(h, d)] == Copy::Resident) {
-      timed(summary_.eviction_ns, [&] { policy_.on_future_changed(h, d); });
+  for (std::uint32_t n = 0; n < N_; ++n) {
+    if (copy_[slot(n, d)] == Copy::Resident) {
+      timed(summary_.eviction_ns, [&] { policy_.on_future_changed(n, d); });
     }
   }
 }
@@ -310,17 +351,24 @@ void Engine::fill_buffers() {
   bool progress = true;
   while (progress && error_.empty()) {
     progress = false;
-    for (GpuId g = 0; g < K_; ++g) {
-      Gpu& gpu = gpus_[g];
-      if (gpu.held.size() >= options_.buffer_depth) continue;
+    for (GpuId g = 0; g < W_; ++g) {
+      Worker& worker = workers_[g];
+      if (worker.cpu && !cpus_used_) continue;
+      if (worker.held.size() >= options_.buffer_depth) continue;
       const auto task = timed(summary_.scheduling_ns, [&] { return scheduler_.pop(g); });
       if (!task) continue;
       if (*task >= w_.task_count() || !pushed_[*task] || popped_[*task]) {
         fail("the scheduler handed out task " + std::to_string(*task) + ", which is not ready or was already handed out");
         return;
       }
+      const KindId kind = w_.tasks()[*task].kind;
+      if (!((worker.cpu ? cpu_kind_rate_ : kind_rate_)[kind] > 0)) {
+        fail("the scheduler handed task " + w_.task_label(*task) + " to " + (worker.cpu ? "CPU" : "GPU") + " worker " +
+             std::to_string(g) + ", which has no " + w_.kinds()[kind] + " kernel");
+        return;
+      }
       popped_[*task] = 1;
-      gpu.held.push_back(*task);
+      worker.held.push_back(*task);
       buffered_at_[*task] = now_;
       for (const Access& access : w_.accesses(*task)) {
         if (reads(access.mode)) notify_future(access.data);
@@ -337,78 +385,135 @@ void Engine::dispatch(GpuId g) {
 }
 
 void Engine::try_start(GpuId g) {
-  Gpu& gpu = gpus_[g];
-  if (gpu.running || gpu.held.empty() || !error_.empty()) return;
-  const TaskId task = gpu.held.front();
+  Worker& worker = workers_[g];
+  if (worker.running || worker.held.empty() || !error_.empty()) return;
+  const TaskId task = worker.held.front();
   for (const Access& access : w_.accesses(task)) {
-    if (copy_[slot(g, access.data)] != Copy::Resident) return;
+    if (worker.cpu ? reads(access.mode) && !host_valid_[access.data] : copy_[slot(worker.node, access.data)] != Copy::Resident) return;
   }
-  gpu.running = true;
-  gpu.start_ns = now_;
-  gpu.end_ns = now_ + duration_of(task);
-  const std::int64_t ready = std::max(gpu.free_since, buffered_at_[task]);
-  for (const Access& access : w_.accesses(task)) {
-    timed(summary_.eviction_ns, [&] { policy_.on_used(g, access.data); });
-    const std::uint32_t open = open_load_[slot(g, access.data)];
-    if (open != kNoId) {
-      emit_load(g, access.data, open_loads_[open].end_ns > ready ? LoadKind::Fetch : LoadKind::Prefetch, task);
+  worker.running = true;
+  worker.start_ns = now_;
+  worker.end_ns = now_ + duration_of(task, g);
+  if (!worker.cpu) {
+    const std::int64_t ready = std::max(worker.free_since, buffered_at_[task]);
+    for (const Access& access : w_.accesses(task)) {
+      timed(summary_.eviction_ns, [&] { policy_.on_used(worker.node, access.data); });
+      const std::uint32_t open = open_load_[slot(worker.node, access.data)];
+      if (open != kNoId) {
+        emit_load(worker.node, access.data, open_loads_[open].end_ns > ready ? LoadKind::Fetch : LoadKind::Prefetch, task);
+      }
     }
   }
-  const TaskRecord record{task, g, started_++, gpu.started++, buffered_at_[task], gpu.start_ns, gpu.end_ns};
+  const TaskRecord record{task, g, started_++, worker.started++, buffered_at_[task], worker.start_ns, worker.end_ns};
   if (observer_) observer_->on_task(record);
   timed(summary_.scheduling_ns, [&] { scheduler_.on_task_started(g, task); });
 }
 
-void Engine::issue_requests(GpuId g) {
-  Gpu& gpu = gpus_[g];
-  for (std::size_t index = gpu.running ? 1 : 0; index < gpu.held.size(); ++index) {
-    const TaskId task = gpu.held[index];
+// A CPU worker computes from the host: data its held tasks read whose only valid copy is on a
+// GPU are written back (lahp: "write-backs when a CPU task reads data last written on a GPU").
+void Engine::request_host_copies(GpuId g) {
+  for (TaskId task : workers_[g].held) {
     for (const Access& access : w_.accesses(task)) {
       const DataId d = access.data;
-      const Copy copy = copy_[slot(g, d)];
-      if (copy == Copy::Resident || copy == Copy::Loading) continue;
-      if (copy == Copy::Evicting) return;  // wait until it is gone, then load it again
-      const double bytes = bytes_of(d);
-      if (!make_room(g, bytes, index)) return;
-      gpu.used += bytes;
-      gpu.summary.peak_bytes = std::max(gpu.summary.peak_bytes, gpu.used);
-      if (reads(access.mode)) {
-        request_load(g, d);
-      } else {
-        copy_[slot(g, d)] = Copy::Resident;
-        ++gpu.summary.allocations;
-        ++summary_.allocations;
-        timed(summary_.eviction_ns, [&] { policy_.on_inserted(g, d); });
-        timed(summary_.scheduling_ns, [&] { scheduler_.on_data_loaded(g, d); });
-        if (observer_) observer_->on_allocation({d, g, now_, task});
+      if (!reads(access.mode) || host_valid_[d] || writeback_from_[d] >= 0) continue;
+      for (std::uint32_t n = 0; n < N_; ++n) {
+        const Copy copy = copy_[slot(n, d)];
+        if ((copy == Copy::Resident || copy == Copy::Evicting) && !stale_[slot(n, d)]) {
+          start_writeback(n, d, WritebackCause::Request);
+          break;
+        }
       }
     }
   }
 }
 
+void Engine::issue_requests(GpuId g) {
+  Worker& worker = workers_[g];
+  if (worker.cpu) {
+    request_host_copies(g);
+    return;
+  }
+  const std::uint32_t n = worker.node;
+  Node& node = nodes_[n];
+  for (std::size_t index = worker.running ? 1 : 0; index < worker.held.size(); ++index) {
+    const TaskId task = worker.held[index];
+    for (const Access& access : w_.accesses(task)) {
+      const DataId d = access.data;
+      const Copy copy = copy_[slot(n, d)];
+      if (copy == Copy::Resident || copy == Copy::Loading) continue;
+      if (copy == Copy::Evicting) return;  // wait until it is gone, then load it again
+      const double bytes = bytes_of(d);
+      if (!make_room(g, bytes, index)) return;
+      node.used += bytes;
+      GpuSummary& memory = node_summary(n);
+      memory.peak_bytes = std::max(memory.peak_bytes, node.used);
+      if (reads(access.mode)) {
+        request_load(n, d);
+      } else {
+        copy_[slot(n, d)] = Copy::Resident;
+        ++memory.allocations;
+        ++summary_.allocations;
+        timed(summary_.eviction_ns, [&] { policy_.on_inserted(n, d); });
+        tell_workers(n, [&](GpuId v) { scheduler_.on_data_loaded(v, d); });
+        if (observer_) observer_->on_allocation({d, node.first, now_, task});
+      }
+    }
+  }
+}
+
+// Between two workers of one memory, whose next task goes first when both need room: the one
+// buffered earlier, then the lower worker. Its data are safe from the other's requests, so
+// the oldest waiting task always makes progress.
+bool Engine::head_before(GpuId a, GpuId b) const {
+  const Worker& wa = workers_[a];
+  const Worker& wb = workers_[b];
+  const std::size_t ia = wa.running ? 1 : 0, ib = wb.running ? 1 : 0;
+  if (ia >= wa.held.size()) return false;
+  if (ib >= wb.held.size()) return true;
+  const std::int64_t ta = buffered_at_[wa.held[ia]], tb = buffered_at_[wb.held[ib]];
+  return ta != tb ? ta < tb : a < b;
+}
+
 bool Engine::make_room(GpuId g, double bytes, std::size_t index) {
-  Gpu& gpu = gpus_[g];
+  Worker& worker = workers_[g];
+  const std::uint32_t n = worker.node;
+  Node& node = nodes_[n];
   const double capacity = options_.platform.memory_bytes;
-  if (capacity - gpu.used >= bytes) return true;
-  // Data used by the running task or any held task up to this one stay.
+  if (capacity - node.used >= bytes) return true;
+  // Data used by the running task or any held task up to this one stay; on a shared memory
+  // also the data of the other workers' running tasks, and of their next tasks unless this
+  // request is for a next task that goes before theirs.
   const std::uint32_t stamp = ++protect_stamp_;
   for (std::size_t i = 0; i <= index; ++i) {
-    for (const Access& access : w_.accesses(gpu.held[i])) protect_[slot(g, access.data)] = stamp;
+    for (const Access& access : w_.accesses(worker.held[i])) protect_[slot(n, access.data)] = stamp;
+  }
+  const std::size_t head = worker.running ? 1u : 0u;
+  const bool prefetch = index != head;
+  for (GpuId v : node.workers) {
+    if (v == g) continue;
+    const Worker& other = workers_[v];
+    const std::size_t other_head = other.running ? 1u : 0u;
+    const std::size_t last = std::min(other.held.size(), (prefetch || head_before(v, g)) ? other_head + 1 : other_head);
+    for (std::size_t i = 0; i < last; ++i) {
+      for (const Access& access : w_.accesses(other.held[i])) protect_[slot(n, access.data)] = stamp;
+    }
   }
   VictimRequest request;
-  request.for_task = gpu.held[index];
-  request.prefetch = index != (gpu.running ? 1u : 0u);
-  request.evictable = [this, g, stamp](DataId d) {  // small enough for std::function's inline buffer
-    return d < nd_ && copy_[slot(g, d)] == Copy::Resident && protect_[slot(g, d)] != stamp;
+  request.for_task = worker.held[index];
+  request.prefetch = prefetch;
+  request.evictable = [this, n, stamp](DataId d) {  // small enough for std::function's inline buffer
+    return d < nd_ && copy_[slot(n, d)] == Copy::Resident && protect_[slot(n, d)] != stamp;
   };
-  while (capacity - gpu.used < bytes) {
-    if (capacity - gpu.used + gpu.pending_free >= bytes) return false;  // write-backs will free enough
-    const auto victim = timed(summary_.eviction_ns, [&] { return policy_.choose_victim(g, request); });
+  while (capacity - node.used < bytes) {
+    if (capacity - node.used + node.pending_free >= bytes) return false;  // write-backs will free enough
+    const auto victim = timed(summary_.eviction_ns, [&] { return policy_.choose_victim(n, request); });
     if (!victim) {
-      if (!request.prefetch && gpu.pending_free == 0 && !gpu.running) {
+      bool busy = node.pending_free > 0;
+      for (GpuId v : node.workers) busy = busy || workers_[v].running || (v != g && head_before(v, g));
+      if (!request.prefetch && !busy) {
         bool loading = false;
-        for (DataId d = 0; d < nd_ && !loading; ++d) loading = copy_[slot(g, d)] == Copy::Loading;
-        if (!loading) fail("the eviction policy found no victim on GPU " + std::to_string(g) + " for the next task, " +
+        for (DataId d = 0; d < nd_ && !loading; ++d) loading = copy_[slot(n, d)] == Copy::Loading;
+        if (!loading) fail("the eviction policy found no victim on GPU " + std::to_string(node.first) + " for the next task, " +
                            w_.task_label(request.for_task) + ", although its data fit in memory");
       }
       return false;
@@ -417,52 +522,53 @@ bool Engine::make_room(GpuId g, double bytes, std::size_t index) {
       fail("the eviction policy chose data " + std::to_string(*victim) + ", which cannot be evicted now");
       return false;
     }
-    evict(g, *victim, request.for_task);
+    evict(n, *victim, request.for_task);
   }
   return true;
 }
 
-void Engine::evict(GpuId g, DataId d, TaskId for_task) {
-  timed(summary_.eviction_ns, [&] { policy_.on_removed(g, d); });
+void Engine::evict(std::uint32_t n, DataId d, TaskId for_task) {
+  timed(summary_.eviction_ns, [&] { policy_.on_removed(n, d); });
   if (!host_valid_[d] && holders_[d] == 1) {  // the last valid copy: write it back first
-    copy_[slot(g, d)] = Copy::Evicting;
-    gpus_[g].pending_free += bytes_of(d);
-    evict_for_[slot(g, d)] = for_task;
-    if (writeback_from_[d] < 0) start_writeback(g, d, WritebackCause::Eviction);
+    copy_[slot(n, d)] = Copy::Evicting;
+    nodes_[n].pending_free += bytes_of(d);
+    evict_for_[slot(n, d)] = for_task;
+    if (writeback_from_[d] < 0) start_writeback(n, d, WritebackCause::Eviction);
     // The scheduler sees the copy as gone from now on (MemoryView says Absent).
-    timed(summary_.scheduling_ns, [&] { scheduler_.on_data_evicted(g, d); });
+    tell_workers(n, [&](GpuId v) { scheduler_.on_data_evicted(v, d); });
     return;
   }
-  free_copy(g, d, for_task, EvictionCause::Capacity, false);
+  free_copy(n, d, for_task, EvictionCause::Capacity, false);
 }
 
-void Engine::free_copy(GpuId g, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
-  Gpu& gpu = gpus_[g];
-  Copy& copy = copy_[slot(g, d)];
+void Engine::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
+  Node& node = nodes_[n];
+  Copy& copy = copy_[slot(n, d)];
   const bool reported = copy == Copy::Evicting;  // told to the scheduler when its write-back began
-  if (copy == Copy::Evicting) gpu.pending_free -= bytes_of(d);
+  if (copy == Copy::Evicting) node.pending_free -= bytes_of(d);
   copy = Copy::Absent;
-  gpu.used -= bytes_of(d);
-  if (stale_[slot(g, d)]) {
-    stale_[slot(g, d)] = 0;  // it no longer counted as a holder
+  node.used -= bytes_of(d);
+  if (stale_[slot(n, d)]) {
+    stale_[slot(n, d)] = 0;  // it no longer counted as a holder
   } else if (holders_[d] > 0) {
     --holders_[d];
   }
-  if (open_load_[slot(g, d)] != kNoId) emit_load(g, d, LoadKind::Unused, kNoId);
+  if (open_load_[slot(n, d)] != kNoId) emit_load(n, d, LoadKind::Unused, kNoId);
+  GpuSummary& memory = node_summary(n);
   if (cause == EvictionCause::Capacity) {
-    ++gpu.summary.evictions;
+    ++memory.evictions;
     ++summary_.evictions;
   } else {
-    ++gpu.summary.invalidations;
+    ++memory.invalidations;
     ++summary_.invalidations;
   }
-  if (observer_) observer_->on_eviction({d, g, now_, cause, for_task, wrote_back});
-  if (!reported) timed(summary_.scheduling_ns, [&] { scheduler_.on_data_evicted(g, d); });
+  if (observer_) observer_->on_eviction({d, node.first, now_, cause, for_task, wrote_back});
+  if (!reported) tell_workers(n, [&](GpuId v) { scheduler_.on_data_evicted(v, d); });
 }
 
-void Engine::request_load(GpuId g, DataId d) {
-  copy_[slot(g, d)] = Copy::Loading;
-  timed(summary_.scheduling_ns, [&] { scheduler_.on_load_requested(g, d); });
+void Engine::request_load(std::uint32_t n, DataId d) {
+  copy_[slot(n, d)] = Copy::Loading;
+  tell_workers(n, [&](GpuId v) { scheduler_.on_load_requested(v, d); });
   std::uint32_t open = 0;
   if (!free_open_loads_.empty()) {
     open = free_open_loads_.back();
@@ -472,27 +578,27 @@ void Engine::request_load(GpuId g, DataId d) {
     open_loads_.emplace_back();
   }
   open_loads_[open] = {kFromHost, now_, 0};
-  open_load_[slot(g, d)] = open;
+  open_load_[slot(n, d)] = open;
 
   const Platform& platform = options_.platform;
   if (platform.gpu_link_bandwidth > 0 && (platform.gpu_link_bandwidth >= platform.bus_bandwidth || !host_valid_[d])) {
-    for (GpuId h = 0; h < K_; ++h) {
-      if (h != g && copy_[slot(h, d)] == Copy::Resident) {
-        start_load(g, d, static_cast<std::int32_t>(h));
+    for (std::uint32_t h = 0; h < N_; ++h) {
+      if (h != n && copy_[slot(h, d)] == Copy::Resident) {
+        start_load(n, d, static_cast<std::int32_t>(nodes_[h].first));
         return;
       }
     }
   }
   if (host_valid_[d]) {
-    start_load(g, d, kFromHost);
+    start_load(n, d, kFromHost);
     return;
   }
   // The only valid copy is on another GPU without a link to this one: go through the host.
-  waiting_for_host_[d].push_back(g);
+  waiting_for_host_[d].push_back(n);
   if (writeback_from_[d] < 0) {
-    for (GpuId h = 0; h < K_; ++h) {
+    for (std::uint32_t h = 0; h < N_; ++h) {
       const Copy copy = copy_[slot(h, d)];
-      if (h != g && (copy == Copy::Resident || copy == Copy::Evicting)) {
+      if (h != n && (copy == Copy::Resident || copy == Copy::Evicting)) {
         start_writeback(h, d, WritebackCause::Request);
         return;
       }
@@ -525,44 +631,46 @@ void Engine::add_to_link(std::uint32_t id, double bytes) {
   else channels_[transfer.channel].add(id, bytes, now_);
 }
 
-FluidNetwork::Path Engine::tree_path(GpuId g, bool to_gpu) const {
+FluidNetwork::Path Engine::tree_path(std::uint32_t n, bool to_gpu) const {
   FluidNetwork::Path path;
   path.links[path.length++] = to_gpu ? host_down_ : host_up_;
   const std::uint32_t per_switch = options_.platform.gpus_per_switch;
-  if (!switch_down_.empty()) path.links[path.length++] = to_gpu ? switch_down_[g / per_switch] : switch_up_[g / per_switch];
-  if (!gpu_down_.empty()) path.links[path.length++] = to_gpu ? gpu_down_[g] : gpu_up_[g];
+  if (!switch_down_.empty()) path.links[path.length++] = to_gpu ? switch_down_[n / per_switch] : switch_up_[n / per_switch];
+  if (!gpu_down_.empty()) path.links[path.length++] = to_gpu ? gpu_down_[n] : gpu_up_[n];
   return path;
 }
 
-void Engine::start_load(GpuId g, DataId d, std::int32_t source) {
+void Engine::start_load(std::uint32_t n, DataId d, std::int32_t source) {
   Transfer transfer;
   transfer.is_load = true;
   transfer.data = d;
-  transfer.gpu = g;
+  transfer.node = n;
   transfer.source = source;
   transfer.start_ns = now_;
-  transfer.channel = source == kFromHost ? 0 : 2 + static_cast<std::uint32_t>(source) * K_ + g;
+  transfer.channel = source == kFromHost
+                         ? 0
+                         : 2 + options_.platform.memory_node_of(static_cast<GpuId>(source)) * N_ + n;
   if (source == kFromHost && options_.platform.has_pcie_tree()) {
     transfer.on_tree = true;
-    transfer.path = tree_path(g, true);
+    transfer.path = tree_path(n, true);
   }
-  open_loads_[open_load_[slot(g, d)]].source = source;
+  open_loads_[open_load_[slot(n, d)]].source = source;
   start_transfer(transfer, bytes_of(d));
 }
 
-void Engine::start_writeback(GpuId g, DataId d, WritebackCause cause) {
+void Engine::start_writeback(std::uint32_t n, DataId d, WritebackCause cause) {
   Transfer transfer;
   transfer.is_load = false;
   transfer.data = d;
-  transfer.gpu = g;
+  transfer.node = n;
   transfer.start_ns = now_;
   transfer.channel = 1;
   if (options_.platform.has_pcie_tree()) {
     transfer.on_tree = true;
-    transfer.path = tree_path(g, false);
+    transfer.path = tree_path(n, false);
   }
   transfer.cause = cause;
-  writeback_from_[d] = static_cast<std::int32_t>(g);
+  writeback_from_[d] = static_cast<std::int32_t>(n);
   transfer.version = version_[d];
   start_transfer(transfer, bytes_of(d));
 }
@@ -571,14 +679,14 @@ void Engine::finish_transfer(std::uint32_t id) {
   const Transfer transfer = transfers_[id];
   free_transfers_.push_back(id);
   const DataId d = transfer.data;
-  const GpuId g = transfer.gpu;
+  const std::uint32_t n = transfer.node;
   const double bytes = bytes_of(d);
   if (transfer.is_load) {
-    copy_[slot(g, d)] = Copy::Resident;
+    copy_[slot(n, d)] = Copy::Resident;
     ++holders_[d];
-    open_loads_[open_load_[slot(g, d)]].end_ns = now_;
+    open_loads_[open_load_[slot(n, d)]].end_ns = now_;
     ++summary_.loads;
-    ++gpus_[g].summary.loads;
+    ++node_summary(n).loads;
     summary_.bytes_loaded += bytes;
     if (transfer.source == kFromHost) {
       ++summary_.loads_from_host;
@@ -587,62 +695,76 @@ void Engine::finish_transfer(std::uint32_t id) {
       ++summary_.loads_from_gpu;
       summary_.bytes_gpu_to_gpu += bytes;
     }
-    timed(summary_.eviction_ns, [&] { policy_.on_inserted(g, d); });
-    timed(summary_.scheduling_ns, [&] { scheduler_.on_data_loaded(g, d); });
+    timed(summary_.eviction_ns, [&] { policy_.on_inserted(n, d); });
+    tell_workers(n, [&](GpuId v) { scheduler_.on_data_loaded(v, d); });
     return;
   }
   ++summary_.writebacks;
   summary_.bytes_written_back += bytes;
   summary_.flush_end_ns = std::max(summary_.flush_end_ns, now_);
   if (observer_) {
-    observer_->on_writeback({d, g, w_.data()[d].bytes, transfer.start_ns, now_, transfer.cause});
+    observer_->on_writeback({d, nodes_[n].first, w_.data()[d].bytes, transfer.start_ns, now_, transfer.cause});
   }
   if (transfer.version != version_[d]) {
-    // A write on another GPU made this version stale while it moved: the host copy stays
+    // A write on another worker made this version stale while it moved: the host copy stays
     // invalid, and the evicting copy it came from simply leaves.
     ++summary_.stale_writebacks;
-    if (copy_[slot(g, d)] == Copy::Evicting) free_copy(g, d, evict_for_[slot(g, d)], EvictionCause::Capacity, true);
+    if (copy_[slot(n, d)] == Copy::Evicting) free_copy(n, d, evict_for_[slot(n, d)], EvictionCause::Capacity, true);
     return;
   }
   host_valid_[d] = 1;
   writeback_from_[d] = -1;
-  if (copy_[slot(g, d)] == Copy::Evicting) free_copy(g, d, evict_for_[slot(g, d)], EvictionCause::Capacity, true);
+  if (copy_[slot(n, d)] == Copy::Evicting) free_copy(n, d, evict_for_[slot(n, d)], EvictionCause::Capacity, true);
   auto waiting = std::move(waiting_for_host_[d]);
   waiting_for_host_[d].clear();
-  for (GpuId h : waiting) start_load(h, d, kFromHost);
+  for (std::uint32_t h : waiting) start_load(h, d, kFromHost);
+}
+
+// A write by `writer` leaves one valid copy: node `keep`'s, or the host's when keep is kNoId.
+void Engine::invalidate_copies(DataId d, std::uint32_t keep, TaskId writer) {
+  for (std::uint32_t h = 0; h < N_; ++h) {
+    if (h == keep) continue;
+    const Copy copy = copy_[slot(h, d)];
+    if (copy == Copy::Resident) {
+      timed(summary_.eviction_ns, [&] { policy_.on_removed(h, d); });
+      free_copy(h, d, writer, EvictionCause::Invalidated, false);
+    } else if (copy == Copy::Evicting) {
+      // h is writing back the version this task overwrote (its copy was the last valid one
+      // when h chose to evict it): that write-back is now stale; h's copy leaves when it ends.
+      if (!stale_[slot(h, d)]) {
+        stale_[slot(h, d)] = 1;
+        if (holders_[d] > 0) --holders_[d];
+      }
+    } else if (copy != Copy::Absent) {
+      fail("task " + w_.task_label(writer) + " wrote " + w_.data()[d].name + " while GPU " + std::to_string(nodes_[h].first) +
+           " was loading it: the workload lacks a dependency between tasks that access it");
+    }
+  }
+  ++version_[d];
+  writeback_from_[d] = -1;  // an older version's write-back in flight no longer counts
 }
 
 void Engine::finish_task(GpuId g) {
-  Gpu& gpu = gpus_[g];
-  const TaskId task = gpu.held.front();
-  gpu.held.erase(gpu.held.begin());
-  gpu.running = false;
-  gpu.summary.busy_ns += gpu.end_ns - gpu.start_ns;
-  ++gpu.summary.tasks;
-  gpu.free_since = now_;
+  Worker& worker = workers_[g];
+  const TaskId task = worker.held.front();
+  worker.held.erase(worker.held.begin());
+  worker.running = false;
+  worker.summary.busy_ns += worker.end_ns - worker.start_ns;
+  ++worker.summary.tasks;
+  worker.free_since = now_;
   summary_.makespan_ns = std::max(summary_.makespan_ns, now_);
   for (const Access& access : w_.accesses(task)) {
     if (!writes(access.mode)) continue;
     const DataId d = access.data;
-    for (GpuId h = 0; h < K_; ++h) {
-      if (h == g) continue;
-      const Copy copy = copy_[slot(h, d)];
-      if (copy == Copy::Resident) {
-        timed(summary_.eviction_ns, [&] { policy_.on_removed(h, d); });
-        free_copy(h, d, task, EvictionCause::Invalidated, false);
-      } else if (copy == Copy::Evicting) {
-        // h is writing back the version this task overwrote (its copy was the last valid one
-        // when h chose to evict it): that write-back is now stale; h's copy leaves when it ends.
-        stale_[slot(h, d)] = 1;
-      } else if (copy != Copy::Absent) {
-        fail("task " + w_.task_label(task) + " wrote " + w_.data()[d].name + " while GPU " + std::to_string(h) +
-             " was loading it: the workload lacks a dependency between tasks that access it");
-      }
+    if (worker.cpu) {
+      invalidate_copies(d, kNoId, task);
+      host_valid_[d] = 1;
+      holders_[d] = 0;
+    } else {
+      invalidate_copies(d, worker.node, task);
+      host_valid_[d] = 0;
+      holders_[d] = 1;
     }
-    ++version_[d];
-    writeback_from_[d] = -1;  // an older version's write-back in flight no longer counts
-    host_valid_[d] = 0;
-    holders_[d] = 1;
   }
   ++done_;
   timed(summary_.scheduling_ns, [&] { scheduler_.on_task_done(g, task); });
@@ -651,10 +773,10 @@ void Engine::finish_task(GpuId g) {
   }
 }
 
-void Engine::emit_load(GpuId g, DataId d, LoadKind kind, TaskId task) {
-  const std::uint32_t open = open_load_[slot(g, d)];
+void Engine::emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task) {
+  const std::uint32_t open = open_load_[slot(n, d)];
   const OpenLoad load = open_loads_[open];
-  open_load_[slot(g, d)] = kNoId;
+  open_load_[slot(n, d)] = kNoId;
   free_open_loads_.push_back(open);
   const double bytes = bytes_of(d);
   switch (kind) {
@@ -669,7 +791,7 @@ void Engine::emit_load(GpuId g, DataId d, LoadKind kind, TaskId task) {
     case LoadKind::Unused: ++summary_.unused_loads; break;
   }
   if (observer_) {
-    observer_->on_load({d, g, load.source, w_.data()[d].bytes, load.issue_ns, load.end_ns, kind, task});
+    observer_->on_load({d, nodes_[n].first, load.source, w_.data()[d].bytes, load.issue_ns, load.end_ns, kind, task});
   }
 }
 
@@ -678,8 +800,8 @@ std::int64_t Engine::next_event() const {
   for (const auto& channel : channels_) next = std::min(next, channel.next_completion());
   next = std::min(next, tree_.next_completion());
   if (!joins_.empty()) next = std::min(next, joins_.front().first);
-  for (const Gpu& gpu : gpus_) {
-    if (gpu.running) next = std::min(next, gpu.end_ns);
+  for (const Worker& worker : workers_) {
+    if (worker.running) next = std::min(next, worker.end_ns);
   }
   return next;
 }
@@ -701,17 +823,17 @@ void Engine::step(std::int64_t now) {
     joins_.pop_front();
     add_to_link(id, bytes_of(transfers_[id].data));
   }
-  for (GpuId g = 0; g < K_; ++g) {
-    if (gpus_[g].running && gpus_[g].end_ns == now) finish_task(g);
+  for (GpuId g = 0; g < W_; ++g) {
+    if (workers_[g].running && workers_[g].end_ns == now) finish_task(g);
   }
 }
 
 void Engine::flush() {
   for (DataId d = 0; d < nd_; ++d) {
     if (host_valid_[d] || writeback_from_[d] >= 0) continue;
-    for (GpuId g = 0; g < K_; ++g) {
-      if (copy_[slot(g, d)] == Copy::Resident) {
-        start_writeback(g, d, WritebackCause::Flush);
+    for (std::uint32_t n = 0; n < N_; ++n) {
+      if (copy_[slot(n, d)] == Copy::Resident) {
+        start_writeback(n, d, WritebackCause::Flush);
         break;
       }
     }

@@ -18,11 +18,13 @@ class Belady final : public EvictionPolicy {
       return make_error("eviction 'belady' needs a scheduler that knows its future order; this scheduler has none");
     }
     future_ = context.future;
+    platform_ = context.platform;
     data_count_ = context.workload->data_count();
-    heaps_.assign(context.platform->gpus, {});
-    stamp_.assign(context.platform->gpus * data_count_, 0);
-    resident_.assign(context.platform->gpus * data_count_, 0);
-    resident_count_.assign(context.platform->gpus, 0);
+    const std::size_t nodes = platform_->memory_nodes();
+    heaps_.assign(nodes, {});
+    stamp_.assign(nodes * data_count_, 0);
+    resident_.assign(nodes * data_count_, 0);
+    resident_count_.assign(nodes, 0);
     return Status::success();
   }
 
@@ -84,9 +86,19 @@ class Belady final : public EvictionPolicy {
   void rekey(GpuId gpu, DataId data) {
     const std::uint32_t stamp = ++stamp_[slot(gpu, data)];
     auto& heap = heaps_[gpu];
-    heap.push_back({future_->next_use(gpu, data), data, stamp});
+    heap.push_back({next_use(gpu, data), data, stamp});
     std::push_heap(heap.begin(), heap.end());
     if (heap.size() > 4 * resident_count_[gpu] + 64) compact(gpu);
+  }
+
+  // On a memory shared by several workers, the soonest next use among them. Positions of two
+  // workers compare only roughly (each counts its own future); a departure from Belady's
+  // single sequence that only the shared-memory platforms see.
+  std::uint64_t next_use(GpuId node, DataId data) const {
+    const GpuId first = platform_->first_worker_of(node);
+    std::uint64_t next = future_->next_use(first, data);
+    for (GpuId w = first + 1; w < first + platform_->workers_per_memory; ++w) next = std::min(next, future_->next_use(w, data));
+    return next;
   }
 
   // Drops stale entries when they outnumber live ones, keeping memory proportional to what
@@ -98,6 +110,7 @@ class Belady final : public EvictionPolicy {
   }
 
   const TaskFuture* future_ = nullptr;
+  const Platform* platform_ = nullptr;
   std::size_t data_count_ = 0;
   std::vector<std::vector<Entry>> heaps_;
   std::vector<std::uint32_t> stamp_;

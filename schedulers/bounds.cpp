@@ -20,13 +20,13 @@ double lu_lower_bound_tiles(double N, double m) { return 2 * N * N * N / (3 * st
 
 ReferenceCurves reference_curves(const Workload& workload, const Platform& platform) {
   ReferenceCurves curves;
-  const double M = platform.memory_bytes * platform.gpus;
+  const double M = platform.memory_bytes * platform.memory_nodes();
   const GeneratorInfo& g = workload.generator();
   curves.compulsory_bytes = static_cast<double>(workload.working_set_bytes());
   curves.working_set_bytes = curves.compulsory_bytes;
   curves.lower_bound_bytes = curves.compulsory_bytes;
   curves.bound = "compulsory (each input loaded once)";
-  curves.ideal_compute_ns = workload.total_flops() / (platform.gpus * platform.peak_gflops());
+  curves.ideal_compute_ns = workload.total_flops() / (platform.total_peak_gflops());
   curves.bus_limit_bytes = platform.bus_bandwidth * curves.ideal_compute_ns * 1e-9;
 
   const double N = static_cast<double>(g.N);

@@ -22,6 +22,11 @@
 // look at the first N data of the set only), first_free (stop at the first data that frees a
 // task), bypass (the newly-ready shortcut). Priorities are the tasks' (bottom levels on the
 // seed DAGs, 0 on independent tasks).
+//
+// DARTS plans per memory: workers sharing one memory (darts section 7.3, the multicore with a
+// shared memory) share one plan and one set, "a single plannedTasks queue as well as a single
+// taskBuffer"; below, k numbers memory nodes. On a platform with CPU workers DARTS serves the
+// GPUs only, as in the paper.
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -46,7 +51,7 @@ class Darts final : public Scheduler, public PlanView {
     w_ = &workload;
     platform_ = &platform;
     memory_ = context.memory;
-    K_ = platform.gpus;
+    K_ = platform.memory_nodes();
     nd_ = workload.data_count();
     const std::size_t tasks = workload.task_count();
     state_.assign(tasks, State::Waiting);
@@ -92,7 +97,8 @@ class Darts final : public Scheduler, public PlanView {
     for (GpuId k = 0; k < K_; ++k) add_missing_to_set(k, task);
   }
 
-  std::optional<TaskId> pop(GpuId k) override {
+  std::optional<TaskId> pop(GpuId worker) override {
+    const GpuId k = node_of(worker);
     if (head_[k] == planned_[k].size()) fill(k);
     if (head_[k] == planned_[k].size()) return std::nullopt;
     auto& plan_k = planned_[k];
@@ -110,14 +116,17 @@ class Darts final : public Scheduler, public PlanView {
     return task;
   }
 
-  void on_task_done(GpuId k, TaskId task) override {
+  void on_task_done(GpuId worker, TaskId task) override {
+    const GpuId k = node_of(worker);
     state_[task] = State::Done;
     for (const Access& access : w_->accesses(task)) {
       if (reads(access.mode)) --pulled_uses_[slot(k, access.data)];
     }
   }
 
-  void on_data_evicted(GpuId k, DataId d) override {
+  void on_data_evicted(GpuId worker, DataId d) override {
+    if (platform_->first_worker_of(node_of(worker)) != worker) return;  // once per memory
+    const GpuId k = node_of(worker);
     // The planned tasks of k that read d go back to the ready list.
     auto& plan_k = planned_[k];
     plan_k.erase(plan_k.begin(), plan_k.begin() + static_cast<std::ptrdiff_t>(head_[k]));
@@ -149,10 +158,11 @@ class Darts final : public Scheduler, public PlanView {
   }
 
   const PlanView* plan() const override { return this; }
-  std::span<const TaskId> planned(GpuId gpu) const override {
-    return std::span<const TaskId>(planned_[gpu]).subspan(head_[gpu]);
+  std::span<const TaskId> planned(GpuId worker) const override {
+    const GpuId k = node_of(worker);
+    return std::span<const TaskId>(planned_[k]).subspan(head_[k]);
   }
-  std::uint32_t planned_uses(GpuId gpu, DataId data) const override { return planned_uses_[slot(gpu, data)]; }
+  std::uint32_t planned_uses(GpuId worker, DataId data) const override { return planned_uses_[slot(node_of(worker), data)]; }
 
  private:
   enum class State : std::uint8_t { Waiting, Ready, Planned, Pulled, Done };
@@ -166,10 +176,12 @@ class Darts final : public Scheduler, public PlanView {
   };
 
   std::size_t slot(GpuId k, DataId d) const { return static_cast<std::size_t>(k) * nd_ + d; }
+  GpuId node_of(GpuId worker) const { return platform_->memory_node_of(worker); }
+  ReplicaState node_state(GpuId k, DataId d) const { return memory_->state(platform_->first_worker_of(k), d); }
   ReadyKey key(TaskId t) const { return {w_->tasks()[t].priority, release_[t], t}; }
 
   bool present(GpuId k, DataId d) const {
-    return planned_uses_[slot(k, d)] > 0 || pulled_uses_[slot(k, d)] > 0 || memory_->state(k, d) != ReplicaState::Absent;
+    return planned_uses_[slot(k, d)] > 0 || pulled_uses_[slot(k, d)] > 0 || node_state(k, d) != ReplicaState::Absent;
   }
   bool is_free(GpuId k, TaskId t) const {
     for (const Access& access : w_->accesses(t)) {
@@ -232,7 +244,7 @@ class Darts final : public Scheduler, public PlanView {
   double transfer_seconds(GpuId k, DataId d) const {
     bool from_gpu = false;
     for (GpuId j = 0; j < K_ && platform_->gpu_link_bandwidth > 0 && !from_gpu; ++j) {
-      from_gpu = j != k && memory_->state(j, d) == ReplicaState::Resident;
+      from_gpu = j != k && node_state(j, d) == ReplicaState::Resident;
     }
     return platform_->transfer_seconds(static_cast<double>(w_->data()[d].bytes), from_gpu);
   }

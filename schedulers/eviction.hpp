@@ -12,6 +12,11 @@
 //      prefetch (request.prefetch); the executor then leaves that request for later.
 //
 // Policies see replicas that are resident; those loading are never candidates.
+//
+// The GpuId a policy receives names a memory node (Platform::memory_nodes()), not a worker:
+// with one worker per memory they coincide. A policy that consults per-worker views (the
+// known future, the plan, the task buffers) combines the node's workers, from
+// Platform::first_worker_of(node) on.
 #pragma once
 
 #include <functional>

@@ -7,7 +7,7 @@ namespace {
 class Lru final : public EvictionPolicy {
  public:
   Status attach(const EvictionContext& context) override {
-    list_.reset(context.platform->gpus, context.workload->data_count());
+    list_.reset(context.platform->memory_nodes(), context.workload->data_count());
     return Status::success();
   }
   void on_inserted(GpuId gpu, DataId data) override { list_.move_to_back(gpu, data); }

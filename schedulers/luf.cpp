@@ -19,9 +19,10 @@ class Luf final : public EvictionPolicy {
   Status attach(const EvictionContext& context) override {
     if (context.buffers == nullptr) return make_error("eviction 'luf' needs the executor's task buffers");
     plan_ = context.plan;
+    platform_ = context.platform;
     buffers_ = context.buffers;
     workload_ = context.workload;
-    list_.reset(context.platform->gpus, context.workload->data_count());
+    list_.reset(context.platform->memory_nodes(), context.workload->data_count());
     first_use_.assign(context.workload->data_count(), kUnused);
     return Status::success();
   }
@@ -30,14 +31,18 @@ class Luf final : public EvictionPolicy {
   void on_removed(GpuId gpu, DataId data) override { list_.unlink(gpu, data); }
 
   std::optional<DataId> choose_victim(GpuId gpu, const VictimRequest& request) override {
-    // First use of each data in the GPU's buffer (0 = the running task or the buffer's head).
-    const auto held = buffers_->held(gpu);
+    // First use of each data in the buffers of the memory's workers (0 = a running task or a
+    // buffer's head); `gpu` names the memory node.
+    const GpuId first = platform_->first_worker_of(gpu);
     marked_.clear();
-    for (std::uint32_t position = 0; position < held.size(); ++position) {
-      for (const Access& access : workload_->accesses(held[position])) {
-        if (first_use_[access.data] == kUnused) {
-          first_use_[access.data] = position;
-          marked_.push_back(access.data);
+    for (GpuId worker = first; worker < first + platform_->workers_per_memory; ++worker) {
+      const auto held = buffers_->held(worker);
+      for (std::uint32_t position = 0; position < held.size(); ++position) {
+        for (const Access& access : workload_->accesses(held[position])) {
+          if (first_use_[access.data] == kUnused || first_use_[access.data] > position) {
+            if (first_use_[access.data] == kUnused) marked_.push_back(access.data);
+            first_use_[access.data] = position;
+          }
         }
       }
     }
@@ -46,7 +51,7 @@ class Luf final : public EvictionPolicy {
     list_.for_each_oldest_first(gpu, [&](DataId d) {
       if (!request.evictable(d)) return true;
       if (first_use_[d] == kUnused) {
-        const std::uint32_t planned = plan_ ? plan_->planned_uses(gpu, d) : 0;
+        const std::uint32_t planned = plan_ ? plan_->planned_uses(first, d) : 0;
         if (planned == 0) {
           unused = d;
           return false;  // rule 1: nothing better
@@ -71,6 +76,7 @@ class Luf final : public EvictionPolicy {
  private:
   static constexpr std::uint32_t kUnused = UINT32_MAX;
   const PlanView* plan_ = nullptr;
+  const Platform* platform_ = nullptr;
   const BufferView* buffers_ = nullptr;
   const Workload* workload_ = nullptr;
   RecencyList list_;

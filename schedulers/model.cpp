@@ -271,6 +271,17 @@ double Platform::gflops_of(const std::string& kind) const {
   return it == kind_gflops.end() ? default_gflops : it->second;
 }
 
+double Platform::cpu_gflops_of(const std::string& kind) const {
+  auto it = cpu_kind_gflops.find(kind);
+  return it == cpu_kind_gflops.end() ? cpu_default_gflops : it->second;
+}
+
+double Platform::total_peak_gflops() const {
+  double cpu_peak = cpu_default_gflops;
+  for (const auto& [kind, rate] : cpu_kind_gflops) cpu_peak = std::max(cpu_peak, rate);
+  return gpus * peak_gflops() + cpus * cpu_peak;
+}
+
 double Platform::peak_gflops() const {
   double peak = default_gflops;
   for (const auto& [kind, rate] : kind_gflops) peak = std::max(peak, rate);
@@ -285,6 +296,7 @@ std::string Platform::describe() const {
     out += ", " + std::to_string(gpus_per_switch) + " GPUs per " + format_bytes(switch_bandwidth) + "/s switch";
   }
   if (gpu_bus_bandwidth > 0) out += ", " + format_bytes(gpu_bus_bandwidth) + "/s per GPU link";
+  if (workers_per_memory > 1) out += ", " + std::to_string(workers_per_memory) + " workers per memory";
   if (latency_ns > 0) out += ", latency " + format_duration(latency_ns);
   char rate[64];
   std::snprintf(rate, sizeof rate, ", %.0f GFlop/s", default_gflops);
@@ -292,6 +304,14 @@ std::string Platform::describe() const {
   for (const auto& [kind, gflops] : kind_gflops) {
     std::snprintf(rate, sizeof rate, " %s=%.0f", kind.c_str(), gflops);
     out += rate;
+  }
+  if (cpus > 0) {
+    std::snprintf(rate, sizeof rate, "; %u CPU core%s at %.0f GFlop/s", cpus, cpus > 1 ? "s" : "", cpu_default_gflops);
+    out += rate;
+    for (const auto& [kind, gflops] : cpu_kind_gflops) {
+      std::snprintf(rate, sizeof rate, " %s=%.0f", kind.c_str(), gflops);
+      out += rate;
+    }
   }
   return out;
 }
@@ -355,18 +375,31 @@ Result<Platform> find_platform_preset(std::string_view name) {
 
 Status check_platform(const Platform& platform, const Workload& workload) {
   if (platform.gpus == 0) return make_error("the platform needs at least one GPU");
+  if (platform.workers_per_memory == 0 || platform.gpus % platform.workers_per_memory != 0) {
+    return make_error("the " + std::to_string(platform.gpus) + " GPU workers do not split into memories of " +
+                      std::to_string(platform.workers_per_memory) + " workers each");
+  }
   if (!(platform.memory_bytes > 0)) return make_error("the GPU memory must be greater than zero");
   if (!(platform.bus_bandwidth > 0)) return make_error("the bus bandwidth must be greater than zero");
   if (platform.gpu_bus_bandwidth < 0 || platform.switch_bandwidth < 0) return make_error("PCIe bandwidths must not be negative");
   if (platform.gpus_per_switch > 0 && !(platform.switch_bandwidth > 0)) return make_error("a PCIe switch needs a bandwidth");
   if (platform.latency_ns < 0) return make_error("the transfer latency must not be negative");
-  if (!(platform.default_gflops > 0)) return make_error("the compute rate must be greater than zero");
+  if (!(platform.default_gflops >= 0) || !(platform.cpu_default_gflops >= 0)) return make_error("compute rates must not be negative");
   for (const auto& [kind, rate] : platform.kind_gflops) {
-    if (!(rate > 0)) return make_error("the compute rate of " + kind + " must be greater than zero");
+    if (!(rate >= 0)) return make_error("the compute rate of " + kind + " must not be negative");
+  }
+  for (const auto& [kind, rate] : platform.cpu_kind_gflops) {
+    if (!(rate >= 0)) return make_error("the CPU compute rate of " + kind + " must not be negative");
+  }
+  for (const auto& kind : workload.kinds()) {
+    if (!(platform.gflops_of(kind) > 0) && !(platform.cpus > 0 && platform.cpu_gflops_of(kind) > 0)) {
+      return make_error("no worker of the platform can run " + kind + " tasks (its compute rate is 0 everywhere)");
+    }
   }
   for (TaskId t = 0; t < workload.task_count(); ++t) {
     const auto footprint = workload.footprint_bytes(t);
-    if (static_cast<double>(footprint) > platform.memory_bytes) {
+    if (static_cast<double>(footprint) > platform.memory_bytes &&
+        platform.gflops_of(workload.kinds()[workload.tasks()[t].kind]) > 0) {
       return make_error("task " + workload.task_label(t) + " needs " + format_bytes(static_cast<double>(footprint)) +
                         " of data at once but a GPU holds only " + format_bytes(platform.memory_bytes) +
                         "; give more memory");

@@ -157,6 +157,12 @@ class WorkloadBuilder {
 // A platform (DESIGN.md section 1): K GPUs with M bytes each, a host bus of bandwidth B
 // (bytes/s, each direction, shared fluidly), a latency per transfer, optional GPU-to-GPU
 // links, and a compute rate per task kind.
+//
+// Workers. A worker is what a scheduler hands tasks to (GpuId numbers workers). Workers
+// 0..gpus-1 compute out of a bounded memory; `workers_per_memory` of them share one memory
+// node of M bytes (1: every GPU has its own; gpus: the shared-memory multicore of darts
+// section 7.3, whose "host" is the disk). Workers gpus..gpus+cpus-1 are CPU cores attached to
+// the host memory itself (lahp): they need no transfer for data valid on the host.
 struct Platform {
   std::string name = "custom";
   std::uint32_t gpus = 1;
@@ -171,15 +177,29 @@ struct Platform {
   double switch_bandwidth = 0;
   bool has_pcie_tree() const { return gpu_bus_bandwidth > 0 || (gpus_per_switch > 0 && switch_bandwidth > 0); }
   std::int64_t latency_ns = 0;       // added to every transfer
-  double default_gflops = 13393;     // rate of any kind not listed below
+  double default_gflops = 13393;     // rate of any kind not listed below; a listed rate of 0: no kernel on this architecture
   std::map<std::string, double> kind_gflops;
+  std::uint32_t workers_per_memory = 1;
+  std::uint32_t cpus = 0;
+  double cpu_default_gflops = 0;  // per CPU worker
+  std::map<std::string, double> cpu_kind_gflops;
 
-  double gflops_of(const std::string& kind) const;
+  double gflops_of(const std::string& kind) const;      // on a bounded-memory worker (0: cannot run there)
+  double cpu_gflops_of(const std::string& kind) const;  // on a CPU worker (0: cannot run there)
+  std::uint32_t workers() const { return gpus + cpus; }
+  bool is_cpu_worker(GpuId worker) const { return worker >= gpus; }
+  std::uint32_t memory_nodes() const { return workers_per_memory > 0 ? gpus / workers_per_memory : gpus; }
+  // The bounded memory node a worker computes from; kNoId for a CPU worker (the host).
+  std::uint32_t memory_node_of(GpuId worker) const { return worker < gpus ? worker / workers_per_memory : kNoId; }
+  GpuId first_worker_of(std::uint32_t node) const { return node * workers_per_memory; }
+  bool is_heterogeneous() const { return cpus > 0 || workers_per_memory > 1; }
   // The time a scheduler expects one transfer of `bytes` to take, alone: latency plus size over
   // the host bus, or over a GPU link when it comes from another GPU (DMDA's comm, DARTS's
   // transfer_duration). An estimate: it ignores sharing and the PCIe tree's per-GPU links.
   double transfer_seconds(double bytes, bool from_gpu = false) const;
-  double peak_gflops() const;
+  double peak_gflops() const;  // the fastest kind on one bounded-memory worker
+  // Every worker at its fastest kind at once: the platform's peak throughput.
+  double total_peak_gflops() const;
   std::string describe() const;
 };
 

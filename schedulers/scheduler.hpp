@@ -6,7 +6,7 @@
 //   2. push(task) each time a task becomes ready (all predecessors done), in release order;
 //      for a workload without dependencies every task is pushed, in submission order, right
 //      after prepare.
-//   3. pop(gpu) when a GPU has room in its task buffer; returns the task it should append, or
+//   3. pop(worker) when a worker (a GPU, or a core: see Platform) has room in its task buffer; returns the task it should append, or
 //      nothing for now (the GPU asks again after the next event). Every pushed task is popped
 //      exactly once.
 //   4. hooks, as things happen: on_task_started, on_task_done, on_load_requested,
@@ -33,7 +33,8 @@ namespace tilelens {
 enum class ReplicaState : std::uint8_t { Absent, Loading, Resident };
 
 // The executor's memory state, as schedulers may consult it (DMDA's "not in memory", DARTS's
-// free tasks).
+// free tasks). Asked for a worker, it answers for the worker's memory: the memory node it
+// shares with others, or the host for a CPU worker.
 class MemoryView {
  public:
   virtual ~MemoryView() = default;
@@ -83,6 +84,9 @@ class Scheduler {
 
   virtual const TaskFuture* future() const { return nullptr; }
   virtual const PlanView* plan() const { return nullptr; }
+  // Whether pop() serves the platform's CPU workers (Platform::cpus); the executor asks
+  // only GPU workers otherwise, and refuses workloads with CPU-only kinds.
+  virtual bool uses_cpu_workers() const { return false; }
 };
 
 struct SchedulerInfo {

@@ -103,7 +103,7 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
     }
     Row& row = rows[x];
     const db::RunMetrics& m = *run.metrics;
-    peak = std::max(peak, run.info.platform.peak_gflops() * run.info.platform.gpus);
+    peak = std::max(peak, run.info.platform.total_peak_gflops());
     row.working_set = static_cast<double>(run.info.working_set_bytes);
     row.lower_bound = m.lower_bound_bytes;
     row.bus_limit = m.bus_limit_bytes;

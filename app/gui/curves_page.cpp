@@ -51,7 +51,7 @@ Result<SweepCurves> sweep_curves(db::Store& store, std::int64_t sweep_id) {
     series.points.push_back({x, run.metrics->summary.bytes_loaded, run.metrics->summary.gflops, run.info.id});
     lower[x] = run.metrics->lower_bound_bytes;
     bus[x] = run.metrics->bus_limit_bytes;
-    curves.peak_gflops = std::max(curves.peak_gflops, run.info.platform.peak_gflops() * run.info.platform.gpus);
+    curves.peak_gflops = std::max(curves.peak_gflops, run.info.platform.total_peak_gflops());
   }
   if (!first) return make_error("sweep " + std::to_string(sweep_id) + " has no run with recorded transfers");
   for (auto& [label, series] : by_label) {
