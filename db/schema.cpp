@@ -92,7 +92,11 @@ CREATE TABLE platforms(
   description TEXT NOT NULL UNIQUE,
   gpu_bus_bandwidth REAL NOT NULL DEFAULT 0,
   gpus_per_switch INTEGER NOT NULL DEFAULT 0,
-  switch_bandwidth REAL NOT NULL DEFAULT 0);
+  switch_bandwidth REAL NOT NULL DEFAULT 0,
+  workers_per_memory INTEGER NOT NULL DEFAULT 1,
+  cpus INTEGER NOT NULL DEFAULT 0,
+  cpu_default_gflops REAL NOT NULL DEFAULT 0,
+  cpu_kind_gflops TEXT NOT NULL DEFAULT '');
 
 CREATE TABLE sweeps(
   id INTEGER PRIMARY KEY,
@@ -226,8 +230,14 @@ const std::vector<const char*> kMigrations = {
     "ALTER TABLE platforms ADD COLUMN gpu_bus_bandwidth REAL NOT NULL DEFAULT 0;"
     "ALTER TABLE platforms ADD COLUMN gpus_per_switch INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE platforms ADD COLUMN switch_bandwidth REAL NOT NULL DEFAULT 0;",
+    // 3 -> 4: workers sharing a memory and CPU workers on the host (issues 7 and 8); older
+    // platforms have one worker per GPU and no CPU worker.
+    "ALTER TABLE platforms ADD COLUMN workers_per_memory INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE platforms ADD COLUMN cpus INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE platforms ADD COLUMN cpu_default_gflops REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE platforms ADD COLUMN cpu_kind_gflops TEXT NOT NULL DEFAULT '';",
 };
-static_assert(kSchemaVersion == 3, "add the migration step from the previous version to kMigrations");
+static_assert(kSchemaVersion == 4, "add the migration step from the previous version to kMigrations");
 
 std::uint32_t big_endian(const unsigned char* bytes, int count) {
   std::uint32_t value = 0;

@@ -54,10 +54,24 @@ Result<std::string> content_hash(const Workload& workload) {
   return std::string(text);
 }
 
-std::string kind_rates(const Platform& p) {
+std::string kind_rates(const std::map<std::string, double>& rates) {
   std::string out;
-  for (const auto& [kind, rate] : p.kind_gflops) out += (out.empty() ? "" : ";") + kind + "=" + exact(rate);
+  for (const auto& [kind, rate] : rates) out += (out.empty() ? "" : ";") + kind + "=" + exact(rate);
   return out;
+}
+std::string kind_rates(const Platform& p) { return kind_rates(p.kind_gflops); }
+
+void parse_kind_rates(const std::string& rates, std::map<std::string, double>& into) {
+  std::size_t start = 0;
+  while (start < rates.size()) {
+    std::size_t end = rates.find(';', start);
+    if (end == std::string::npos) end = rates.size();
+    const std::string item = rates.substr(start, end - start);
+    if (const auto equal = item.find('='); equal != std::string::npos) {
+      into[item.substr(0, equal)] = std::strtod(item.c_str() + equal + 1, nullptr);
+    }
+    start = end + 1;
+  }
 }
 
 std::optional<std::int64_t> optional_id(std::uint32_t id) {
@@ -104,7 +118,8 @@ constexpr const char* kRunColumns =
     "r.seed, r.tilelens_version, r.started_at, coalesce(r.finished_at, ''), r.status, coalesce(r.error, ''), "
     "coalesce(r.host, ''), coalesce(r.gpu_name, ''), r.transfers_recorded, r.sweep_id, r.run_key, "
     "p.name, p.gpus, p.memory_bytes, p.bus_bandwidth, p.gpu_link_bandwidth, p.latency_ns, p.default_gflops, "
-    "p.kind_gflops, w.task_count, w.data_count, w.working_set_bytes, p.gpu_bus_bandwidth, p.gpus_per_switch, p.switch_bandwidth "
+    "p.kind_gflops, w.task_count, w.data_count, w.working_set_bytes, p.gpu_bus_bandwidth, p.gpus_per_switch, p.switch_bandwidth, "
+    "p.workers_per_memory, p.cpus, p.cpu_default_gflops, p.cpu_kind_gflops "
     "FROM runs r JOIN workloads w ON w.id = r.workload_id JOIN platforms p ON p.id = r.platform_id ";
 
 RunInfo read_run_info(const Statement& s) {
@@ -142,17 +157,11 @@ RunInfo read_run_info(const Statement& s) {
   p.gpu_bus_bandwidth = s.real(30);
   p.gpus_per_switch = static_cast<std::uint32_t>(s.integer(31));
   p.switch_bandwidth = s.real(32);
-  const std::string rates = s.text(26);
-  std::size_t start = 0;
-  while (start < rates.size()) {
-    std::size_t end = rates.find(';', start);
-    if (end == std::string::npos) end = rates.size();
-    const std::string item = rates.substr(start, end - start);
-    if (const auto equal = item.find('='); equal != std::string::npos) {
-      p.kind_gflops[item.substr(0, equal)] = std::strtod(item.c_str() + equal + 1, nullptr);
-    }
-    start = end + 1;
-  }
+  p.workers_per_memory = static_cast<std::uint32_t>(s.integer(33));
+  p.cpus = static_cast<std::uint32_t>(s.integer(34));
+  p.cpu_default_gflops = s.real(35);
+  parse_kind_rates(s.text(26), p.kind_gflops);
+  parse_kind_rates(s.text(36), p.cpu_kind_gflops);
   return info;
 }
 
@@ -200,7 +209,10 @@ std::string run_key(const std::string& workload_spec, const std::string& schedul
          "|" + kind_rates(platform) + "|" + std::to_string(buffer_depth) + (charged ? kChargedMark : "") +
          (platform.has_pcie_tree() ? "|pcie " + exact(platform.gpu_bus_bandwidth) + "/" + std::to_string(platform.gpus_per_switch) + "/" +
                                          exact(platform.switch_bandwidth)
-                                   : "");
+                                   : "") +
+         (platform.is_heterogeneous() ? "|workers " + std::to_string(platform.workers_per_memory) + "/" + std::to_string(platform.cpus) +
+                                            "/" + exact(platform.cpu_default_gflops) + "/" + kind_rates(platform.cpu_kind_gflops)
+                                      : "");
 }
 
 namespace {
@@ -567,8 +579,9 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
   if (!found) return found.error();
   if (*found) return **found;
   auto insert = c.prepare("INSERT INTO platforms (name, gpus, memory_bytes, bus_bandwidth, gpu_link_bandwidth, latency_ns, "
-                          "default_gflops, kind_gflops, description, gpu_bus_bandwidth, gpus_per_switch, switch_bandwidth) "
-                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+                          "default_gflops, kind_gflops, description, gpu_bus_bandwidth, gpus_per_switch, switch_bandwidth, "
+                          "workers_per_memory, cpus, cpu_default_gflops, cpu_kind_gflops) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
   if (!insert) return insert.error();
   insert->bind(1, p.name)
       .bind(2, std::int64_t{p.gpus})
@@ -581,7 +594,11 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
       .bind(9, description)
       .bind(10, p.gpu_bus_bandwidth)
       .bind(11, std::int64_t{p.gpus_per_switch})
-      .bind(12, p.switch_bandwidth);
+      .bind(12, p.switch_bandwidth)
+      .bind(13, std::int64_t{p.workers_per_memory})
+      .bind(14, std::int64_t{p.cpus})
+      .bind(15, p.cpu_default_gflops)
+      .bind(16, kind_rates(p.cpu_kind_gflops));
   if (auto status = insert->run(); !status) return status.error();
   return c.last_insert_id();
 }

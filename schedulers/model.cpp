@@ -359,6 +359,41 @@ const std::vector<PlatformPreset>& platform_presets() {
          0, 0);
     node("p100-darts", "darts Table 1: one P100, 16 GB, 13 GB/s PCIe, 6,700 GFlop/s GEMM (1920 tiles)", 1, 16e9, 13e9, 10e9, 6700, 0, 0, 0);
     node("p100x2-darts", "darts Table 1: two P100 of 16 GB, 10 GB/s NVLink, one 13 GB/s PCIe bus each", 2, 16e9, 100e9, 10e9, 6700, 13e9, 0, 0);
+    // darts section 7.3 (Fig. 16): two 6-core Xeon E5-2620 sharing 32 GB, the data on disks
+    // at about 94 MB/s. The paper gives no per-core rate: 25 GFlop/s is what a 2 GHz Sandy
+    // Bridge core sustains in single-precision GEMM (16 flops per cycle, about 80%).
+    {
+      Platform p;
+      p.name = "xeon-ooc-darts";
+      p.gpus = 12;
+      p.workers_per_memory = 12;
+      p.memory_bytes = 32e9;
+      p.bus_bandwidth = 94e6;
+      p.default_gflops = 25;
+      list.push_back({"xeon-ooc-darts",
+                      "darts 7.3: 12 cores sharing 32 GB, data on disk at 94 MB/s, 25 GFlop/s per core (assumed)", p});
+    }
+    // A CPU+GPU node for the lahp comparisons: the V100 node above with 24 CPU cores beside
+    // its GPUs (use --gpus 1..4). Rates per kind on 2880 tiles: the GPU's from darts Table 1
+    // for GEMM, the factorizations far slower on a GPU; a Skylake core about 60 GFlop/s in
+    // GEMM. The speedups (GEMM 230x, POTRF 25x) rank the buckets as Heteroprio expects.
+    {
+      Platform p;
+      p.name = "v100x4-24c";
+      p.gpus = 4;
+      p.memory_bytes = 32e9;
+      p.bus_bandwidth = 100e9;
+      p.gpu_link_bandwidth = 24e9;
+      p.gpu_bus_bandwidth = 12e9;
+      p.gpus_per_switch = 2;
+      p.switch_bandwidth = 22e9;
+      p.default_gflops = 14000;
+      p.kind_gflops = {{"POTRF", 1000}, {"GETRF", 1200}, {"TRSM", 8000}, {"SYRK", 10000}};
+      p.cpus = 24;
+      p.cpu_default_gflops = 60;
+      p.cpu_kind_gflops = {{"POTRF", 40}, {"GETRF", 40}, {"TRSM", 50}, {"SYRK", 50}};
+      list.push_back({"v100x4-24c", "the v100x4-darts node with 24 CPU cores (60 GFlop/s GEMM each); GPU factorizations slow", p});
+    }
     return list;
   }();
   return presets;

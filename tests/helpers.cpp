@@ -86,9 +86,11 @@ std::string check_invariants(const Workload& w, const Platform& platform, const 
       if (end[p] > start[task]) return "task " + std::to_string(task) + " started before its predecessor " + std::to_string(p) + " ended";
     }
   }
-  // Events per GPU: (time, order, kind, data, bytes, task). At equal times frees come first.
+  // Events per memory node, named by its first worker as the memory records name it: (time,
+  // order, kind, data, bytes, task). At equal times frees come first. CPU workers compute from
+  // the host and have none.
   enum Kind { Free = 0, Arrive = 1, Reserve = 2, Start = 3 };
-  std::vector<std::vector<std::tuple<std::int64_t, int, DataId, double, TaskId>>> events(platform.gpus);
+  std::vector<std::vector<std::tuple<std::int64_t, int, DataId, double, TaskId>>> events(platform.workers());
   for (const auto& l : t.loads) {
     events[l.gpu].emplace_back(l.issue_ns, Reserve, l.data, static_cast<double>(l.bytes), kNoId);
     events[l.gpu].emplace_back(l.end_ns, Arrive, l.data, 0.0, kNoId);
@@ -100,8 +102,12 @@ std::string check_invariants(const Workload& w, const Platform& platform, const 
   for (const auto& e : t.evictions) {
     events[e.gpu].emplace_back(e.time_ns, Free, e.data, static_cast<double>(w.data()[e.data].bytes), kNoId);
   }
-  for (const auto& r : t.tasks) events[r.gpu].emplace_back(r.start_ns, Start, 0, 0.0, r.task);
-  for (GpuId g = 0; g < platform.gpus; ++g) {
+  for (const auto& r : t.tasks) {
+    if (platform.is_cpu_worker(r.gpu)) continue;
+    events[platform.first_worker_of(platform.memory_node_of(r.gpu))].emplace_back(r.start_ns, Start, 0, 0.0, r.task);
+  }
+  for (std::uint32_t node = 0; node < platform.memory_nodes(); ++node) {
+    const GpuId g = platform.first_worker_of(node);
     auto& list = events[g];
     std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
       return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b);

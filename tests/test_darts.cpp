@@ -188,3 +188,24 @@ TEST_CASE("The partitioner splits the tasks evenly and replicates little data", 
   CHECK(check_invariants(dag, p, run).empty());
   for (const auto& gpu : run.summary.gpus) CHECK(gpu.tasks > 0);
 }
+
+TEST_CASE("on cores sharing one memory (darts 7.3), DARTS loads less than DMDAS, LWS and EAGER on LU past the memory", "[darts][shared]") {
+  const Workload w = generated("lu:N=16,b=96");
+  Platform p = small_platform(60.0 * static_cast<double>(w.largest_data_bytes()), 4);
+  p.workers_per_memory = 4;  // one memory, one plan, four cores
+  p.bus_bandwidth = 100e6;
+  p.default_gflops = 25;
+  REQUIRE(static_cast<double>(w.working_set_bytes()) > 4 * p.memory_bytes);
+  std::map<std::string, std::uint64_t> loads;
+  for (const std::string policy : {"darts/luf", "dmdas/lru", "lws/lru", "eager/lru"}) {
+    const auto slash = policy.find('/');
+    const auto run = run_replay(w, policy.substr(0, slash), policy.substr(slash + 1), p, 4);
+    INFO(policy);
+    CHECK(check_invariants(w, p, run) == "");
+    for (const auto& core : run.summary.gpus) CHECK(core.tasks > 0);
+    loads[policy] = run.summary.loads;
+  }
+  CHECK(loads["darts/luf"] < loads["dmdas/lru"]);
+  CHECK(loads["darts/luf"] < loads["lws/lru"]);
+  CHECK(loads["darts/luf"] < loads["eager/lru"]);
+}

@@ -217,3 +217,52 @@ TEST_CASE("a write may overtake the eviction write-back of the version it replac
   CHECK(check_invariants(w, p, run).empty());
   CHECK(run.summary.stale_writebacks > 0);  // the case above did happen
 }
+
+TEST_CASE("workers sharing one memory: the invariants hold per memory, and every worker computes", "[engine][shared]") {
+  for (const std::string spec : {"lu:N=7,b=16", "cholesky:N=7,b=16", "matmul2d:N=8,b=16"}) {
+    const Workload w = generated(spec);
+    for (const std::string scheduler : {"eager", "dmdas", "lws", "darts", "hfp", "partition"}) {
+      for (const std::string eviction : {"lru", "luf"}) {
+        for (std::uint32_t per_memory : {2u, 4u}) {
+          Platform p = small_platform(static_cast<double>(w.largest_data_bytes()) * 12, 4);
+          p.workers_per_memory = per_memory;
+          INFO(spec << " " << scheduler << "/" << eviction << " workers per memory " << per_memory);
+          const auto run = run_replay(w, scheduler, eviction, p, 3);
+          CHECK(check_invariants(w, p, run) == "");
+          REQUIRE(run.summary.tasks == w.task_count());
+          REQUIRE(run.summary.gpus.size() == 4);
+          for (const auto& worker : run.summary.gpus) CHECK(worker.tasks > 0);
+          // Memory counters sit on each memory's first worker only.
+          for (GpuId g = 0; g < 4; ++g) {
+            if (g % per_memory != 0) CHECK(run.summary.gpus[g].loads == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a memory shared by K workers loads each data once where K separate memories load it K times", "[engine][shared]") {
+  // Every worker needs every input of a matmul2d with room for all of it: separate memories
+  // replicate the inputs, one shared memory holds one copy (darts 7.3's multicore).
+  const Workload w = generated("matmul2d:N=6,b=16");
+  Platform separate = small_platform(static_cast<double>(w.working_set_bytes()) * 2, 3);
+  Platform shared = separate;
+  shared.workers_per_memory = 3;
+  const auto apart = run_replay(w, "eager", "lru", separate, 2);
+  const auto together = run_replay(w, "eager", "lru", shared, 2);
+  CHECK(together.summary.loads == w.data_count());
+  CHECK(apart.summary.loads > together.summary.loads);
+  CHECK(check_invariants(w, shared, together) == "");
+}
+
+TEST_CASE("a platform whose workers do not split evenly into memories is refused", "[engine][shared][errors]") {
+  const Workload w = generated("matmul2d:N=4,b=16");
+  Platform p = small_platform(1e9, 3);
+  p.workers_per_memory = 2;
+  auto scheduler = make_scheduler("eager");
+  auto eviction = make_eviction("lru");
+  const auto result = replay(w, *scheduler->scheduler, *eviction->policy, ReplayOptions{p, 4});
+  REQUIRE(!result);
+  CHECK_THAT(result.error().message, Catch::Contains("do not split into memories of 2"));
+}

@@ -122,7 +122,9 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
     REQUIRE(connection.ok());
     REQUIRE(connection->exec("ALTER TABLE metrics DROP COLUMN prepare_ns; ALTER TABLE metrics DROP COLUMN charged_ns; "
                              "ALTER TABLE platforms DROP COLUMN gpu_bus_bandwidth; ALTER TABLE platforms DROP COLUMN gpus_per_switch; "
-                             "ALTER TABLE platforms DROP COLUMN switch_bandwidth; PRAGMA user_version = 1")
+                             "ALTER TABLE platforms DROP COLUMN switch_bandwidth; ALTER TABLE platforms DROP COLUMN workers_per_memory; "
+                             "ALTER TABLE platforms DROP COLUMN cpus; ALTER TABLE platforms DROP COLUMN cpu_default_gflops; "
+                             "ALTER TABLE platforms DROP COLUMN cpu_kind_gflops; PRAGMA user_version = 1")
                 .ok());
   }
   auto reader = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);

@@ -168,7 +168,10 @@ const CommandSpec kReplay{
      {"gpu-link", "RATE", "GPU-to-GPU link bandwidth (0 for none)", ""},
      {"latency", "TIME", "latency added to each transfer: 10us", ""},
      {"pcie", "N:SWITCH:GPU", "PCIe tree: N GPUs per switch of SWITCH bandwidth, GPU's own link: 2:22GB/s:12GB/s (0:0:12GB/s: no switch)", ""},
-     {"rate", "[KIND=]RATE,...", "compute rate, for all kinds or per kind: 13393GFlop/s or POTRF=2TFlop/s", ""},
+     {"rate", "[KIND=]RATE,...", "compute rate, for all kinds or per kind: 13393GFlop/s or POTRF=2TFlop/s; 0 = no GPU kernel", ""},
+     {"cpus", "N", "CPU workers computing from host memory (Heteroprio, LAHeteroprio and DMDA* use them)", ""},
+     {"cpu-rate", "[KIND=]RATE,...", "compute rate of one CPU worker, as --rate; 0 = no CPU kernel", ""},
+     {"workers-per-memory", "N", "GPU workers sharing one memory (the shared-memory multicore of darts 7.3)", ""},
      {"buffer", "DEPTH", "tasks a GPU holds (running one included); 1 = no prefetch window", "4"},
      {"charge-scheduling", "", "delay the start by the scheduler's prepare() wall time (fgcs \"HFP with sched. time\")", ""},
      {"json", "", "print the summary as JSON", ""},
@@ -244,16 +247,39 @@ Result<ReplaySetup> resolve_replay(const ParsedArgs& args) {
     if (!latency) return make_error("--latency: " + latency.error().message);
     p.latency_ns = *latency;
   }
-  if (args.has("rate")) {
-    std::stringstream list(args.get("rate"));
+  const auto parse_rates = [&](const char* option, double& fallback, std::map<std::string, double>& per_kind) -> Status {
+    std::stringstream list(args.get(option));
     std::string item;
     while (std::getline(list, item, ',')) {
       const auto equal = item.find('=');
-      auto rate = parse_gflops(equal == std::string::npos ? item : item.substr(equal + 1));
-      if (!rate) return make_error("--rate: " + rate.error().message);
-      if (equal == std::string::npos) p.default_gflops = *rate;
-      else p.kind_gflops[item.substr(0, equal)] = *rate;
+      const std::string value = equal == std::string::npos ? item : item.substr(equal + 1);
+      auto rate = value == "0" ? Result<double>(0.0) : parse_gflops(value);
+      if (!rate) return make_error(std::string("--") + option + ": " + rate.error().message);
+      if (equal == std::string::npos) fallback = *rate;
+      else per_kind[item.substr(0, equal)] = *rate;
     }
+    return Status::success();
+  };
+  if (args.has("rate")) {
+    if (auto status = parse_rates("rate", p.default_gflops, p.kind_gflops); !status) return status.error();
+  }
+  if (args.has("cpus")) {
+    auto cpus = parse_integer(args.get("cpus"));
+    if (!cpus || *cpus < 0 || *cpus > 1024) return make_error("--cpus must be a whole number from 0 to 1024 (got '" + args.get("cpus") + "')");
+    p.cpus = static_cast<std::uint32_t>(*cpus);
+  }
+  if (args.has("cpu-rate")) {
+    if (auto status = parse_rates("cpu-rate", p.cpu_default_gflops, p.cpu_kind_gflops); !status) return status.error();
+  }
+  if (args.has("workers-per-memory")) {
+    auto per = parse_integer(args.get("workers-per-memory"));
+    if (!per || *per < 1 || *per > 1024) {
+      return make_error("--workers-per-memory must be a whole number from 1 to 1024 (got '" + args.get("workers-per-memory") + "')");
+    }
+    p.workers_per_memory = static_cast<std::uint32_t>(*per);
+  }
+  if (p.cpus > 0 && !(p.cpu_default_gflops > 0) && p.cpu_kind_gflops.empty()) {
+    return make_error("--cpus: the CPU workers need a compute rate (--cpu-rate, or a platform preset with CPUs)");
   }
   auto depth = parse_integer(args.get("buffer"));
   if (!depth || *depth < 1 || *depth > 100000) return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + args.get("buffer") + "')");

@@ -44,6 +44,9 @@ const CommandSpec kSweep{
      {"latency", "TIME", "latency of each transfer", ""},
      {"pcie", "N:SWITCH:GPU", "PCIe tree, as replay --pcie", ""},
      {"rate", "[KIND=]RATE,...", "compute rates", ""},
+     {"cpus", "N", "CPU workers, as replay --cpus", ""},
+     {"cpu-rate", "[KIND=]RATE,...", "CPU compute rates, as replay --cpu-rate", ""},
+     {"workers-per-memory", "N", "GPU workers sharing one memory, as replay --workers-per-memory", ""},
      {"buffer", "LIST", "task buffer depths: 1,4", "4"},
      {"charge-scheduling", "", "charge every run's prepare() time to its makespan (as +time does for one entry)", ""},
      {"seeds", "LIST", "seeds, as 1..5 or 1,7,9: given to every scheduler and seeded generator whose spec sets none", ""},
@@ -282,7 +285,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (workloads.empty()) return fail(err, "--workload: no workload given");
 
   std::vector<std::string> shared = {"--platform", parsed->get("platform")};
-  for (const char* name : {"bandwidth", "gpu-link", "latency", "rate", "pcie"}) {
+  for (const char* name : {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory"}) {
     if (parsed->has(name)) shared.insert(shared.end(), {std::string("--") + name, parsed->get(name)});
   }
   std::vector<Job> jobs;
@@ -328,7 +331,8 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   // same sweep and resumes it.
   std::string sweep_spec = preset_name.empty() ? "" : "--preset=" + preset_name;
   for (const char* name : {"workload", "scheduler", "eviction", "platform", "memory", "gpus", "bandwidth", "gpu-link", "latency",
-                           "rate", "pcie", "buffer", "charge-scheduling", "seeds", "metrics-only"}) {
+                           "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory", "buffer", "charge-scheduling", "seeds",
+                           "metrics-only"}) {
     if (parsed->has(name) || !parsed->get(name).empty()) sweep_spec += std::string(sweep_spec.empty() ? "" : " ") + "--" + name + "=" + parsed->get(name);
   }
   auto store = db::Store::open(parsed->get("db"));
