@@ -91,11 +91,12 @@ class Engine final : public MemoryView, public BufferView {
 
   Result<ReplaySummary> run();
 
+  ReplicaState host_state(DataId data) const override {
+    if (host_valid_[data]) return ReplicaState::Resident;
+    return writeback_from_[data] >= 0 ? ReplicaState::Loading : ReplicaState::Absent;
+  }
   ReplicaState state(GpuId worker, DataId data) const override {
-    if (workers_[worker].cpu) {
-      if (host_valid_[data]) return ReplicaState::Resident;
-      return writeback_from_[data] >= 0 ? ReplicaState::Loading : ReplicaState::Absent;
-    }
+    if (workers_[worker].cpu) return host_state(data);
     switch (copy_[slot(workers_[worker].node, data)]) {
       case Copy::Loading: return ReplicaState::Loading;
       case Copy::Resident: return ReplicaState::Resident;

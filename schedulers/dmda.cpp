@@ -11,6 +11,10 @@
 // tasks whose priority is at least the head's. The eviction policy is the caller's (the paper
 // uses LRU). With one GPU DMDA is EAGER and DMDAR is Ready over all tasks (fgcs 4.3).
 //
+// On a platform with CPU workers (lahp's nodes) every worker is a candidate, each at its own
+// rate for the kind (none where it has no kernel); a CPU worker's transfers are the inputs
+// whose host copy is stale (written back from a GPU), as in StarPU.
+//
 // Departure from StarPU: the backlog is an expected amount of work, not a clock date, since
 // schedulers do not see the simulated clock; it is decreased when a task finishes.
 #include <algorithm>
@@ -31,20 +35,28 @@ class Dmda final : public Scheduler {
     workload_ = &workload;
     platform_ = &platform;
     context_ = &context;
-    queues_.assign(platform.gpus, {});
-    backlog_.assign(platform.gpus, 0);
+    const std::uint32_t workers = platform.workers();
+    queues_.assign(workers, {});
+    backlog_.assign(workers, 0);
     cost_.assign(workload.task_count(), 0);
-    planned_.assign(static_cast<std::size_t>(platform.gpus) * workload.data_count(), 0);
-    seconds_per_flop_.clear();
-    for (const auto& kind : workload.kinds()) seconds_per_flop_.push_back(1e-9 / platform.gflops_of(kind));
+    planned_.assign(static_cast<std::size_t>(workers) * workload.data_count(), 0);
+    gpu_seconds_per_flop_.clear();
+    cpu_seconds_per_flop_.clear();
+    const auto per_flop = [](double gflops) { return gflops > 0 ? 1e-9 / gflops : -1.0; };  // -1: no kernel
+    for (const auto& kind : workload.kinds()) {
+      gpu_seconds_per_flop_.push_back(per_flop(platform.gflops_of(kind)));
+      cpu_seconds_per_flop_.push_back(per_flop(platform.cpu_gflops_of(kind)));
+    }
   }
 
   void push(TaskId task) override {
     const Task& t = workload_->tasks()[task];
-    const double compute = t.flops * seconds_per_flop_[t.kind];
-    GpuId chosen = 0;
+    GpuId chosen = kNoId;
     double chosen_cost = 0, chosen_completion = 0;
     for (GpuId g = 0; g < queues_.size(); ++g) {
+      const double per_flop = (platform_->is_cpu_worker(g) ? cpu_seconds_per_flop_ : gpu_seconds_per_flop_)[t.kind];
+      if (per_flop < 0) continue;
+      const double compute = t.flops * per_flop;
       double transfers = 0;
       for (const Access& access : workload_->accesses(task)) {
         if (!reads(access.mode) || planned_[slot(g, access.data)]) continue;
@@ -52,7 +64,7 @@ class Dmda final : public Scheduler {
         transfers += platform_->transfer_seconds(static_cast<double>(workload_->data()[access.data].bytes));
       }
       const double completion = backlog_[g] + transfers + compute;
-      if (g == 0 || completion < chosen_completion) {
+      if (chosen == kNoId || completion < chosen_completion) {
         chosen = g;
         chosen_completion = completion;
         chosen_cost = transfers + compute;
@@ -86,6 +98,7 @@ class Dmda final : public Scheduler {
 
   void on_task_done(GpuId gpu, TaskId task) override { backlog_[gpu] = std::max(0.0, backlog_[gpu] - cost_[task]); }
   void on_data_evicted(GpuId gpu, DataId data) override { planned_[slot(gpu, data)] = 0; }
+  bool uses_cpu_workers() const override { return true; }
 
  private:
   std::size_t slot(GpuId g, DataId d) const { return static_cast<std::size_t>(g) * workload_->data_count() + d; }
@@ -95,7 +108,7 @@ class Dmda final : public Scheduler {
   const Platform* platform_ = nullptr;
   const SchedulerContext* context_ = nullptr;
   std::vector<TaskQueue> queues_;
-  std::vector<double> backlog_, cost_, seconds_per_flop_;
+  std::vector<double> backlog_, cost_, gpu_seconds_per_flop_, cpu_seconds_per_flop_;
   std::vector<char> planned_;
 };
 

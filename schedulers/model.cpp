@@ -394,6 +394,23 @@ const std::vector<PlatformPreset>& platform_presets() {
       p.cpu_kind_gflops = {{"POTRF", 40}, {"GETRF", 40}, {"TRSM", 50}, {"SYRK", 50}};
       list.push_back({"v100x4-24c", "the v100x4-darts node with 24 CPU cores (60 GFlop/s GEMM each); GPU factorizations slow", p});
     }
+    // lahp's K40 machine: 2 x 12 Haswell cores at 2.5 GHz and 4 K40 (12 GB, PCIe 3, no GPU
+    // links). Single-precision rates on 960 tiles, estimated from the peaks (lahp gives none):
+    // SGEMM 3 TFlop/s on a K40 and 70 GFlop/s on a core (32 flops per cycle, 85%); the GPU's
+    // factorization kernels about ten times slower than its GEMM.
+    {
+      Platform p;
+      p.name = "k40x4-24c";
+      p.gpus = 4;
+      p.memory_bytes = 12e9;
+      p.bus_bandwidth = 10e9;
+      p.default_gflops = 3000;
+      p.kind_gflops = {{"POTRF", 300}, {"GETRF", 300}, {"TRSM", 2000}, {"SYRK", 2500}};
+      p.cpus = 24;
+      p.cpu_default_gflops = 70;
+      p.cpu_kind_gflops = {{"POTRF", 40}, {"GETRF", 40}, {"TRSM", 60}, {"SYRK", 60}};
+      list.push_back({"k40x4-24c", "lahp's K40 node: 4 K40 of 12 GB on 10 GB/s PCIe and 24 cores; rates estimated from peaks", p});
+    }
     return list;
   }();
   return presets;

@@ -40,6 +40,8 @@ class MemoryView {
   virtual ~MemoryView() = default;
   virtual ReplicaState state(GpuId gpu, DataId data) const = 0;
   virtual double free_bytes(GpuId gpu) const = 0;
+  // The host's copy: Resident while valid, Loading while a write-back brings it, else Absent.
+  virtual ReplicaState host_state(DataId) const { return ReplicaState::Resident; }
 };
 
 // The known future of a GPU: the position of the next use of a data in what the scheduler

@@ -40,6 +40,24 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
         {"steal", "1", "a GPU whose package is empty steals from the tail of the fullest (K > 1)"},
         {"ready_scan", "0", "Ready by scanning the package at each pop instead of the incremental index (same picks, slower)"}},
        make_hfp},
+      {"heteroprio",
+       "Heteroprio (lahp): one bucket per kind, each architecture takes buckets in its own priority order, speedup "
+       "factors keep slow workers off; serves CPU workers too",
+       {{"fifo", "0", "take the first pushed task of a bucket (default: the last, as StarPU)"}},
+       make_heteroprio},
+      {"laheteroprio",
+       "locality-aware Heteroprio (lahp): a task list per bucket and memory node, pushed where its data are, walked "
+       "by distance; serves CPU workers too",
+       {{"push", "auto", "memory node of a ready task: worker (the releasing one's), mc (least transfer time), sdh, sdh2, "
+                         "sdhb, smwb (lahp's formulas), auto (the formula of fewest push/pop differences)"},
+        {"s_cpu", "default", "S for CPU workers: closest memory nodes in the first stage (default: all)"},
+        {"s_gpu", "1", "S for GPU workers"},
+        {"l_cpu", "1", "locality step l for CPU workers: buckets taken per node before the next"},
+        {"l_gpu", "default", "l for GPU workers (default: all their buckets)"},
+        {"alpha", "0.5", "weight a of the priority distance against the transfer distance (Eq. 12)"},
+        {"theta", "1000", "LS_SDHB's weight of written data"},
+        {"fifo", "0", "take the first pushed task of a list (default: the last, as StarPU)"}},
+       make_laheteroprio},
   };
   return registry;
 }

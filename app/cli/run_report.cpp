@@ -90,7 +90,14 @@ void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::o
   }
   out << "makespan     " << format_duration(s.makespan_ns) << "  (" << fixed(s.gflops, 0) << " GFlop/s, ideal "
       << format_duration(static_cast<std::int64_t>(metrics.ideal_compute_ns)) << ")\n";
-  out << "GPU idle     " << format_duration(s.idle_ns) << " summed over " << s.gpus.size() << " GPU"
+  const Platform& p = run.platform;
+  if (p.cpus > 0 && s.gpus.size() == p.workers()) {
+    std::uint64_t gpu_tasks = 0, cpu_tasks = 0;
+    for (GpuId g = 0; g < s.gpus.size(); ++g) (p.is_cpu_worker(g) ? cpu_tasks : gpu_tasks) += s.gpus[g].tasks;
+    out << "workers      " << gpu_tasks << " tasks on " << p.gpus << " GPU" << (p.gpus > 1 ? "s" : "") << ", " << cpu_tasks
+        << " on " << p.cpus << " CPU core" << (p.cpus > 1 ? "s" : "") << "\n";
+  }
+  out << "idle         " << format_duration(s.idle_ns) << " summed over " << s.gpus.size() << " worker"
       << (s.gpus.size() > 1 ? "s" : "") << "\n";
   if (run.mode == db::RunMode::Replay) {
     out << "sched. time  " << format_duration(s.scheduling_ns) << " in the scheduler, " << format_duration(s.eviction_ns)
@@ -108,6 +115,7 @@ void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostr
       << "\",\"tasks\":" << run.workload_tasks << ",\"data\":" << run.workload_data
       << ",\"working_set_bytes\":" << run.working_set_bytes << ",\"scheduler\":\"" << json_escape(run.scheduler)
       << "\",\"eviction\":\"" << json_escape(run.eviction) << "\",\"gpus\":" << run.platform.gpus
+      << ",\"cpus\":" << run.platform.cpus << ",\"workers_per_memory\":" << run.platform.workers_per_memory
       << ",\"memory_bytes\":" << fixed(run.platform.memory_bytes, 0) << ",\"bus_bandwidth\":" << fixed(run.platform.bus_bandwidth, 0)
       << ",\"buffer_depth\":" << run.buffer_depth << ",\"loads\":" << s.loads << ",\"fetches\":" << s.fetches
       << ",\"prefetches\":" << s.prefetches << ",\"unused_loads\":" << s.unused_loads
@@ -119,7 +127,10 @@ void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostr
       << ",\"gflops\":" << fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns << ",\"prepare_ns\":" << s.prepare_ns << ",\"charged_ns\":" << s.charged_ns
       << ",\"eviction_ns\":" << s.eviction_ns << ",\"lower_bound_bytes\":" << fixed(metrics.lower_bound_bytes, 0)
       << ",\"lower_bound\":\"" << json_escape(metrics.lower_bound) << "\",\"ratio_to_lower_bound\":"
-      << fixed(metrics.ratio_to_lower_bound(), 6) << ",\"bus_limit_bytes\":" << fixed(metrics.bus_limit_bytes, 0) << "}\n";
+      << fixed(metrics.ratio_to_lower_bound(), 6) << ",\"bus_limit_bytes\":" << fixed(metrics.bus_limit_bytes, 0)
+      << ",\"worker_tasks\":[";
+  for (std::size_t g = 0; g < s.gpus.size(); ++g) out << (g ? "," : "") << s.gpus[g].tasks;
+  out << "]}\n";
 }
 
 void print_csv_header(std::ostream& out) {
