@@ -68,6 +68,32 @@ SweepPreset slides_preset(std::string name, std::string title, std::string workl
   return preset;
 }
 
+// lahp on a CPU+GPU node (platform k40x4-24c, lahp's K40 machine: 24 cores beside 1 or 4
+// K40 of 1 GB each here, so that the larger sizes exceed the memory): Heteroprio,
+// LAHeteroprio with each push strategy, DMDAS (on CPUs and GPUs) and DARTS (GPUs only).
+SweepPreset lahp_preset(std::string name, std::string title, std::string workload, int gpus, std::string claims) {
+  SweepPreset preset{std::move(name),
+                     "lahp (2019), Figs. 5-7 setting",
+                     std::move(title),
+                     "N",
+                     {{"workload", std::move(workload)}, {"platform", "k40x4-24c"}, {"gpus", std::to_string(gpus)}, {"memory", "1GB"}},
+                     {{"Heteroprio", "heteroprio/lru"},
+                      {"LA WORKER", "laheteroprio:push=worker/lru"},
+                      {"LA MC", "laheteroprio:push=mc/lru"},
+                      {"LA LS_SDH", "laheteroprio:push=sdh/lru"},
+                      {"LA LS_SDH2", "laheteroprio:push=sdh2/lru"},
+                      {"LA LS_SDHB", "laheteroprio:push=sdhb/lru"},
+                      {"LA LC_SMWB", "laheteroprio:push=smwb/lru"},
+                      {"LA AUTO", "laheteroprio/lru"},
+                      {"DMDAS", "dmdas/lru"},
+                      {"DARTS", "darts/luf"}},
+                     {},
+                     std::move(claims)};
+  preset.highlight = "LA AUTO";
+  preset.references = {"Heteroprio", "DMDAS", "DARTS"};
+  return preset;
+}
+
 }  // namespace
 
 const std::vector<SweepPreset>& sweep_presets() {
@@ -180,6 +206,18 @@ const std::vector<SweepPreset>& sweep_presets() {
                    "lu:N=20..60:10,b=2880", "xeon-ooc-darts", false,
                    "While the data fit in the shared memory DARTS is comparable with DMDAS and LWS; past it DARTS alone "
                    "stays close to the best performance, its transfers near the disk-bandwidth limit, while the others drop."),
+      lahp_preset("lahp-cholesky-1gpu", "Cholesky on 24 cores and one K40 (1 GB), 960 tiles, N from 10 to 60",
+                  "cholesky:N=10..60:10", 1,
+                  "LAHeteroprio cuts the memory transfers of Heteroprio by more than half and is faster; LS_SDH2 and "
+                  "LS_SDHB do best, LC_SMWB and LS_SDH less so, the worker's node (LaRU) least."),
+      lahp_preset("lahp-cholesky-4gpu", "Cholesky on 24 cores and four K40 (1 GB each), 960 tiles, N from 10 to 60",
+                  "cholesky:N=10..60:10", 4,
+                  "LAHeteroprio cuts the memory transfers of Heteroprio by more than half and is faster; LS_SDH2 and "
+                  "LS_SDHB do best, LC_SMWB and LS_SDH less so, the worker's node (LaRU) least."),
+      lahp_preset("lahp-lu-1gpu", "LU on 24 cores and one K40 (1 GB), 960 tiles, N from 10 to 50", "lu:N=10..50:10", 1,
+                  "As on Cholesky: fewer transfers with locality-aware pushes, written data weighing most."),
+      lahp_preset("lahp-lu-4gpu", "LU on 24 cores and four K40 (1 GB each), 960 tiles, N from 10 to 50", "lu:N=10..50:10", 4,
+                  "As on Cholesky: fewer transfers with locality-aware pushes, written data weighing most."),
       slides_preset("slides-2d-2gpu", "2D product (outer-product order) on 2 V100 of 500 MB, N from 5 to 60",
                     "matmul2d:N=5..60:5", 2, "500MiB",
                     "EAGER, hMETIS and DARTS meet a pathological size after the red line; DMDAR suffers from the conflict "

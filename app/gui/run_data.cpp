@@ -19,6 +19,11 @@ std::string upper(std::string text) {
 
 }  // namespace
 
+std::string RunData::worker_name(GpuId worker) const {
+  if (is_cpu(worker)) return "CPU " + std::to_string(worker - run.info.platform.gpus);
+  return "GPU " + std::to_string(worker);
+}
+
 RunData make_run_data(db::StoredRun run, Workload workload, Trace trace) {
   RunData data{std::move(run), std::move(workload), std::move(trace), {}, {}, {}, {}, {}, {}, {}, 1};
   const std::size_t tasks = data.workload.task_count();
@@ -28,7 +33,7 @@ RunData make_run_data(db::StoredRun run, Workload workload, Trace trace) {
   data.start_of.assign(tasks, 0);
   data.end_of.assign(tasks, 0);
   data.loads_of.assign(tasks, {});
-  data.gpus = std::max<std::uint32_t>(1, data.run.info.platform.gpus);
+  data.gpus = std::max<std::uint32_t>(1, data.run.info.platform.workers());
   data.gpu_tasks.assign(data.gpus, 0);
   for (const TaskRecord& record : data.trace.tasks) {
     if (record.task >= tasks) continue;
@@ -99,7 +104,7 @@ std::string RunData::title() const {
 std::string RunData::task_tooltip(TaskId task) const {
   std::string text = workload.task_label(task);
   if (order_of[task] == kNoId) return text + "\nnot run";
-  text += "\norder " + std::to_string(order_of[task]) + " (GPU " + std::to_string(gpu_of[task]) + ", #" +
+  text += "\norder " + std::to_string(order_of[task]) + " (" + worker_name(gpu_of[task]) + ", #" +
           std::to_string(gpu_order_of[task]) + " there)";
   text += "\nstart " + format_duration(start_of[task]) + ", end " + format_duration(end_of[task]);
   if (loads_of[task].empty()) {

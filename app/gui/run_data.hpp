@@ -20,8 +20,11 @@ struct RunData {
   std::vector<std::int64_t> start_of, end_of;  // per task, ns
   std::vector<std::uint32_t> gpu_tasks;     // per GPU: tasks it ran
   std::vector<std::vector<std::uint32_t>> loads_of;  // per task: indices in trace.loads attributed to it
-  std::uint32_t gpus = 1;
+  std::uint32_t gpus = 1;  // workers: GPUs first, then the platform's CPU workers
 
+  bool is_cpu(GpuId worker) const { return worker >= run.info.platform.gpus && run.info.platform.cpus > 0; }
+  // "GPU 2" or "CPU 5" (CPU workers numbered from 0 after the GPUs).
+  std::string worker_name(GpuId worker) const;
   // "RCM + LRU, matmul2d N=20, M = 250 MiB" (the figures' captions).
   std::string title() const;
   std::string task_tooltip(TaskId task) const;

@@ -159,7 +159,9 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
     painter.setFont(font);
     painter.setPen(options.dark ? QColor(200, 200, 200) : QColor(80, 80, 80));
     painter.drawText(QRectF(grid.left(), grid.top() - cell * 1.3, grid.width(), cell * 1.2), Qt::AlignLeft | Qt::AlignBottom,
-                     split_by_gpu(options) ? QString("GPU %1, k = %2").arg(panel / panel_k_.size()).arg(panel_k_[panel % panel_k_.size()])
+                     split_by_gpu(options) ? QString("%1, k = %2")
+                                                               .arg(QString::fromStdString(run_.worker_name(static_cast<GpuId>(panel / panel_k_.size()))))
+                                                               .arg(panel_k_[panel % panel_k_.size()])
                                            : QString("k = %1").arg(panel_k_[panel]));
   }
   const auto& tasks = run_.workload.tasks();

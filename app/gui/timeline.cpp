@@ -26,11 +26,15 @@ double x_of(std::int64_t t, std::int64_t begin, std::int64_t end, double left, d
 TimelineFigure::TimelineFigure(const RunData& run) : run_(run), memory_(db::memory_in_use(run.workload, run.trace)) {
   for (const TaskRecord& t : run.trace.tasks) end_ns_ = std::max(end_ns_, t.end_ns);
   for (const LoadRecord& l : run.trace.loads) end_ns_ = std::max(end_ns_, l.end_ns);
+  for (GpuId g = 0; g < run_.gpus; ++g) {
+    first_lane_.push_back(total_lanes_);
+    total_lanes_ += lane_count(g);
+  }
 }
 
 TimelineFigure::Lanes TimelineFigure::lanes(const QRectF& area) const {
   const double axis = 22;
-  const double lane = (area.height() - axis) / (run_.gpus * kLanesPerGpu);
+  const double lane = (area.height() - axis) / std::max(1, total_lanes_);
   return {std::min(110.0, area.width() * 0.15), axis, lane};
 }
 
@@ -48,8 +52,8 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   painter.setFont(font);
   static const char* names[kLanesPerGpu] = {"compute", "fetch", "prefetch", "memory"};
   for (std::uint32_t g = 0; g < run_.gpus; ++g) {
-    for (int k = 0; k < kLanesPerGpu; ++k) {
-      const double y = area.top() + (g * kLanesPerGpu + k) * l.lane_height;
+    for (int k = 0; k < lane_count(g); ++k) {
+      const double y = area.top() + (first_lane_[g] + k) * l.lane_height;
       if (k == 0 && g > 0) {
         painter.setPen(QPen(ink, 1));
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
@@ -57,11 +61,11 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
       painter.fillRect(QRectF(left, y + 1, width, l.lane_height - 2), faint);
       painter.setPen(ink);
       painter.drawText(QRectF(area.left() + 2, y, l.label_width - 6, l.lane_height), Qt::AlignVCenter | Qt::AlignRight,
-                       QString("GPU %1 %2").arg(g).arg(names[k]));
+                       QString("%1 %2").arg(QString::fromStdString(run_.worker_name(g))).arg(names[k]));
     }
   }
   const auto lane_rect = [&](GpuId g, int k) {
-    return QRectF(left, area.top() + (g * kLanesPerGpu + k) * l.lane_height + 2, width, l.lane_height - 4);
+    return QRectF(left, area.top() + (first_lane_[g] + k) * l.lane_height + 2, width, l.lane_height - 4);
   };
   painter.setClipRect(QRectF(left, area.top(), width, area.height()));
   // Tasks: one bar each (at least a pixel wide), coloured by kind.
@@ -88,7 +92,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   std::vector<bool> started(run_.gpus, false);
   painter.setPen(QPen(QColor(44, 160, 44), 1.5));
   for (const db::MemoryStep& step : memory_) {
-    if (step.gpu >= run_.gpus) continue;
+    if (step.gpu >= run_.gpus || run_.is_cpu(step.gpu)) continue;
     const QRectF lane = lane_rect(step.gpu, 3);
     const double x = std::clamp(x_of(step.time_ns, begin, end, left, width), left, left + width);
     const double y = lane.bottom() - lane.height() * std::min(1.0, static_cast<double>(step.bytes) / capacity);
@@ -106,14 +110,14 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   }
   painter.setPen(QPen(dark ? QColor(230, 230, 230) : QColor(90, 90, 90), 1));
   for (const EvictionRecord& e : run_.trace.evictions) {
-    if (e.time_ns < begin || e.time_ns > end || e.gpu >= run_.gpus) continue;
+    if (e.time_ns < begin || e.time_ns > end || e.gpu >= run_.gpus || run_.is_cpu(e.gpu)) continue;
     const QRectF lane = lane_rect(e.gpu, 3);
     const double x = x_of(e.time_ns, begin, end, left, width);
     painter.drawLine(QPointF(x, lane.top()), QPointF(x, lane.top() + lane.height() * 0.3));
   }
   painter.setClipping(false);
   // Time axis.
-  const double axis_y = area.top() + run_.gpus * kLanesPerGpu * l.lane_height;
+  const double axis_y = area.top() + total_lanes_ * l.lane_height;
   painter.setPen(QPen(ink, 1));
   painter.drawLine(QPointF(left, axis_y + 2), QPointF(left + width, axis_y + 2));
   const double span = static_cast<double>(end - begin);
@@ -134,8 +138,9 @@ std::optional<TaskId> TimelineFigure::task_at(const QRectF& area, std::int64_t b
   const double left = area.left() + l.label_width, width = area.width() - l.label_width - 4;
   if (point.x() < left || point.x() > left + width) return std::nullopt;
   const auto lane = static_cast<int>((point.y() - area.top()) / l.lane_height);
-  if (lane < 0 || lane % kLanesPerGpu != 0 || lane / kLanesPerGpu >= static_cast<int>(run_.gpus)) return std::nullopt;
-  const auto gpu = static_cast<GpuId>(lane / kLanesPerGpu);
+  const auto at = std::find(first_lane_.begin(), first_lane_.end(), lane);  // a compute lane starts each worker
+  if (lane < 0 || at == first_lane_.end()) return std::nullopt;
+  const auto gpu = static_cast<GpuId>(at - first_lane_.begin());
   const double t = static_cast<double>(begin) + (point.x() - left) / width * static_cast<double>(end - begin);
   const double slack = static_cast<double>(end - begin) / width;  // one pixel
   for (const TaskRecord& r : run_.trace.tasks) {

@@ -27,8 +27,13 @@ class TimelineFigure {
     double label_width, axis_height, lane_height;
   };
   Lanes lanes(const QRectF& area) const;
+  // A GPU worker has four lanes (compute, fetch, prefetch, memory), a CPU worker one (compute:
+  // it computes from the host and loads nothing).
+  int lane_count(GpuId worker) const { return run_.is_cpu(worker) ? 1 : 4; }
 
   const RunData& run_;
+  std::vector<int> first_lane_;  // per worker
+  int total_lanes_ = 0;
   std::int64_t end_ns_ = 1;
   std::vector<db::MemoryStep> memory_;
 };

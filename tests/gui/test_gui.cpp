@@ -132,6 +132,38 @@ class GuiTests : public QObject {
     }
   }
 
+  void cpu_workers_have_one_lane_each() {
+    // One GPU and three CPU cores at equal rates: Heteroprio gives the cores work.
+    const QString db = dir_.filePath("hetero.db");
+    QVERIFY(replay_into(db, {"--workload", "cholesky:N=8", "--scheduler", "heteroprio", "--memory", "20items", "--cpus", "3",
+                             "--cpu-rate", "13393GFlop/s"}));
+    auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto run = load_run_data(*store, 1);
+    QVERIFY(run.ok());
+    QCOMPARE(run->gpus, 4u);
+    QVERIFY(run->is_cpu(1) && !run->is_cpu(0));
+    QCOMPARE(run->worker_name(3), std::string("CPU 2"));
+    TimelineFigure timeline(*run);
+    const QRectF area(0, 0, 1200, 400);
+    const std::int64_t end = timeline.duration();
+    const double lane = (area.height() - 22) / (4 + 3);  // the GPU's four lanes, one per core
+    const double left = std::min(110.0, area.width() * 0.15), width = area.width() - left - 4;
+    int found_on_cpus = 0;
+    for (GpuId cpu : {1u, 2u, 3u}) {
+      const TaskRecord* longest = nullptr;
+      for (const TaskRecord& r : run->trace.tasks) {
+        if (r.gpu == cpu && (!longest || r.end_ns - r.start_ns > longest->end_ns - longest->start_ns)) longest = &r;
+      }
+      if (!longest) continue;
+      const double x = left + width * (static_cast<double>(longest->start_ns + longest->end_ns) / 2) / static_cast<double>(end);
+      const auto found = timeline.task_at(area, 0, end, QPointF(x, (4 + (cpu - 1) + 0.5) * lane));
+      QVERIFY(found.has_value());
+      QCOMPARE(*found, longest->task);
+      ++found_on_cpus;
+    }
+    QVERIFY(found_on_cpus > 0);
+  }
+
   void exports_are_files_of_their_format() {
     auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
     auto run = load_run_data(*store, 3);
