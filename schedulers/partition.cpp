@@ -11,6 +11,7 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "schedulers/queue_server.hpp"
 #include "schedulers/static_order.hpp"
@@ -70,6 +71,10 @@ std::vector<std::uint32_t> partition_tasks(const Workload& workload, std::uint32
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 2147483647);
   idx_t constraints = 1, nparts = static_cast<idx_t>(parts), cut = 0;
   std::vector<idx_t> result(m, 0);
+  // METIS keeps its random state in a process-wide variable: two partitions at once (a sweep's
+  // parallel replays) would draw from each other's sequence and stop being reproducible.
+  static std::mutex metis_mutex;
+  const std::lock_guard<std::mutex> lock(metis_mutex);
   const int status = METIS_PartGraphKway(&vertices, &constraints, xadj.data(), adjncy.data(), nullptr, nullptr, adjwgt.data(),
                                          &nparts, nullptr, nullptr, options, &cut, result.data());
   if (status != METIS_OK) {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "helpers.hpp"
 #include "schedulers/eviction.hpp"
@@ -208,4 +209,18 @@ TEST_CASE("on cores sharing one memory (darts 7.3), DARTS loads less than DMDAS,
   CHECK(loads["darts/luf"] < loads["dmdas/lru"]);
   CHECK(loads["darts/luf"] < loads["lws/lru"]);
   CHECK(loads["darts/luf"] < loads["eager/lru"]);
+}
+
+TEST_CASE("partitions made on several threads at once equal those made alone (a sweep's parallel replays)", "[darts][partition]") {
+  const Workload w = generated("matmul2d:N=12");
+  const auto alone = partition_tasks(w, 3, 7);
+  std::vector<std::vector<std::uint32_t>> results(4);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    threads.emplace_back([&, i] {
+      for (int repeat = 0; repeat < 5; ++repeat) results[i] = partition_tasks(w, 3, 7);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& result : results) CHECK(result == alone);
 }
