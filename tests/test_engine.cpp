@@ -221,7 +221,7 @@ TEST_CASE("a write may overtake the eviction write-back of the version it replac
 TEST_CASE("workers sharing one memory: the invariants hold per memory, and every worker computes", "[engine][shared]") {
   for (const std::string spec : {"lu:N=7,b=16", "cholesky:N=7,b=16", "matmul2d:N=8,b=16"}) {
     const Workload w = generated(spec);
-    for (const std::string scheduler : {"eager", "dmdas", "lws", "darts", "hfp", "partition"}) {
+    for (const std::string scheduler : {"eager", "dmdas", "lws", "ap", "darts", "hfp", "partition", "laheteroprio"}) {
       for (const std::string eviction : {"lru", "luf"}) {
         for (std::uint32_t per_memory : {2u, 4u}) {
           Platform p = small_platform(static_cast<double>(w.largest_data_bytes()) * 12, 4);
