@@ -373,44 +373,37 @@ const std::vector<PlatformPreset>& platform_presets() {
       list.push_back({"xeon-ooc-darts",
                       "darts 7.3: 12 cores sharing 32 GB, data on disk at 94 MB/s, 25 GFlop/s per core (assumed)", p});
     }
-    // A CPU+GPU node for the lahp comparisons: the V100 node above with 24 CPU cores beside
-    // its GPUs (use --gpus 1..4). Rates per kind on 2880 tiles: the GPU's from darts Table 1
-    // for GEMM, the factorizations far slower on a GPU; a Skylake core about 60 GFlop/s in
-    // GEMM. The speedups (GEMM 230x, POTRF 25x) rank the buckets as Heteroprio expects.
-    {
-      Platform p;
-      p.name = "v100x4-24c";
-      p.gpus = 4;
-      p.memory_bytes = 32e9;
-      p.bus_bandwidth = 100e9;
-      p.gpu_link_bandwidth = 24e9;
-      p.gpu_bus_bandwidth = 12e9;
-      p.gpus_per_switch = 2;
-      p.switch_bandwidth = 22e9;
-      p.default_gflops = 14000;
-      p.kind_gflops = {{"POTRF", 1000}, {"GETRF", 1200}, {"TRSM", 8000}, {"SYRK", 10000}};
-      p.cpus = 24;
-      p.cpu_default_gflops = 60;
-      p.cpu_kind_gflops = {{"POTRF", 40}, {"GETRF", 40}, {"TRSM", 50}, {"SYRK", 50}};
-      list.push_back({"v100x4-24c", "the v100x4-darts node with 24 CPU cores (60 GFlop/s GEMM each); GPU factorizations slow", p});
-    }
+    // CPU+GPU nodes for the lahp comparisons: a GPU node with CPU cores beside its GPUs (use
+    // --gpus 1..4), and rates per kind on each architecture.
+    const auto hetero = [&](Platform p, const char* name, const char* summary, std::map<std::string, double> gpu_kinds,
+                            std::uint32_t cpus, double cpu_gflops, std::map<std::string, double> cpu_kinds) {
+      p.name = name;
+      p.kind_gflops = std::move(gpu_kinds);
+      p.cpus = cpus;
+      p.cpu_default_gflops = cpu_gflops;
+      p.cpu_kind_gflops = std::move(cpu_kinds);
+      list.push_back({name, summary, p});
+    };
+    // The V100 node above with 24 cores: the GPU's rate from darts Table 1 for GEMM (2880
+    // tiles), the factorizations far slower on a GPU; a Skylake core about 60 GFlop/s in GEMM.
+    // The speedups (GEMM 230x, POTRF 25x) rank the buckets as Heteroprio expects.
+    const auto v100_node = std::find_if(list.begin(), list.end(), [](const PlatformPreset& p) { return p.name == "v100x4-darts"; });
+    hetero(v100_node->platform, "v100x4-24c",
+           "the v100x4-darts node with 24 CPU cores (60 GFlop/s GEMM each); GPU factorizations slow",
+           {{"POTRF", 1000}, {"GETRF", 1200}, {"TRSM", 8000}, {"SYRK", 10000}}, 24, 60,
+           {{"POTRF", 40}, {"GETRF", 40}, {"TRSM", 50}, {"SYRK", 50}});
     // lahp's K40 machine: 2 x 12 Haswell cores at 2.5 GHz and 4 K40 (12 GB, PCIe 3, no GPU
     // links). Single-precision rates on 960 tiles, estimated from the peaks (lahp gives none):
     // SGEMM 3 TFlop/s on a K40 and 70 GFlop/s on a core (32 flops per cycle, 85%); the GPU's
     // factorization kernels about ten times slower than its GEMM.
-    {
-      Platform p;
-      p.name = "k40x4-24c";
-      p.gpus = 4;
-      p.memory_bytes = 12e9;
-      p.bus_bandwidth = 10e9;
-      p.default_gflops = 3000;
-      p.kind_gflops = {{"POTRF", 300}, {"GETRF", 300}, {"TRSM", 2000}, {"SYRK", 2500}};
-      p.cpus = 24;
-      p.cpu_default_gflops = 70;
-      p.cpu_kind_gflops = {{"POTRF", 40}, {"GETRF", 40}, {"TRSM", 60}, {"SYRK", 60}};
-      list.push_back({"k40x4-24c", "lahp's K40 node: 4 K40 of 12 GB on 10 GB/s PCIe and 24 cores; rates estimated from peaks", p});
-    }
+    Platform k40;
+    k40.gpus = 4;
+    k40.memory_bytes = 12e9;
+    k40.bus_bandwidth = 10e9;
+    k40.default_gflops = 3000;
+    hetero(k40, "k40x4-24c", "lahp's K40 node: 4 K40 of 12 GB on 10 GB/s PCIe and 24 cores; rates estimated from peaks",
+           {{"POTRF", 300}, {"GETRF", 300}, {"TRSM", 2000}, {"SYRK", 2500}}, 24, 70,
+           {{"POTRF", 40}, {"GETRF", 40}, {"TRSM", 60}, {"SYRK", 60}});
     return list;
   }();
   return presets;
