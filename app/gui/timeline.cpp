@@ -68,51 +68,96 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     return QRectF(left, area.top() + (first_lane_[g] + k) * l.lane_height + 2, width, l.lane_height - 4);
   };
   painter.setClipRect(QRectF(left, area.top(), width, area.height()));
+  // Decimation, so that a repaint costs about one draw per pixel column and lane whatever the
+  // run's size: an item narrower than two pixels is skipped when its columns are painted
+  // already on its lane (the first item of a column gives the column its colour).
+  std::vector<std::vector<char>> painted(static_cast<std::size_t>(total_lanes_));
+  const auto pixel_width = static_cast<std::size_t>(std::max(1.0, std::ceil(width)) + 2);
+  const auto claim = [&](int lane_index, double x0, double x1) {
+    if (x1 - x0 >= 2) return true;
+    auto& columns = painted[static_cast<std::size_t>(lane_index)];
+    if (columns.empty()) columns.assign(pixel_width, 0);
+    const auto first = static_cast<std::size_t>(std::clamp(x0 - left, 0.0, static_cast<double>(pixel_width - 1)));
+    const auto last = static_cast<std::size_t>(std::clamp(x1 - left, 0.0, static_cast<double>(pixel_width - 1)));
+    bool fresh = false;
+    for (std::size_t c = first; c <= last; ++c) {
+      fresh = fresh || !columns[c];
+      columns[c] = 1;
+    }
+    return fresh;
+  };
   // Tasks: one bar each (at least a pixel wide), coloured by kind.
   for (const TaskRecord& t : run_.trace.tasks) {
     if (t.end_ns < begin || t.start_ns > end) continue;
-    const QRectF lane = lane_rect(t.gpu, 0);
     const double x0 = x_of(t.start_ns, begin, end, left, width), x1 = x_of(t.end_ns, begin, end, left, width);
+    const bool selected = highlight && *highlight == t.task;
+    if (!claim(first_lane_[t.gpu], x0, x1) && !selected) continue;
+    const QRectF lane = lane_rect(t.gpu, 0);
     const QColor colour = kKindColors[run_.workload.tasks()[t.task].kind % std::size(kKindColors)];
-    painter.fillRect(QRectF(x0, lane.top(), std::max(1.0, x1 - x0 - 0.5), lane.height()),
-                     highlight && *highlight == t.task ? QColor(255, 140, 0) : colour);
+    painter.fillRect(QRectF(x0, lane.top(), std::max(1.0, x1 - x0 - 0.5), lane.height()), selected ? QColor(255, 140, 0) : colour);
   }
   // Loads: from issue to arrival, on the fetch or prefetch lane.
   for (const LoadRecord& load : run_.trace.loads) {
-    if (load.end_ns < begin || load.issue_ns > end || load.kind == LoadKind::Unused) continue;
-    const QRectF lane = lane_rect(load.gpu, load.kind == LoadKind::Fetch ? 1 : 2);
+    if (load.end_ns < begin || load.issue_ns > end || load.kind == LoadKind::Unused || run_.is_cpu(load.gpu)) continue;
+    const int k = load.kind == LoadKind::Fetch ? 1 : 2;
     const double x0 = x_of(load.issue_ns, begin, end, left, width), x1 = x_of(load.end_ns, begin, end, left, width);
     const bool selected = highlight && *highlight == load.task;
+    if (!claim(first_lane_[load.gpu] + k, x0, x1) && !selected) continue;
+    const QRectF lane = lane_rect(load.gpu, k);
     painter.fillRect(QRectF(x0, lane.top() + lane.height() * 0.15, std::max(1.0, x1 - x0), lane.height() * 0.7),
                      selected ? QColor(255, 140, 0) : load.kind == LoadKind::Fetch ? QColor(214, 39, 40) : QColor(120, 160, 230));
   }
-  // Memory in use, a step curve against M, and the evictions as ticks on the same lane.
+  // Memory in use, a step curve against M: one vertical stroke per pixel column spanning the
+  // levels reached there, joined by horizontal steps.
   const double capacity = std::max(1.0, run_.run.info.platform.memory_bytes);
-  std::vector<double> last_x(run_.gpus, left), last_y(run_.gpus, 0);
-  std::vector<bool> started(run_.gpus, false);
+  struct Curve {
+    bool started = false;
+    double x = 0, y = 0;      // the last point drawn
+    double column = -1;       // the pixel column being gathered
+    double low = 0, high = 0, end_y = 0;  // its extent and its last level
+  };
+  std::vector<Curve> curves(run_.gpus);
   painter.setPen(QPen(QColor(44, 160, 44), 1.5));
+  const auto flush = [&](Curve& c) {
+    if (c.column < 0) return;
+    painter.drawLine(QPointF(c.x, c.y), QPointF(c.column, c.y));
+    painter.drawLine(QPointF(c.column, std::min(c.low, c.y)), QPointF(c.column, std::max(c.high, c.y)));
+    c.x = c.column;
+    c.y = c.end_y;
+    c.column = -1;
+  };
   for (const db::MemoryStep& step : memory_) {
     if (step.gpu >= run_.gpus || run_.is_cpu(step.gpu)) continue;
     const QRectF lane = lane_rect(step.gpu, 3);
-    const double x = std::clamp(x_of(step.time_ns, begin, end, left, width), left, left + width);
-    const double y = lane.bottom() - lane.height() * std::min(1.0, static_cast<double>(step.bytes) / capacity);
-    if (!started[step.gpu]) {
-      last_y[step.gpu] = lane.bottom();
-      started[step.gpu] = true;
+    Curve& c = curves[step.gpu];
+    if (!c.started) {
+      c = {true, left, lane.bottom(), -1, 0, 0, 0};
     }
-    painter.drawLine(QPointF(last_x[step.gpu], last_y[step.gpu]), QPointF(x, last_y[step.gpu]));
-    painter.drawLine(QPointF(x, last_y[step.gpu]), QPointF(x, y));
-    last_x[step.gpu] = x;
-    last_y[step.gpu] = y;
+    const double x = std::floor(std::clamp(x_of(step.time_ns, begin, end, left, width), left, left + width));
+    const double y = lane.bottom() - lane.height() * std::min(1.0, static_cast<double>(step.bytes) / capacity);
+    if (x != c.column) {
+      flush(c);
+      c.column = x;
+      c.low = c.high = y;
+    }
+    c.low = std::min(c.low, y);
+    c.high = std::max(c.high, y);
+    c.end_y = y;
   }
-  for (GpuId g = 0; g < run_.gpus; ++g) {
-    if (started[g]) painter.drawLine(QPointF(last_x[g], last_y[g]), QPointF(left + width, last_y[g]));
+  for (Curve& c : curves) {
+    if (!c.started) continue;
+    flush(c);
+    painter.drawLine(QPointF(c.x, c.y), QPointF(left + width, c.y));
   }
+  // Evictions as ticks on the memory lane, one per pixel column.
   painter.setPen(QPen(dark ? QColor(230, 230, 230) : QColor(90, 90, 90), 1));
+  std::vector<double> last_tick(run_.gpus, -1);
   for (const EvictionRecord& e : run_.trace.evictions) {
     if (e.time_ns < begin || e.time_ns > end || e.gpu >= run_.gpus || run_.is_cpu(e.gpu)) continue;
+    const double x = std::floor(x_of(e.time_ns, begin, end, left, width));
+    if (x == last_tick[e.gpu]) continue;
+    last_tick[e.gpu] = x;
     const QRectF lane = lane_rect(e.gpu, 3);
-    const double x = x_of(e.time_ns, begin, end, left, width);
     painter.drawLine(QPointF(x, lane.top()), QPointF(x, lane.top() + lane.height() * 0.3));
   }
   painter.setClipping(false);
