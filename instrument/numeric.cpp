@@ -19,6 +19,19 @@ inline float at(const std::vector<float>& m, std::int64_t ld, std::int64_t r, st
   return m[static_cast<std::size_t>(c * ld + r)];
 }
 
+// X M = B in place (X holds B), M upper triangular, row by row; M is `factor`, or the
+// transpose of a lower triangular `factor`.
+void solve_right_upper(std::vector<float>& X, const std::vector<float>& factor, std::int64_t b, bool transposed) {
+  const auto m = [&](std::int64_t r, std::int64_t c) { return transposed ? at(factor, b, c, r) : at(factor, b, r, c); };
+  for (std::int64_t r = 0; r < b; ++r) {
+    for (std::int64_t j = 0; j < b; ++j) {
+      double v = at(X, b, r, j);
+      for (std::int64_t c = 0; c < j; ++c) v -= static_cast<double>(at(X, b, r, c)) * m(c, j);
+      at(X, b, r, j) = static_cast<float>(v / m(j, j));
+    }
+  }
+}
+
 bool is_product(const std::string& name) {
   return name == "matmul2d" || name == "matmul2d-random-order" || name == "matmul2d-random-pairs" || name == "matmul2d-sparse";
 }
@@ -178,18 +191,9 @@ void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
       }
       return;
     }
-    case Op::TrsmRightLowerT: {  // X L^T = B, row by row
-      const auto& L = tiles.data[k.a];
-      auto& X = tiles.data[k.target];
-      for (std::int64_t r = 0; r < b; ++r) {
-        for (std::int64_t j = 0; j < b; ++j) {
-          double v = at(X, b, r, j);
-          for (std::int64_t c = 0; c < j; ++c) v -= static_cast<double>(at(X, b, r, c)) * at(L, b, j, c);
-          at(X, b, r, j) = static_cast<float>(v / at(L, b, j, j));
-        }
-      }
+    case Op::TrsmRightLowerT:  // X L^T = B: L^T is upper triangular, its (c, j) is L's (j, c)
+      solve_right_upper(tiles.data[k.target], tiles.data[k.a], b, true);
       return;
-    }
     case Op::Syrk: {
       const auto& A = tiles.data[k.a];
       auto& C = tiles.data[k.target];
@@ -227,18 +231,9 @@ void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
       }
       return;
     }
-    case Op::TrsmRightUpper: {  // X U = B, row by row
-      const auto& U = tiles.data[k.a];
-      auto& X = tiles.data[k.target];
-      for (std::int64_t r = 0; r < b; ++r) {
-        for (std::int64_t j = 0; j < b; ++j) {
-          double v = at(X, b, r, j);
-          for (std::int64_t c = 0; c < j; ++c) v -= static_cast<double>(at(X, b, r, c)) * at(U, b, c, j);
-          at(X, b, r, j) = static_cast<float>(v / at(U, b, j, j));
-        }
-      }
+    case Op::TrsmRightUpper:  // X U = B
+      solve_right_upper(tiles.data[k.target], tiles.data[k.a], b, false);
       return;
-    }
     case Op::TrsmLeftUnitLower: {  // L X = B, column by column
       const auto& L = tiles.data[k.a];
       auto& X = tiles.data[k.target];
