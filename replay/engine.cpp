@@ -732,10 +732,8 @@ void Engine::invalidate_copies(DataId d, std::uint32_t keep, TaskId writer) {
     } else if (copy == Copy::Evicting) {
       // h is writing back the version this task overwrote (its copy was the last valid one
       // when h chose to evict it): that write-back is now stale; h's copy leaves when it ends.
-      if (!stale_[slot(h, d)]) {
-        stale_[slot(h, d)] = 1;
-        if (holders_[d] > 0) --holders_[d];
-      }
+      // (The writer's caller resets the holder count.)
+      stale_[slot(h, d)] = 1;
     } else if (copy != Copy::Absent) {
       fail("task " + w_.task_label(writer) + " wrote " + w_.data()[d].name + " while GPU " + std::to_string(nodes_[h].first) +
            " was loading it: the workload lacks a dependency between tasks that access it");

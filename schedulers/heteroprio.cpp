@@ -230,9 +230,8 @@ class Scheduler final : public tilelens::Scheduler {
         case Push::TransferCost: node = cheapest_node(task); break;
         case Push::Formula: node = node_by(options_.formula, task); break;
         case Push::Auto: {
-          auto& chosen = at_push_[task];
-          for (std::size_t f = 0; f < 4; ++f) chosen[f] = node_by(kAutoFormulas[f], task);
-          node = chosen[static_cast<std::size_t>(selector_.current())];
+          at_push_[task] = nodes_by_every_formula(task);
+          node = at_push_[task][static_cast<std::size_t>(selector_.current())];
           break;
         }
       }
@@ -265,9 +264,7 @@ class Scheduler final : public tilelens::Scheduler {
       }
       --bucket_size_[bucket];
       if (options_.push == Push::Auto && options_.locality) {
-        std::array<std::uint32_t, 4> now{};
-        for (std::size_t f = 0; f < 4; ++f) now[f] = node_by(kAutoFormulas[f], task);
-        selector_.record(at_push_[task], now);
+        selector_.record(at_push_[task], nodes_by_every_formula(task));
       }
       return task;
     }
@@ -305,6 +302,13 @@ class Scheduler final : public tilelens::Scheduler {
   std::uint32_t node_by(Formula formula, TaskId task) {
     describe(task);
     return pick(best_nodes(formula, data_, nodes_, options_.theta));
+  }
+  // AUTO's four nodes, from one look at where the task's data are.
+  std::array<std::uint32_t, 4> nodes_by_every_formula(TaskId task) {
+    describe(task);
+    std::array<std::uint32_t, 4> nodes{};
+    for (std::size_t f = 0; f < 4; ++f) nodes[f] = pick(best_nodes(kAutoFormulas[f], data_, nodes_, options_.theta));
+    return nodes;
   }
   // MC: the least expected transfer time of the data missing on the node.
   std::uint32_t cheapest_node(TaskId task) {
