@@ -217,6 +217,37 @@ CREATE TABLE gpu_metrics(
   busy_ns INTEGER NOT NULL,
   peak_bytes REAL NOT NULL,
   PRIMARY KEY (run_id, gpu)) WITHOUT ROWID;
+
+CREATE TABLE measurements(
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+  device TEXT NOT NULL,
+  cupti INTEGER NOT NULL,
+  cupti_records INTEGER NOT NULL,
+  cupti_dropped INTEGER NOT NULL,
+  verification TEXT NOT NULL,
+  worst_error REAL NOT NULL,
+  tiles_checked INTEGER NOT NULL,
+  tf32 INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  arena_bytes REAL NOT NULL,
+  output_pool_bytes REAL NOT NULL,
+  wall_ns INTEGER NOT NULL,
+  setup_ns INTEGER NOT NULL);
+
+CREATE TABLE cupti_records(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  device INTEGER NOT NULL,
+  stream INTEGER NOT NULL,
+  correlation INTEGER NOT NULL,
+  external_kind TEXT,
+  external_index INTEGER,
+  bytes INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
 )sql";
 
 // kMigrations[v - 1] upgrades schema version v to v + 1. Version 1 is the first; a change to
@@ -236,8 +267,42 @@ const std::vector<const char*> kMigrations = {
     "ALTER TABLE platforms ADD COLUMN cpus INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE platforms ADD COLUMN cpu_default_gflops REAL NOT NULL DEFAULT 0;"
     "ALTER TABLE platforms ADD COLUMN cpu_kind_gflops TEXT NOT NULL DEFAULT '';",
+    // 4 -> 5: measured runs of the CUDA executor (issue 6): how each was measured and
+    // checked, and its CUPTI records. Older files have no measured run.
+    R"sql(
+CREATE TABLE measurements(
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+  device TEXT NOT NULL,
+  cupti INTEGER NOT NULL,
+  cupti_records INTEGER NOT NULL,
+  cupti_dropped INTEGER NOT NULL,
+  verification TEXT NOT NULL,
+  worst_error REAL NOT NULL,
+  tiles_checked INTEGER NOT NULL,
+  tf32 INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  arena_bytes REAL NOT NULL,
+  output_pool_bytes REAL NOT NULL,
+  wall_ns INTEGER NOT NULL,
+  setup_ns INTEGER NOT NULL);
+
+CREATE TABLE cupti_records(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  device INTEGER NOT NULL,
+  stream INTEGER NOT NULL,
+  correlation INTEGER NOT NULL,
+  external_kind TEXT,
+  external_index INTEGER,
+  bytes INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+)sql",
 };
-static_assert(kSchemaVersion == 4, "add the migration step from the previous version to kMigrations");
+static_assert(kSchemaVersion == 5, "add the migration step from the previous version to kMigrations");
 
 std::uint32_t big_endian(const unsigned char* bytes, int count) {
   std::uint32_t value = 0;

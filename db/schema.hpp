@@ -10,7 +10,7 @@ namespace tilelens::db {
 
 // Bumped whenever a table or column changes; each bump adds a step to kMigrations in
 // schema.cpp that upgrades the previous version in place.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 // PRAGMA application_id of every tilelens database: "TLns".
 inline constexpr std::int64_t kApplicationId = 0x544c6e73;
 

@@ -165,7 +165,8 @@ RunInfo read_run_info(const Statement& s) {
   return info;
 }
 
-const char* const kRunTables[] = {"task_executions", "loads", "evictions", "writebacks", "allocations", "metrics", "gpu_metrics"};
+const char* const kRunTables[] = {"task_executions", "loads",   "evictions",    "writebacks",   "allocations",
+                                  "metrics",         "gpu_metrics", "measurements", "cupti_records"};
 const char* const kWorkloadTables[] = {"kinds", "data", "tasks", "accesses", "dependencies"};
 
 }  // namespace
@@ -309,6 +310,55 @@ void RunWriter::on_allocation(const AllocationRecord& r) {
                    .bind(5, r.time_ns)
                    .bind(6, std::int64_t{r.task})
                    .run());
+}
+
+void RunWriter::write_measurement(const instrument::Measurement& m, const std::vector<instrument::CuptiRecord>& records) {
+  State& s = *state_;
+  auto insert = s.connection->prepare("INSERT INTO measurements VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+  if (!insert) return s.keep(insert.error());
+  s.keep(insert->bind(1, s.info.id)
+             .bind(2, m.device)
+             .bind(3, std::int64_t{m.cupti})
+             .bind(4, to_int(m.cupti_records))
+             .bind(5, to_int(m.cupti_dropped))
+             .bind(6, m.verification)
+             .bind(7, m.worst_error)
+             .bind(8, to_int(m.tiles_checked))
+             .bind(9, std::int64_t{m.tf32})
+             .bind(10, static_cast<std::int64_t>(m.seed & 0x7fffffffffffffffull))
+             .bind(11, m.arena_bytes)
+             .bind(12, m.output_pool_bytes)
+             .bind(13, m.wall_ns)
+             .bind(14, m.setup_ns)
+             .run());
+  auto record = s.connection->prepare("INSERT INTO cupti_records VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+  if (!record) return s.keep(record.error());
+  std::int64_t seq = 0;
+  for (const auto& r : records) {
+    std::optional<std::string> kind;
+    std::optional<std::int64_t> index;
+    if (r.external != 0) {
+      switch (instrument::external_kind(r.external)) {
+        case instrument::ExternalKind::Task: kind = "task"; break;
+        case instrument::ExternalKind::Load: kind = "load"; break;
+        case instrument::ExternalKind::Writeback: kind = "writeback"; break;
+      }
+      index = to_int(instrument::external_index(r.external));
+    }
+    s.keep(record->bind(1, s.info.id)
+               .bind(2, seq++)
+               .bind(3, std::string_view(instrument::to_string(r.kind)))
+               .bind(4, r.start_ns)
+               .bind(5, r.end_ns)
+               .bind(6, std::int64_t{r.device})
+               .bind(7, std::int64_t{r.stream})
+               .bind(8, std::int64_t{r.correlation})
+               .bind(9, kind)
+               .bind(10, index)
+               .bind(11, to_int(r.bytes))
+               .bind(12, r.name)
+               .run());
+  }
 }
 
 void RunWriter::write(const Trace& trace) {
@@ -710,6 +760,31 @@ Result<StoredRun> Store::load_run(std::int64_t run_id) {
   if (!metrics) return metrics.error();
   run.metrics = std::move(*metrics);
   return run;
+}
+
+Result<std::optional<instrument::Measurement>> Store::load_measurement(std::int64_t run_id) {
+  auto query = impl_->connection.prepare("SELECT * FROM measurements WHERE run_id = ?1");
+  if (!query) return query.error();
+  query->bind(1, run_id);
+  auto row = query->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<instrument::Measurement>();
+  const Statement& q = *query;
+  instrument::Measurement m;
+  m.device = q.text(1);
+  m.cupti = q.integer(2) != 0;
+  m.cupti_records = static_cast<std::uint64_t>(q.integer(3));
+  m.cupti_dropped = static_cast<std::uint64_t>(q.integer(4));
+  m.verification = q.text(5);
+  m.worst_error = q.real(6);
+  m.tiles_checked = static_cast<std::uint64_t>(q.integer(7));
+  m.tf32 = q.integer(8) != 0;
+  m.seed = static_cast<std::uint64_t>(q.integer(9));
+  m.arena_bytes = q.real(10);
+  m.output_pool_bytes = q.real(11);
+  m.wall_ns = q.integer(12);
+  m.setup_ns = q.integer(13);
+  return std::optional<instrument::Measurement>(std::move(m));
 }
 
 Result<std::vector<StoredRun>> Store::load_runs(const RunFilter& filter) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "db/sqlite.hpp"
+#include "instrument/measurement.hpp"
 #include "replay/engine.hpp"
 #include "schedulers/bounds.hpp"
 
@@ -102,6 +103,8 @@ class RunWriter final : public ReplayObserver {
   void on_writeback(const WritebackRecord& r) override;
   void on_allocation(const AllocationRecord& r) override;
   void write(const Trace& trace);  // all records of a kept trace, in order
+  // A measured run's measurement and CUPTI records (the executor's).
+  void write_measurement(const instrument::Measurement& measurement, const std::vector<instrument::CuptiRecord>& records);
 
   std::int64_t run_id() const;
   // Stores the metrics, marks the run complete and commits; returns the run id.
@@ -149,6 +152,8 @@ class Store {
   Result<StoredRun> load_run(std::int64_t run_id);
   Result<std::vector<StoredRun>> load_runs(const RunFilter& filter);
   Result<Trace> load_trace(std::int64_t run_id);
+  // How a measured run was measured; nothing for a replayed or imported run.
+  Result<std::optional<instrument::Measurement>> load_measurement(std::int64_t run_id);
   Result<Workload> load_workload(std::int64_t workload_id);
   // The keys of the complete runs of a sweep (or of runs outside any sweep).
   Result<std::set<std::string>> complete_run_keys(std::optional<std::int64_t> sweep_id);

@@ -1,6 +1,9 @@
 // Kernel plans, seeded tiles, reference kernels and verification; see numeric.hpp.
 #include "instrument/numeric.hpp"
 
+#include <atomic>
+#include <thread>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -136,13 +139,15 @@ Result<KernelPlan> plan_kernels(const Workload& workload) {
 
 HostTiles make_tiles(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {
   HostTiles tiles;
-  Rng rng(seed);
   const double shift = static_cast<double>(workload.generator().N * plan.b);
   const bool spd = plan.what == "cholesky" || plan.what == "cholesky-tasks";
   const bool dominant = plan.what == "lu";
   tiles.data.resize(workload.data_count());
-  for (DataId d = 0; d < workload.data_count(); ++d) {
+  // Each data has its own stream of the seed, so that the tiles are made on every core at
+  // once (a 60x60 product holds 26 GB of tiles) and still the same for a seed.
+  const auto make = [&](DataId d) {
     const Data& data = workload.data()[d];
+    Rng rng(seed ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(d) + 1)));
     auto& values = tiles.data[d];
     values.resize(data.bytes / 4);
     for (float& v : values) v = static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * 2 - 1);
@@ -153,7 +158,16 @@ HostTiles make_tiles(const Workload& workload, const KernelPlan& plan, std::uint
       for (std::int64_t c = 0; c < plan.b; ++c)
         for (std::int64_t r = 0; r < c; ++r) at(values, plan.b, r, c) = at(values, plan.b, c, r);
     }
+  };
+  const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::atomic<DataId> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (DataId d = next++; d < workload.data_count(); d = next++) make(d);
+    });
   }
+  for (auto& thread : pool) thread.join();
   tiles.outputs.assign(plan.outputs, std::vector<float>(static_cast<std::size_t>(plan.output_n * plan.output_n), 0.0f));
   return tiles;
 }
@@ -266,11 +280,12 @@ double relative_error(const std::vector<double>& x, const std::vector<double>& r
   return scale > 0 ? diff / scale : diff;
 }
 
-// sum += A · B, A m x k and B k x n, column-major.
+// sum += A · B on the rows `row` selects, A m x k and B k x n, column-major.
 void add_product(std::vector<double>& sum, const std::vector<float>& A, const std::vector<float>& B, std::int64_t m, std::int64_t n,
-                 std::int64_t k) {
+                 std::int64_t k, const std::vector<char>& row) {
   for (std::int64_t c = 0; c < n; ++c)
     for (std::int64_t r = 0; r < m; ++r) {
+      if (!row[static_cast<std::size_t>(r)]) continue;
       double s = 0;
       for (std::int64_t p = 0; p < k; ++p) s += static_cast<double>(at(A, m, r, p)) * at(B, k, p, c);
       sum[static_cast<std::size_t>(c * m + r)] += s;
@@ -280,7 +295,7 @@ void add_product(std::vector<double>& sum, const std::vector<float>& A, const st
 }  // namespace
 
 Verdict verify(const Workload& workload, const KernelPlan& plan, const HostTiles& input, const HostTiles& result,
-               std::size_t samples, std::uint64_t seed, double tolerance) {
+               std::size_t samples, std::uint64_t seed, double tolerance, std::size_t rows) {
   Verdict verdict;
   if (!plan.checkable) {
     verdict.detail = plan.what + ": tasks without dependencies, nothing to check";
@@ -298,6 +313,16 @@ Verdict verify(const Workload& workload, const KernelPlan& plan, const HostTiles
       verdict.detail = text;
     }
   };
+  // The rows checked in every sampled tile: all, or `rows` of them chosen with the seed (the
+  // reference of a whole 960-tile of a large product takes seconds; a few rows catch a wrong
+  // operand, order or slot as surely).
+  std::vector<char> row(static_cast<std::size_t>(b), rows == 0 || rows >= static_cast<std::size_t>(b) ? 1 : 0);
+  if (rows > 0 && rows < static_cast<std::size_t>(b)) {
+    Rng rng(seed ^ 0x5eedu);
+    row[0] = row[static_cast<std::size_t>(b - 1)] = 1;
+    for (std::size_t i = 2; i < rows; ++i) row[static_cast<std::size_t>(rng.below(static_cast<std::uint64_t>(b)))] = 1;
+  }
+  const auto selected = [&](std::int64_t r, std::int64_t) { return row[static_cast<std::size_t>(r)] != 0; };
   const auto pick = [&](std::size_t count) {
     std::set<std::size_t> chosen;
     if (count == 0) return chosen;
@@ -318,10 +343,10 @@ Verdict verify(const Workload& workload, const KernelPlan& plan, const HostTiles
       std::vector<double> reference(n2, 0), got(n2);
       for (TaskId t : tasks_of[output]) {
         const TaskKernel& k = plan.tasks[t];
-        add_product(reference, input.data[k.a], input.data[k.b], k.m, k.n, k.k);
+        add_product(reference, input.data[k.a], input.data[k.b], k.m, k.n, k.k, row);
       }
       for (std::size_t i = 0; i < n2; ++i) got[i] = result.outputs[output][i];
-      note(relative_error(got, reference, b, [](std::int64_t, std::int64_t) { return true; }),
+      note(relative_error(got, reference, b, selected),
            "C(" + std::to_string(output / workload.generator().N) + "," + std::to_string(output % workload.generator().N) + ")");
     }
     return verdict;
@@ -359,17 +384,18 @@ Verdict verify(const Workload& workload, const KernelPlan& plan, const HostTiles
       if (cholesky) {  // (L L^T)(i, j) = sum_k L(i,k) L(j,k)^T, i >= j
         const auto left = factor(i, k, i == k ? Part::Lower : Part::Full);
         const auto right = transpose(factor(j, k, j == k ? Part::Lower : Part::Full));
-        add_product(product, left, right, b, b, b);
+        add_product(product, left, right, b, b, b, row);
       } else {  // (L U)(i, j) = sum_k L(i,k) U(k,j)
         const auto left = factor(i, k, i == k ? Part::UnitLower : Part::Full);
         const auto right = factor(k, j, j == k ? Part::Upper : Part::Full);
-        add_product(product, left, right, b, b, b);
+        add_product(product, left, right, b, b, b, row);
       }
     }
     const auto& original = input.data[tile.at({i, j})];
     for (std::size_t e = 0; e < n2; ++e) reference[e] = original[e];
     const bool diagonal_lower = cholesky && i == j;
-    note(relative_error(product, reference, b, [&](std::int64_t r, std::int64_t c) { return !diagonal_lower || r >= c; }),
+    note(relative_error(product, reference, b,
+                        [&](std::int64_t r, std::int64_t c) { return selected(r, c) && (!diagonal_lower || r >= c); }),
          "tile (" + std::to_string(i) + "," + std::to_string(j) + ")");
   }
   return verdict;

@@ -86,8 +86,9 @@ struct Verdict {
 };
 // Checks `result` (after every task ran once) against `input` (the tiles as made): `samples`
 // tiles chosen with the seed, plus the first and the last; a tile's error is the largest
-// absolute difference over the largest magnitude of its reference.
+// absolute difference over the largest magnitude of its reference, on `rows` rows of it
+// (chosen with the seed, the first and the last among them; 0: every row).
 Verdict verify(const Workload& workload, const KernelPlan& plan, const HostTiles& input, const HostTiles& result,
-               std::size_t samples, std::uint64_t seed, double tolerance = 1e-3);
+               std::size_t samples, std::uint64_t seed, double tolerance = 1e-3, std::size_t rows = 0);
 
 }  // namespace tilelens::instrument

@@ -154,6 +154,7 @@ class Engine final : public MemoryView, public BufferView {
   void notify_future(DataId d);
   void emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task);
   std::int64_t next_event() const;
+  std::int64_t wait_device();
   void step(std::int64_t now);
   void flush();
   std::int64_t duration_of(TaskId task, GpuId g) const;
@@ -202,6 +203,8 @@ class Engine final : public MemoryView, public BufferView {
   std::vector<std::uint32_t> free_transfers_;
   std::deque<std::pair<std::int64_t, std::uint32_t>> joins_;  // transfers waiting out their latency
   std::vector<std::uint32_t> completed_;
+  std::vector<GpuId> finished_;  // a real device's workers whose task ended
+  ExecutionDevice* device_ = nullptr;
   std::size_t done_ = 0;
   std::uint64_t started_ = 0;
   bool flushed_ = false;
@@ -218,6 +221,8 @@ Result<ReplaySummary> Engine::run() {
   if (auto status = check_platform(platform, w_); !status) return status.error();
   if (options_.buffer_depth == 0) return make_error("the task buffer depth must be at least 1");
   if (W_ > 4096) return make_error("at most 4096 workers");
+  device_ = options_.device;
+  if (device_ && platform.cpus > 0) return make_error("the real executor runs tasks on GPUs only (no CPU workers)");
 
   workers_.assign(W_, {});
   nodes_.assign(N_, {});
@@ -303,7 +308,7 @@ Result<ReplaySummary> Engine::run() {
       flush();
       flushed_ = true;
     }
-    const std::int64_t next = next_event();
+    const std::int64_t next = device_ ? wait_device() : next_event();
     if (next == FluidChannel::kNever) {
       if (done_ == w_.task_count()) break;
       std::size_t held = 0;
@@ -394,7 +399,7 @@ void Engine::try_start(GpuId g) {
   }
   worker.running = true;
   worker.start_ns = now_;
-  worker.end_ns = now_ + duration_of(task, g);
+  worker.end_ns = device_ ? FluidChannel::kNever : now_ + duration_of(task, g);
   if (!worker.cpu) {
     const std::int64_t ready = std::max(worker.free_since, buffered_at_[task]);
     for (const Access& access : w_.accesses(task)) {
@@ -405,7 +410,11 @@ void Engine::try_start(GpuId g) {
       }
     }
   }
-  const TaskRecord record{task, g, started_++, worker.started++, buffered_at_[task], worker.start_ns, worker.end_ns};
+  if (device_) device_->start_task(g, task);
+  // A real device's end is known later: the record then carries the start, and the executor
+  // rewrites every time from what the device measured.
+  const TaskRecord record{task, g, started_++, worker.started++, buffered_at_[task], worker.start_ns,
+                          device_ ? worker.start_ns : worker.end_ns};
   if (observer_) observer_->on_task(record);
   timed(summary_.scheduling_ns, [&] { scheduler_.on_task_started(g, task); });
 }
@@ -452,6 +461,7 @@ void Engine::issue_requests(GpuId g) {
         request_load(n, d);
       } else {
         copy_[slot(n, d)] = Copy::Resident;
+        if (device_) device_->allocate(n, d);
         ++memory.allocations;
         ++summary_.allocations;
         timed(summary_.eviction_ns, [&] { policy_.on_inserted(n, d); });
@@ -549,6 +559,7 @@ void Engine::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause
   if (copy == Copy::Evicting) node.pending_free -= bytes_of(d);
   copy = Copy::Absent;
   node.used -= bytes_of(d);
+  if (device_) device_->release(n, d);
   if (stale_[slot(n, d)]) {
     stale_[slot(n, d)] = 0;  // it no longer counted as a holder
   } else if (holders_[d] > 0) {
@@ -617,6 +628,16 @@ std::uint32_t Engine::start_transfer(const Transfer& transfer, double bytes) {
   } else {
     id = static_cast<std::uint32_t>(transfers_.size());
     transfers_.push_back(transfer);
+  }
+  if (device_) {
+    if (transfer.is_load) {
+      const std::int32_t source = transfer.source == kFromHost
+                                      ? kFromHost
+                                      : static_cast<std::int32_t>(options_.platform.memory_node_of(static_cast<GpuId>(transfer.source)));
+      device_->start_load(id, transfer.node, transfer.data, source);
+    }
+    else device_->start_writeback(id, transfer.node, transfer.data);
+    return id;
   }
   if (options_.platform.latency_ns > 0) {
     joins_.emplace_back(now_ + options_.platform.latency_ns, id);
@@ -805,9 +826,25 @@ std::int64_t Engine::next_event() const {
   return next;
 }
 
+std::int64_t Engine::wait_device() {
+  completed_.clear();
+  finished_.clear();
+  return device_->wait(completed_, finished_);
+}
+
 void Engine::step(std::int64_t now) {
   now_ = now;
   ++summary_.events;
+  if (device_) {
+    std::sort(completed_.begin(), completed_.end());
+    for (std::uint32_t id : completed_) finish_transfer(id);
+    std::sort(finished_.begin(), finished_.end());
+    for (GpuId g : finished_) {
+      workers_[g].end_ns = now;
+      finish_task(g);
+    }
+    return;
+  }
   completed_.clear();
   for (auto& channel : channels_) {
     channel.advance(now);

@@ -26,6 +26,28 @@
 
 namespace tilelens {
 
+// The physics of a real executor (instrument/): when ReplayOptions::device is set, the engine
+// takes every decision exactly as in a replay (pops, requests, victims, write-backs), but the
+// device moves the data and runs the kernels, and says when they end. Transfer ids and the
+// order of the calls are the engine's; the device keeps whatever it needs (slots, events).
+class ExecutionDevice {
+ public:
+  virtual ~ExecutionDevice() = default;
+  // A load of `data` into memory node `node`, from the host (source kFromHost) or from the
+  // copy of memory node `source`. Room was reserved by the engine when it asked for it.
+  virtual void start_load(std::uint32_t transfer, std::uint32_t node, DataId data, std::int32_t source) = 0;
+  // The copy of `data` on `node` goes back to the host.
+  virtual void start_writeback(std::uint32_t transfer, std::uint32_t node, DataId data) = 0;
+  virtual void allocate(std::uint32_t node, DataId data) = 0;  // room for a write-only output
+  virtual void release(std::uint32_t node, DataId data) = 0;   // the copy left: its room is free
+  virtual void start_task(GpuId worker, TaskId task) = 0;
+  // Waits until at least one started transfer or task has ended, appends those that ended
+  // (transfer ids; workers whose task ended) and returns the time (ns since the run began).
+  // Returns INT64_MAX at once when nothing is in flight.
+  virtual std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) = 0;
+  virtual std::int64_t now() const = 0;  // ns since the run began
+};
+
 struct ReplayOptions {
   Platform platform;
   std::uint32_t buffer_depth = 4;
@@ -34,6 +56,8 @@ struct ReplayOptions {
   // makespan. Decisions taken during the run (push, pop) stay uncharged: the simulated clock
   // does not model the CPU. The run is then no longer reproducible bit for bit.
   bool charge_scheduling = false;
+  // Set by the real executor: the engine's clock and events are then the device's.
+  ExecutionDevice* device = nullptr;
 };
 
 struct GpuSummary {

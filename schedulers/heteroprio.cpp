@@ -220,6 +220,12 @@ class Scheduler final : public tilelens::Scheduler {
       access_[m] = access_order(m, distance, ranks, closest < 0 ? nodes_ - 1 : static_cast<std::uint32_t>(closest),
                                 step < 0 ? std::max<std::uint32_t>(ranks, 1) : static_cast<std::uint32_t>(step));
     }
+    // Plain Heteroprio has the host column only, and every architecture walks it in its own
+    // priority order (node 0's walk is the CPUs'; GPUs need theirs, with or without CPUs).
+    for (int arch = 0; arch < 2; ++arch) {
+      host_walk_[arch].clear();
+      for (std::uint32_t r = 0; r < buckets_.order[arch].size(); ++r) host_walk_[arch].push_back({r, 0});
+    }
   }
 
   void push(TaskId task) override {
@@ -245,7 +251,7 @@ class Scheduler final : public tilelens::Scheduler {
     const bool cpu = platform_->is_cpu_worker(worker);
     const Arch arch = cpu ? Arch::Cpu : Arch::Gpu;
     const auto& order = buckets_.order[static_cast<int>(arch)];
-    for (const AccessItem& item : access_[node_of(worker)]) {
+    for (const AccessItem& item : options_.locality ? access_[node_of(worker)] : host_walk_[static_cast<int>(arch)]) {
       const std::uint32_t bucket = order[item.rank];
       auto& list = lists_[slot(bucket, item.node)];
       if (list.empty()) continue;
@@ -339,6 +345,7 @@ class Scheduler final : public tilelens::Scheduler {
   std::vector<std::size_t> bucket_size_;
   std::array<std::uint32_t, 2> workers_of_arch_{};
   std::vector<std::vector<AccessItem>> access_;  // per node: the walk of its workers
+  std::vector<AccessItem> host_walk_[2];         // plain Heteroprio: per architecture, its buckets on the host column
   std::uint32_t releaser_node_ = 0;
   std::vector<std::array<std::uint32_t, 4>> at_push_;  // AUTO: each formula's node at push
   AutoSelector selector_;

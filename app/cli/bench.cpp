@@ -363,13 +363,23 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
+const CommandSpec kBenchGpu{
+    "tilelens bench gpu [--quick]",
+    "Measure the CUDA executor on the first GPU: GFlop/s against a bare loop of the same cuBLAS calls,\n"
+    "host-to-device bandwidth against bare pinned copies, CUPTI's overhead, the fidelity of the\n"
+    "calibrated replay (loads and makespan), and HFP/DMDAR/EAGER on matmul2d across the memory line.\n"
+    "Exits with status 3 without a GPU.",
+    {{"quick", "", "small sizes (a check that it runs, not figures)", ""},
+     {"section", "NAME", "only one section: compute, bandwidth, cupti, fidelity or fgcs", ""}},
+    ""};
+
 int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const std::string usage = "usage: tilelens bench replay|db|schedulers [--quick]   (each takes --help)\n";
-  if (args.empty() || (args[0] != "replay" && args[0] != "db" && args[0] != "schedulers")) {
+  const std::string usage = "usage: tilelens bench replay|db|schedulers|gpu [--quick]   (each takes --help)\n";
+  if (args.empty() || (args[0] != "replay" && args[0] != "db" && args[0] != "schedulers" && args[0] != "gpu")) {
     (args.empty() || (args[0] != "--help" && args[0] != "-h") ? err : out) << usage;
     return args.empty() || (args[0] != "--help" && args[0] != "-h") ? 2 : 0;
   }
-  const CommandSpec& spec = args[0] == "replay" ? kBenchReplay : args[0] == "db" ? kBenchDb : kBenchSchedulers;
+  const CommandSpec& spec = args[0] == "replay" ? kBenchReplay : args[0] == "db" ? kBenchDb : args[0] == "gpu" ? kBenchGpu : kBenchSchedulers;
   auto parsed = parse_args(spec, std::vector<std::string>(args.begin() + 1, args.end()));
   if (!parsed) return fail(err, parsed.error().message);
   if (parsed->has("help")) {
@@ -378,6 +388,7 @@ int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   const bool quick = parsed->has("quick");
   if (args[0] == "schedulers") return bench_schedulers(quick, out, err);
+  if (args[0] == "gpu") return bench_gpu(quick, parsed->get("section"), out, err);
   return args[0] == "replay" ? bench_replay(quick, out, err) : bench_db(quick, out, err);
 }
 

@@ -12,6 +12,7 @@
 #include "app/cli/run_report.hpp"
 #include "db/store.hpp"
 #include "schedulers/generators.hpp"
+#include "schedulers/platform_io.hpp"
 #include "schedulers/units.hpp"
 #include "schedulers/workload_io.hpp"
 
@@ -161,7 +162,7 @@ const CommandSpec kReplay{
     {{"workload", "SPEC|FILE", "a generator spec (matmul2d:N=20) or a workload file", ""},
      {"scheduler", "NAME[:k=v]", "scheduling policy; 'list' prints them", "eager"},
      {"eviction", "NAME", "eviction policy; 'list' prints them", "lru"},
-     {"platform", "PRESET", "start from a platform preset; 'list' prints them", "v100-fgcs"},
+     {"platform", "PRESET|FILE", "start from a platform preset ('list' prints them) or a platform file (tilelens calibrate)", "v100-fgcs"},
      {"gpus", "K", "number of GPUs", ""},
      {"memory", "SIZE", "memory per GPU: 500MiB, 2GB, or a count of data items: 4items", ""},
      {"bandwidth", "RATE", "host bus bandwidth, each direction: 12GB/s", ""},
@@ -196,7 +197,12 @@ Result<ReplaySetup> resolve_replay(const ParsedArgs& args) {
   setup.workload = std::move(*workload);
   if (!setup.workload.generator().spec.empty()) setup.workload_spec = setup.workload.generator().spec;
 
-  auto platform = find_platform_preset(args.get("platform"));
+  // A platform file (tilelens calibrate writes one) or a preset's name.
+  std::error_code file_error;
+  const std::string platform_arg = args.get("platform");
+  auto platform = std::filesystem::is_regular_file(platform_arg, file_error) || platform_arg.ends_with(".json")
+                      ? load_platform_file(platform_arg)
+                      : find_platform_preset(platform_arg);
   if (!platform) return make_error("--platform: " + platform.error().message);
   Platform& p = *platform;
   if (args.has("gpus")) {
@@ -387,8 +393,11 @@ std::string top_help() {
          "  runs list|show|compare|delete          the runs stored in a database\n"
          "  export csv|paje|chrome                 a run (or a sweep's metrics) for other tools\n"
          "  import starpu                          a StarPU execution (tasks.rec, data.rec) as a workload and a run\n"
+         "  execute                                run a workload on real GPUs (CUDA) under a scheduler, measured\n"
+         "  calibrate                              a replay platform file from a measured run\n"
+         "  fidelity                               replay a measured run on its calibrated platform, and compare\n"
          "  results                                the papers' tables from preset sweeps (docs/results.md)\n"
-         "  bench replay|db|schedulers             measure the replay engine, the trace store, the schedulers\n"
+         "  bench replay|db|schedulers|gpu         measure the replay engine, the trace store, the schedulers, the executor\n"
          "  schedulers                             list the schedulers\n"
          "  evictions                              list the eviction policies\n"
          "  platforms                              list the platform presets\n"
@@ -426,6 +435,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (command == "results") return cmd_results(rest, out, err);
   if (command == "export") return cmd_export(rest, out, err);
   if (command == "import") return cmd_import(rest, out, err);
+  if (command == "execute") return cmd_execute(rest, out, err);
+  if (command == "calibrate") return cmd_calibrate(rest, out, err);
+  if (command == "fidelity") return cmd_fidelity(rest, out, err);
   if (command == "schedulers") {
     out << list_schedulers();
     return 0;
@@ -439,7 +451,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return 0;
   }
   return fail(err, "unknown command '" + command +
-                       "' (valid: workload, replay, sweep, results, runs, export, import, bench, schedulers, evictions, platforms, version)");
+                       "' (valid: workload, replay, sweep, results, runs, export, import, execute, calibrate, fidelity, bench, schedulers, "
+                       "evictions, platforms, version)");
 }
 
 }  // namespace tilelens::cli

@@ -37,9 +37,13 @@ int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, co
 
 int cmd_results(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int bench_gpu(bool quick, const std::string& section, std::ostream& out, std::ostream& err);  // bench_gpu.cpp
 int cmd_runs(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_import(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_execute(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_fidelity(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace tilelens::cli

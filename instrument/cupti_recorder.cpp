@@ -1,0 +1,231 @@
+// CUPTI activity recording; see cupti_recorder.hpp.
+#include "instrument/cupti_recorder.hpp"
+
+#include <cupti.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+
+namespace tilelens::instrument {
+namespace {
+
+constexpr std::size_t kBufferBytes = 8u << 20;
+
+// Process-wide: CUPTI calls back from its own threads.
+struct Shared {
+  std::mutex mutex;
+  std::vector<CuptiRecord> records;
+  std::unordered_map<std::uint32_t, std::uint64_t> external_of;  // correlation id -> external id
+  std::uint64_t dropped = 0;
+  std::uint64_t origin = 0;
+  bool active = false;
+};
+Shared& shared() {
+  static Shared s;
+  return s;
+}
+
+Status cupti_status(CUptiResult result, const char* what) {
+  if (result == CUPTI_SUCCESS) return Status::success();
+  const char* text = nullptr;
+  cuptiGetResultString(result, &text);
+  return make_error(std::string("CUPTI ") + what + ": " + (text ? text : "error " + std::to_string(static_cast<int>(result))));
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+const char* memcpy_name(std::uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return "other";
+  }
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t, size_t valid) {
+  Shared& s = shared();
+  std::vector<CuptiRecord> batch;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> links;
+  CUpti_Activity* record = nullptr;
+  const auto rel = [&](std::uint64_t t) { return static_cast<std::int64_t>(t) - static_cast<std::int64_t>(s.origin); };
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    CuptiRecord r;
+    switch (record->kind) {
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      case CUPTI_ACTIVITY_KIND_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        r.kind = CuptiRecord::Kind::Kernel;
+        r.start_ns = rel(k->start);
+        r.end_ns = rel(k->end);
+        r.device = k->deviceId;
+        r.stream = k->streamId;
+        r.correlation = k->correlationId;
+        r.name = k->name ? k->name : "";
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        r.kind = CuptiRecord::Kind::Memcpy;
+        r.start_ns = rel(m->start);
+        r.end_ns = rel(m->end);
+        r.device = m->deviceId;
+        r.stream = m->streamId;
+        r.correlation = m->correlationId;
+        r.bytes = m->bytes;
+        r.name = memcpy_name(m->copyKind);
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+        r.kind = CuptiRecord::Kind::Memcpy;
+        r.start_ns = rel(m->start);
+        r.end_ns = rel(m->end);
+        r.device = m->deviceId;
+        r.stream = m->streamId;
+        r.correlation = m->correlationId;
+        r.bytes = m->bytes;
+        r.name = "PtoP";
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        r.kind = CuptiRecord::Kind::Memset;
+        r.start_ns = rel(m->start);
+        r.end_ns = rel(m->end);
+        r.device = m->deviceId;
+        r.stream = m->streamId;
+        r.correlation = m->correlationId;
+        r.bytes = m->bytes;
+        r.name = "memset";
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_RUNTIME:
+      case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        r.kind = CuptiRecord::Kind::Runtime;
+        r.start_ns = rel(a->start);
+        r.end_ns = rel(a->end);
+        r.correlation = a->correlationId;
+        r.name = std::string(record->kind == CUPTI_ACTIVITY_KIND_DRIVER ? "driver" : "runtime") + " cbid " + std::to_string(a->cbid);
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+        r.kind = CuptiRecord::Kind::Synchronization;
+        r.start_ns = rel(y->start);
+        r.end_ns = rel(y->end);
+        r.stream = y->streamId;
+        r.correlation = y->correlationId;
+        r.name = "sync type " + std::to_string(static_cast<int>(y->type));
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+        const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
+        r.kind = CuptiRecord::Kind::Overhead;
+        r.start_ns = rel(o->start);
+        r.end_ns = rel(o->end);
+        r.name = "overhead kind " + std::to_string(static_cast<int>(o->overheadKind));
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+        links.emplace_back(e->correlationId, e->externalId);
+        continue;
+      }
+      default: continue;
+    }
+    batch.push_back(std::move(r));
+  }
+  std::size_t dropped = 0;
+  cuptiActivityGetNumDroppedRecords(context, stream, &dropped);
+  std::free(buffer);
+  std::lock_guard lock(s.mutex);
+  s.dropped += dropped;
+  for (auto& [correlation, external] : links) s.external_of[correlation] = external;
+  s.records.insert(s.records.end(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
+}
+
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_RUNTIME,         CUPTI_ACTIVITY_KIND_DRIVER,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_OVERHEAD};
+
+}  // namespace
+
+Result<std::unique_ptr<CuptiRecorder>> CuptiRecorder::start() {
+  Shared& s = shared();
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.active) return make_error("CUPTI is already recording in this process");
+    s.records.clear();
+    s.external_of.clear();
+    s.dropped = 0;
+    s.active = true;
+  }
+  if (auto st = cupti_status(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register callbacks"); !st) {
+    shared().active = false;
+    return st.error();
+  }
+  for (CUpti_ActivityKind kind : kKinds) {
+    if (auto st = cupti_status(cuptiActivityEnable(kind), "enable activity"); !st) {
+      for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+      shared().active = false;
+      return st.error();
+    }
+  }
+  auto recorder = std::unique_ptr<CuptiRecorder>(new CuptiRecorder());
+  recorder->set_origin();
+  return recorder;
+}
+
+CuptiRecorder::~CuptiRecorder() {
+  if (!finished_) (void)finish();
+}
+
+void CuptiRecorder::set_origin() {
+  std::uint64_t now = 0;
+  cuptiGetTimestamp(&now);
+  std::lock_guard lock(shared().mutex);
+  shared().origin = now;
+}
+
+void CuptiRecorder::push(std::uint64_t external) {
+  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external);
+}
+void CuptiRecorder::pop() {
+  std::uint64_t last = 0;
+  cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+Result<CuptiRecorder::Capture> CuptiRecorder::finish() {
+  finished_ = true;
+  const Status flushed = cupti_status(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "flush");
+  for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  Shared& s = shared();
+  std::lock_guard lock(s.mutex);
+  s.active = false;
+  if (!flushed) return flushed.error();
+  Capture capture;
+  capture.records = std::move(s.records);
+  s.records.clear();
+  capture.dropped = s.dropped;
+  for (CuptiRecord& r : capture.records) {
+    const auto link = s.external_of.find(r.correlation);
+    if (link != s.external_of.end()) r.external = link->second;
+  }
+  std::stable_sort(capture.records.begin(), capture.records.end(),
+                   [](const CuptiRecord& a, const CuptiRecord& b) { return a.start_ns < b.start_ns; });
+  return capture;
+}
+
+}  // namespace tilelens::instrument

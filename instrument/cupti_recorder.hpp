@@ -1,0 +1,39 @@
+// CUPTI activity recording for the executor (REFERENCE.md, CUPTI): concurrent kernels,
+// memcpy, memset, runtime calls, synchronization, overhead and external correlation, with
+// the executor's operation ids pushed as external correlation ids. One recorder at a time
+// per process (CUPTI's buffers are process-wide). Built with the CUDA side only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "instrument/measurement.hpp"
+#include "schedulers/result.hpp"
+
+namespace tilelens::instrument {
+
+class CuptiRecorder {
+ public:
+  // Registers the buffers and enables the activity kinds; fails with CUPTI's message.
+  static Result<std::unique_ptr<CuptiRecorder>> start();
+  ~CuptiRecorder();
+  // The run's clock starts now: record times are given relative to it.
+  void set_origin();
+  // Tags the CUDA calls made until pop() with `external` (ExternalKind and index).
+  static void push(std::uint64_t external);
+  static void pop();
+  // Flushes every buffer, disables the activities, links each record to its external id,
+  // and returns the records in time order with the count CUPTI dropped.
+  struct Capture {
+    std::vector<CuptiRecord> records;
+    std::uint64_t dropped = 0;
+  };
+  Result<Capture> finish();
+
+ private:
+  CuptiRecorder() = default;
+  bool finished_ = false;
+};
+
+}  // namespace tilelens::instrument

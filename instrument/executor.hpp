@@ -1,0 +1,68 @@
+// The real executor (issue "Instrumented CUDA executor"): runs a seed workload's kernels on
+// NVIDIA GPUs under any tilelens scheduler and eviction policy, with each GPU's memory capped
+// at M, and returns the measured trace.
+//
+// How: the replay engine takes every decision (pops, the task buffer, requests, victims,
+// write-backs) exactly as in a replay, with a CUDA device in place of its simulated clock
+// (ExecutionDevice). Per GPU: one arena of M bytes reserved up front and carved into slots
+// by size; a compute stream, a host-to-device stream for loads and a device-to-host stream
+// for write-backs; every operation is bracketed by CUDA events, and a watcher thread per
+// stream waits on them in order and tells the engine what ended. A task's kernel is queued
+// only once its loads have ended (the engine starts a task when its data are resident), and
+// with launch-ahead (the default) the engine hears of a task's end when its kernel starts,
+// so the next kernel waits in the stream behind it; a load into a slot, a write-back or a
+// GPU-to-GPU copy then waits on the end event of the last kernel that used the tile there. After the run every time is
+// rewritten from the events (or CUPTI's kernel records), and loads are classified again on
+// measured times by the rule of DESIGN section 3.
+//
+// Without the CUDA toolkit this builds to a stub whose execute() says so.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "instrument/measurement.hpp"
+#include "replay/engine.hpp"
+
+namespace tilelens::instrument {
+
+struct ExecuteOptions {
+  Platform platform;  // gpus and memory_bytes (M) are used; the rest is the schedulers' model
+  std::uint32_t buffer_depth = 4;
+  bool tf32 = false;
+  bool cupti = true;
+  std::uint64_t seed = 1;             // tile values
+  std::size_t verify_samples = 8;     // tiles checked (0: no check)
+  std::size_t verify_rows = 16;       // rows checked per tile (0: all)
+  int first_device = 0;               // GPU k runs on CUDA device first_device + k
+  // The engine hears that a task ended when its kernel starts, and queues the next kernel
+  // behind it: no launch gap between kernels. Copies that touch a task's tiles wait on the
+  // kernel's real end on the device (cudaStreamWaitEvent). Off: a task ends when its kernel does.
+  bool launch_ahead = true;
+};
+
+struct ExecuteResult {
+  ReplaySummary summary;  // measured
+  Trace trace;            // measured times
+  Measurement measurement;
+  std::vector<CuptiRecord> cupti_records;
+};
+
+// Whether this build has the CUDA executor, and a GPU to run it on; the reason when not.
+Status cuda_available();
+
+Result<ExecuteResult> execute(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
+                              const ExecuteOptions& options);
+
+// The bare references of the benchmark (same process, same calls, no scheduler, no cap):
+// GFlop/s of the workload's kernels queued back to back on tiles already on the device, and
+// the bandwidth of pinned host-to-device copies of `bytes` each.
+struct BareFigures {
+  double gflops = 0;
+  double h2d_bytes_per_s = 0;
+  double d2h_bytes_per_s = 0;
+};
+Result<BareFigures> measure_bare(const Workload& workload, bool tf32, std::size_t copies, int device = 0);
+
+}  // namespace tilelens::instrument

@@ -1,0 +1,143 @@
+// GPU test: the CUDA executor (instrument/executor.hpp) runs every seed workload under every
+// scheduler, with each GPU's memory capped so that evictions happen, and
+//   - the result verifies against the CPU reference (execute fails otherwise);
+//   - loads + allocations = evictions + invalidations + copies resident at the end;
+//   - for a static order with Belady or LRU and no prefetch window, the measured loads equal
+//     the replay's exactly (the decisions are the engine's);
+//   - CUPTI records every task's kernels, linked to the task, and reports what it dropped.
+// Exits 77 (CTest's skip) when no CUDA device is present, saying why.
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "instrument/executor.hpp"
+#include "schedulers/eviction.hpp"
+#include "schedulers/generators.hpp"
+
+using namespace tilelens;
+using namespace tilelens::instrument;
+
+namespace {
+
+int failures = 0;
+void check(bool ok, const std::string& what) {
+  if (!ok) {
+    ++failures;
+    std::printf("FAILED: %s\n", what.c_str());
+  }
+}
+
+Platform capped(const Workload& w, double fraction) {
+  Platform p;
+  p.gpus = 1;
+  p.memory_bytes = std::max(static_cast<double>(w.largest_data_bytes()) * 4, static_cast<double>(w.working_set_bytes()) * fraction);
+  return p;
+}
+
+}  // namespace
+
+int main() {
+  if (auto available = cuda_available(); !available) {
+    std::printf("skipped: %s\n", available.error().message.c_str());
+    return 77;
+  }
+  const std::vector<std::string> workloads = {"matmul2d:N=6,b=256",        "matmul2d-random-pairs:N=6,b=256", "matmul2d-random-order:N=6,b=256",
+                                              "matmul2d-sparse:N=8,b=256", "matmul3d:N=4,b=256",              "cholesky:N=6,b=256",
+                                              "cholesky-tasks:N=6,b=256",  "lu:N=6,b=256"};
+  std::vector<std::string> schedulers;
+  for (const auto& info : scheduler_registry()) schedulers.push_back(info.name);
+
+  std::size_t runs = 0;
+  for (const std::string& spec : workloads) {
+    auto workload = generate_workload(spec);
+    if (!workload) {
+      check(false, spec + ": " + workload.error().message);
+      continue;
+    }
+    for (const std::string& name : schedulers) {
+      auto scheduler = make_scheduler(name);
+      auto eviction = make_eviction(name == "darts" ? "luf" : name == "hfp" ? "belady" : "lru");
+      if (!scheduler || !eviction) {
+        check(false, name + ": cannot make it");
+        continue;
+      }
+      ExecuteOptions options;
+      options.platform = capped(*workload, 0.4);
+      options.verify_rows = 0;
+      auto result = execute(*workload, *scheduler->scheduler, *eviction->policy, options);
+      ++runs;
+      if (!result) {
+        check(false, spec + " under " + name + ": " + result.error().message);
+        continue;
+      }
+      const ReplaySummary& s = result->summary;
+      std::uint64_t resident = 0;
+      for (const auto& g : s.gpus) resident += g.resident_at_end;
+      check(s.tasks == workload->task_count(), spec + " under " + name + ": every task ran once");
+      check(s.loads + s.allocations == s.evictions + s.invalidations + resident,
+            spec + " under " + name + ": loads + allocations = evictions + invalidations + resident at the end");
+      check(s.fetches + s.prefetches + s.unused_loads == s.loads, spec + " under " + name + ": every load classified");
+      check(s.makespan_ns > 0 && s.gflops > 0, spec + " under " + name + ": a measured makespan");
+      check(result->measurement.cupti_records > 0, spec + " under " + name + ": CUPTI recorded");
+      std::set<std::uint64_t> tasks_with_kernels;
+      for (const CuptiRecord& r : result->cupti_records) {
+        if (r.kind == CuptiRecord::Kind::Kernel && external_kind(r.external) == ExternalKind::Task) tasks_with_kernels.insert(external_index(r.external));
+      }
+      check(tasks_with_kernels.size() == workload->task_count(),
+            spec + " under " + name + ": CUPTI kernel records for " + std::to_string(tasks_with_kernels.size()) + " of " +
+                std::to_string(workload->task_count()) + " tasks");
+      if (result->measurement.cupti_dropped > 0) std::printf("note: %s under %s: CUPTI dropped %llu records\n", spec.c_str(), name.c_str(),
+                                                             static_cast<unsigned long long>(result->measurement.cupti_dropped));
+    }
+    std::printf("%-34s %zu schedulers ran and verified\n", spec.c_str(), schedulers.size());
+  }
+
+  // Static orders with no prefetch window: the measured loads are the replay's.
+  for (const std::string& spec : {std::string("matmul2d:N=8,b=256"), std::string("cholesky:N=7,b=256")}) {
+    auto workload = generate_workload(spec);
+    for (const std::string& order : {std::string("rcm"), std::string("eager")}) {
+      for (const std::string& policy : {std::string("belady"), std::string("lru")}) {
+        const Platform platform = capped(*workload, 0.3);
+        auto s1 = make_scheduler(order);
+        auto e1 = make_eviction(policy);
+        auto s2 = make_scheduler(order);
+        auto e2 = make_eviction(policy);
+        ReplayOptions replay_options;
+        replay_options.platform = platform;
+        replay_options.buffer_depth = 1;
+        auto replayed = replay(*workload, *s1->scheduler, *e1->policy, replay_options);
+        ExecuteOptions options;
+        options.platform = platform;
+        options.buffer_depth = 1;
+        options.launch_ahead = policy == "lru";  // both ways: the decisions do not depend on it
+        auto measured = execute(*workload, *s2->scheduler, *e2->policy, options);
+        if (!replayed || !measured) {
+          check(false, spec + " " + order + "/" + policy + ": " + (!replayed ? replayed.error().message : measured.error().message));
+          continue;
+        }
+        check(replayed->loads == measured->summary.loads && replayed->evictions == measured->summary.evictions &&
+                  replayed->writebacks == measured->summary.writebacks,
+              spec + " " + order + "/" + policy + ": measured loads " + std::to_string(measured->summary.loads) + " vs replayed " +
+                  std::to_string(replayed->loads));
+        std::printf("%-22s %-6s %-7s depth 1: loads measured %llu, replayed %llu\n", spec.c_str(), order.c_str(), policy.c_str(),
+                    static_cast<unsigned long long>(measured->summary.loads), static_cast<unsigned long long>(replayed->loads));
+      }
+    }
+  }
+  // TF32 tensor cores, checked with a looser tolerance.
+  {
+    auto workload = generate_workload("matmul2d:N=6,b=256");
+    auto scheduler = make_scheduler("hfp");
+    auto eviction = make_eviction("belady");
+    ExecuteOptions options;
+    options.platform = capped(*workload, 0.5);
+    options.tf32 = true;
+    options.cupti = false;
+    auto result = execute(*workload, *scheduler->scheduler, *eviction->policy, options);
+    check(static_cast<bool>(result), std::string("TF32: ") + (result ? "" : result.error().message));
+    if (result) check(!result->measurement.cupti && result->cupti_records.empty(), "TF32 without CUPTI: no records");
+  }
+  std::printf("%zu executions, %d failures\n", runs, failures);
+  return failures == 0 ? 0 : 1;
+}
