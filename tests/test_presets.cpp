@@ -124,7 +124,8 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
                              "ALTER TABLE platforms DROP COLUMN gpu_bus_bandwidth; ALTER TABLE platforms DROP COLUMN gpus_per_switch; "
                              "ALTER TABLE platforms DROP COLUMN switch_bandwidth; ALTER TABLE platforms DROP COLUMN workers_per_memory; "
                              "ALTER TABLE platforms DROP COLUMN cpus; ALTER TABLE platforms DROP COLUMN cpu_default_gflops; "
-                             "ALTER TABLE platforms DROP COLUMN cpu_kind_gflops; PRAGMA user_version = 1")
+                             "ALTER TABLE platforms DROP COLUMN cpu_kind_gflops; DROP TABLE measurements; DROP TABLE cupti_records; "
+                             "PRAGMA user_version = 1")
                 .ok());
   }
   auto reader = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);
