@@ -36,7 +36,7 @@ const CommandSpec kSweep{
      {"workload", "SPEC[;SPEC]", "workload specs or files; a parameter value may be a range A..B, A..B:STEP, or a list a|b|c", ""},
      {"scheduler", "LIST", "schedulers, comma-separated (random:seed=1..3 expands too); NAME/EVICTION pins the eviction of one entry, a trailing +time charges its prepare() time", "eager"},
      {"eviction", "LIST", "eviction policies, comma-separated", "lru"},
-     {"platform", "PRESET", "platform preset the options below override", "v100-fgcs"},
+     {"platform", "PRESET|FILE", "platform preset or platform file (docs/platform-file.md) the options below override", "v100-fgcs"},
      {"memory", "LIST", "memory sizes per GPU, comma-separated: 250MiB,500MiB or 4items,8items", ""},
      {"gpus", "LIST", "GPU counts: 1,2,4 or 1..4", ""},
      {"bandwidth", "RATE", "host bus bandwidth", ""},
