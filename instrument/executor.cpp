@@ -135,6 +135,9 @@ struct Gpu {
   float* outputs = nullptr;
   cudaEvent_t origin = nullptr;
   std::unique_ptr<StreamWatcher> watchers[kStreams];
+  // Events made before the run: creating two per operation during it would add two traced
+  // API calls to each (CUPTI's overhead grows with the calls).
+  std::vector<cudaEvent_t> spare_events;
 };
 
 class CudaDevice final : public ExecutionDevice {
@@ -153,7 +156,7 @@ class CudaDevice final : public ExecutionDevice {
     ops_[index].source = source;
     const std::size_t bytes = w_.data()[data].bytes;
     tag(external_id(ExternalKind::Load, index));
-    cudaSetDevice(gpu.device);
+    use(gpu.device);
     if (gpu.fill_after[data]) {
       check(cudaStreamWaitEvent(gpu.streams[kToDevice], gpu.fill_after[data], 0), "slot reuse wait");
       gpu.fill_after[data] = nullptr;
@@ -181,7 +184,7 @@ class CudaDevice final : public ExecutionDevice {
     Gpu& gpu = gpus_[node];
     const std::uint32_t index = new_op(OpType::Writeback, node, transfer, kNoId, data);
     tag(external_id(ExternalKind::Writeback, index));
-    cudaSetDevice(gpu.device);
+    use(gpu.device);
     if (gpu.last_use[data]) check(cudaStreamWaitEvent(gpu.streams[kToHost], gpu.last_use[data], 0), "write-back wait");
     check(cudaEventRecord(ops_[index].start, gpu.streams[kToHost]), "event");
     check(cudaMemcpyAsync(tiles_.data[data].data(), gpu.address[data], w_.data()[data].bytes, cudaMemcpyDeviceToHost,
@@ -212,7 +215,7 @@ class CudaDevice final : public ExecutionDevice {
     const std::uint32_t index = new_op(OpType::Kernel, worker, worker, task, kNoId);
     task_op_[task] = index;
     tag(external_id(ExternalKind::Task, task));
-    cudaSetDevice(gpu.device);
+    use(gpu.device);
     check(cudaEventRecord(ops_[index].start, gpu.streams[kCompute]), "event");
     const TaskKernel& kernel = plan_.tasks[task];
     float* output = kernel.output == kNoId ? nullptr : gpu.outputs + static_cast<std::size_t>(kernel.output) * output_floats();
@@ -282,10 +285,27 @@ class CudaDevice final : public ExecutionDevice {
       ops_.push_back({type, gpu, engine_id, task, data, kFromHost, nullptr, nullptr});
     }
     Op& op = ops_[index];
-    cudaSetDevice(gpus_[gpu].device);
-    check(cudaEventCreate(&op.start), "event");
-    check(cudaEventCreate(&op.end), "event");
+    use(gpus_[gpu].device);
+    op.start = event(gpus_[gpu]);
+    op.end = event(gpus_[gpu]);
     return index;
+  }
+  // The engine's thread selects a device only when it changes (each call is one more API
+  // call for CUPTI to trace).
+  void use(int device) {
+    if (device == current_device_) return;
+    cudaSetDevice(device);
+    current_device_ = device;
+  }
+  cudaEvent_t event(Gpu& gpu) {
+    cudaEvent_t e = nullptr;
+    if (!gpu.spare_events.empty()) {
+      e = gpu.spare_events.back();
+      gpu.spare_events.pop_back();
+    } else {
+      check(cudaEventCreate(&e), "event");
+    }
+    return e;
   }
   void watch(std::uint32_t gpu, StreamRole role, std::uint32_t index) {
     ++in_flight_;
@@ -332,6 +352,7 @@ class CudaDevice final : public ExecutionDevice {
   std::uint64_t in_flight_ = 0;
   std::vector<std::uint32_t> task_op_;
   std::int64_t host_origin_ = 0;
+  int current_device_ = -1;
   std::string error_;
 };
 
@@ -376,6 +397,12 @@ Status CudaDevice::setup() {
     }
     gpu.last_use.assign(w_.data_count(), nullptr);
     gpu.fill_after.assign(w_.data_count(), nullptr);
+    // Each task brings a kernel and, on average, a few copies; more are made if needed.
+    const std::size_t expected = 2 * (3 * w_.task_count() / K + w_.data_count() + 16);
+    gpu.spare_events.resize(expected);
+    for (auto& e : gpu.spare_events) {
+      if (auto s = cuda_status(cudaEventCreate(&e), "event"); !s) return s;
+    }
     // Peer access where the devices allow it (GPU-to-GPU loads go direct then).
     for (std::uint32_t h = 0; h < g; ++h) {
       int can = 0;
@@ -431,6 +458,7 @@ void CudaDevice::begin_clock() {
     cudaSetDevice(gpu.device);
     cudaEventRecord(gpu.origin, gpu.streams[kCompute]);
   }
+  current_device_ = gpus_.empty() ? -1 : gpus_.back().device;
 }
 
 Status CudaDevice::finish() {
@@ -468,6 +496,13 @@ void CudaDevice::teardown() {
   for (Op& op : ops_) {
     if (op.start) cudaEventDestroy(op.start);
     if (op.end) cudaEventDestroy(op.end);
+  }
+  for (Gpu& gpu : gpus_) {
+    cudaSetDevice(gpu.device);
+    for (cudaEvent_t e : gpu.spare_events) {
+      if (e) cudaEventDestroy(e);
+    }
+    gpu.spare_events.clear();
   }
   ops_.clear();
   for (Gpu& gpu : gpus_) {
@@ -535,19 +570,14 @@ void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector
     if (op.type == OpType::Load) loads[{op.gpu, op.data}].push_back(i);
     if (op.type == OpType::Writeback) writebacks[{op.gpu, op.data}].push_back(i);
   }
-  std::vector<std::int64_t> start_of(w_.task_count(), 0);
+  // DESIGN section 3: the GPU is ready for a task when it finished the previous one and the
+  // task was in its buffer.
   std::vector<std::int64_t> ready_of(w_.task_count(), 0);
   {
-    std::vector<std::int64_t> free_since(gpus_.size(), 0);
-    for (const TaskRecord& t : trace.tasks) start_of[t.task] = t.start_ns;
-    std::vector<const TaskRecord*> by_start;
-    for (const TaskRecord& t : trace.tasks) by_start.push_back(&t);
-    std::stable_sort(by_start.begin(), by_start.end(), [](auto* a, auto* b) { return a->gpu_order < b->gpu_order; });
-    // DESIGN section 3: the GPU is ready for a task when it finished the previous one and
-    // the task was in its buffer.
     std::vector<std::vector<const TaskRecord*>> per_gpu(gpus_.size());
-    for (const TaskRecord* t : by_start) per_gpu[t->gpu].push_back(t);
+    for (const TaskRecord& t : trace.tasks) per_gpu[t.gpu].push_back(&t);
     for (auto& list : per_gpu) {
+      std::stable_sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->gpu_order < b->gpu_order; });
       std::int64_t previous_end = 0;
       for (const TaskRecord* t : list) {
         ready_of[t->task] = std::max(previous_end, t->buffered_ns);

@@ -92,153 +92,153 @@ int bench_gpu(bool quick, const std::string& only, std::ostream& out, std::ostre
   };
 
   if (wanted("compute")) {
-  out << "== compute: executor against a bare loop of the same calls (M above the working set, fp32, CUPTI off)\n";
-  for (const std::string& spec : quick ? std::vector<std::string>{"matmul2d:N=8", "cholesky:N=8"}
-                                       : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "cholesky:N=20", "lu:N=20"}) {
-    auto w = workload(spec);
-    if (!w) return fail(err, w.error().message);
-    auto bare = instrument::measure_bare(*w, false, 20);
-    if (!bare) {
-      report_error(bare.error());
-      continue;
-    }
-    const bool dag = w->dependency_count() > 0;
-    const double memory = static_cast<double>(w->working_set_bytes()) * 1.5;
-    auto run = run_executor(*w, dag ? "dmdas" : "eager", "lru", memory, 4, false, false);
-    auto waiting = run_executor(*w, dag ? "dmdas" : "eager", "lru", memory, 4, false, false, false);
-    if (!run || !waiting) {
-      report_error(!run ? run.error() : waiting.error());
-      continue;
-    }
-    std::snprintf(line, sizeof line, "%-16s bare %8.0f GFlop/s   executor %8.0f GFlop/s   %5.1f%%   (without launch-ahead %8.0f, %5.1f%%)\n",
-                  spec.c_str(), bare->gflops, run->summary.gflops, run->summary.gflops / bare->gflops * 100, waiting->summary.gflops,
-                  waiting->summary.gflops / bare->gflops * 100);
-    out << line;
-  }
-
-  }
-  if (wanted("bandwidth")) {
-  out << "\n== bandwidth: a transfer-bound run (TF32, small M) against bare pinned copies\n";
-  {
-    const std::string spec = quick ? "matmul2d:N=10" : "matmul2d:N=30";
-    auto w = workload(spec);
-    if (!w) return fail(err, w.error().message);
-    auto bare = instrument::measure_bare(*w, true, 40);
-    auto run = run_executor(*w, "random", "lru", static_cast<double>(w->largest_data_bytes()) * 4, 4, true, false);
-    if (!bare || !run) {
-      report_error(!bare ? bare.error() : run.error());
-    } else {
-      const double busy = load_busy_ns(run->trace);
-      const double achieved = run->summary.bytes_from_host / (busy * 1e-9);
-      const double overall = run->summary.bytes_from_host / (static_cast<double>(run->summary.makespan_ns) * 1e-9);
+    out << "== compute: executor against a bare loop of the same calls (M above the working set, fp32, CUPTI off)\n";
+    for (const std::string& spec : quick ? std::vector<std::string>{"matmul2d:N=8", "cholesky:N=8"}
+                                         : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "cholesky:N=20", "lu:N=20"}) {
+      auto w = workload(spec);
+      if (!w) return fail(err, w.error().message);
+      auto bare = instrument::measure_bare(*w, false, 20);
+      if (!bare) {
+        report_error(bare.error());
+        continue;
+      }
+      const bool dag = w->dependency_count() > 0;
+      const double memory = static_cast<double>(w->working_set_bytes()) * 1.5;
+      auto run = run_executor(*w, dag ? "dmdas" : "eager", "lru", memory, 4, false, false);
+      auto waiting = run_executor(*w, dag ? "dmdas" : "eager", "lru", memory, 4, false, false, false);
+      if (!run || !waiting) {
+        report_error(!run ? run.error() : waiting.error());
+        continue;
+      }
       std::snprintf(line, sizeof line,
-                    "%-16s bare H2D %6.2f GB/s (D2H %6.2f)   executor %6.2f GB/s while loading (%5.1f%%), %6.2f GB/s over the "
-                    "makespan (%5.1f%%); loads busy %4.1f%% of the run\n",
-                    spec.c_str(), bare->h2d_bytes_per_s / 1e9, bare->d2h_bytes_per_s / 1e9, achieved / 1e9,
-                    achieved / bare->h2d_bytes_per_s * 100, overall / 1e9, overall / bare->h2d_bytes_per_s * 100,
-                    busy / static_cast<double>(run->summary.makespan_ns) * 100);
+                    "%-16s bare %8.0f GFlop/s   executor %8.0f GFlop/s   %5.1f%%   (without launch-ahead %8.0f, %5.1f%%)\n", spec.c_str(),
+                    bare->gflops, run->summary.gflops, run->summary.gflops / bare->gflops * 100, waiting->summary.gflops,
+                    waiting->summary.gflops / bare->gflops * 100);
       out << line;
     }
   }
-
-  }
-  if (wanted("cupti")) {
-  out << "\n== cupti: the same run with and without CUPTI (median of 3 each, alternated)\n";
-  for (const std::string& spec : quick ? std::vector<std::string>{"cholesky:N=8"} : std::vector<std::string>{"matmul2d:N=20", "cholesky:N=20"}) {
-    auto w = workload(spec);
-    if (!w) return fail(err, w.error().message);
-    const bool dag = w->dependency_count() > 0;
-    std::vector<double> on, off;
-    for (int i = 0; i < 3; ++i) {
-      for (bool cupti : {false, true}) {
-        auto run = run_executor(*w, dag ? "dmdas" : "eager", "lru", static_cast<double>(w->working_set_bytes()) * 0.5, 4, false, cupti);
-        if (!run) {
-          report_error(run.error());
-          continue;
-        }
-        (cupti ? on : off).push_back(static_cast<double>(run->summary.makespan_ns));
+  if (wanted("bandwidth")) {
+    out << "\n== bandwidth: a transfer-bound run (TF32, small M) against bare pinned copies\n";
+    {
+      const std::string spec = quick ? "matmul2d:N=10" : "matmul2d:N=30";
+      auto w = workload(spec);
+      if (!w) return fail(err, w.error().message);
+      auto bare = instrument::measure_bare(*w, true, 40);
+      auto run = run_executor(*w, "random", "lru", static_cast<double>(w->largest_data_bytes()) * 4, 4, true, false);
+      if (!bare || !run) {
+        report_error(!bare ? bare.error() : run.error());
+      } else {
+        const double busy = load_busy_ns(run->trace);
+        const double achieved = run->summary.bytes_from_host / (busy * 1e-9);
+        const double overall = run->summary.bytes_from_host / (static_cast<double>(run->summary.makespan_ns) * 1e-9);
+        std::snprintf(line, sizeof line,
+                      "%-16s bare H2D %6.2f GB/s (D2H %6.2f)   executor %6.2f GB/s while loading (%5.1f%%), %6.2f GB/s over the "
+                      "makespan (%5.1f%%); loads busy %4.1f%% of the run\n",
+                      spec.c_str(), bare->h2d_bytes_per_s / 1e9, bare->d2h_bytes_per_s / 1e9, achieved / 1e9,
+                      achieved / bare->h2d_bytes_per_s * 100, overall / 1e9, overall / bare->h2d_bytes_per_s * 100,
+                      busy / static_cast<double>(run->summary.makespan_ns) * 100);
+        out << line;
       }
     }
-    const double a = median(off), b = median(on);
-    std::snprintf(line, sizeof line, "%-16s off %s   on %s   overhead %+5.1f%%\n", spec.c_str(),
-                  format_duration(static_cast<std::int64_t>(a)).c_str(), format_duration(static_cast<std::int64_t>(b)).c_str(),
-                  a > 0 ? (b - a) / a * 100 : 0);
-    out << line;
   }
-
-  }
-  if (wanted("fidelity")) {
-  out << "\n== fidelity: static order (eager), measured against replayed on the calibrated platform\n";
-  std::snprintf(line, sizeof line, "%-16s %-7s %9s %6s %10s %10s %7s %12s %12s %7s\n", "workload", "policy", "M", "depth", "loads", "replayed",
-                "equal", "makespan", "replayed", "diff");
-  out << line;
-  std::size_t equal = 0, within = 0, total = 0;
-  for (const std::string& spec :
-       quick ? std::vector<std::string>{"matmul2d:N=10"}
-             : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "matmul2d:N=60", "cholesky-tasks:N=20"}) {
-    auto w = workload(spec);
-    if (!w) return fail(err, w.error().message);
-    for (double fraction : {0.25, 0.5, 1.0}) {
-      const double memory = std::max(static_cast<double>(w->working_set_bytes()) * fraction, static_cast<double>(w->largest_data_bytes()) * 4);
-      for (const std::string policy : {"belady", "lru"}) {
-        for (std::uint32_t depth : {4u}) {
-          auto run = run_executor(*w, "eager", policy, memory, depth, false, true);
+  if (wanted("cupti")) {
+    out << "\n== cupti: the same run with and without CUPTI (median of 3 each, alternated)\n";
+    for (const std::string& spec :
+         quick ? std::vector<std::string>{"cholesky:N=8"} : std::vector<std::string>{"matmul2d:N=20", "cholesky:N=20"}) {
+      auto w = workload(spec);
+      if (!w) return fail(err, w.error().message);
+      const bool dag = w->dependency_count() > 0;
+      std::vector<double> on, off;
+      for (int i = 0; i < 3; ++i) {
+        for (bool cupti : {false, true}) {
+          auto run = run_executor(*w, dag ? "dmdas" : "eager", "lru", static_cast<double>(w->working_set_bytes()) * 0.5, 4, false, cupti);
           if (!run) {
             report_error(run.error());
             continue;
           }
-          Platform base;
-          base.gpus = 1;
-          base.memory_bytes = memory;
-          auto calibration = calibrate(*w, run->trace, base);
-          auto s = make_scheduler("eager");
-          auto e = make_eviction(policy);
-          ReplayOptions options;
-          options.platform = calibration ? calibration->platform : base;
-          options.buffer_depth = depth;
-          auto replayed = replay(*w, *s->scheduler, *e->policy, options);
-          if (!calibration || !replayed) {
-            report_error(!calibration ? calibration.error() : replayed.error());
-            continue;
-          }
-          const double diff = (static_cast<double>(replayed->makespan_ns) - static_cast<double>(run->summary.makespan_ns)) /
-                              static_cast<double>(run->summary.makespan_ns) * 100;
-          ++total;
-          equal += replayed->loads == run->summary.loads;
-          within += std::abs(diff) <= 10;
-          std::snprintf(line, sizeof line, "%-16s %-7s %9s %6u %10llu %10llu %7s %12s %12s %+6.1f%%\n", spec.c_str(), policy.c_str(),
-                        format_bytes(memory).substr(0, format_bytes(memory).find(' ') + 3).c_str(), depth,
-                        static_cast<unsigned long long>(run->summary.loads), static_cast<unsigned long long>(replayed->loads),
-                        replayed->loads == run->summary.loads ? "yes" : "NO", format_duration(run->summary.makespan_ns).c_str(),
-                        format_duration(replayed->makespan_ns).c_str(), diff);
-          out << line;
+          (cupti ? on : off).push_back(static_cast<double>(run->summary.makespan_ns));
         }
       }
-    }
-  }
-  out << "loads equal in " << equal << " of " << total << " runs; makespan within 10% in " << within << " of " << total << "\n";
-
-  }
-  if (wanted("fgcs")) {
-  out << "\n== fgcs on the GPU: matmul2d across the memory line (M = 500 MiB, fp32, depth 4)\n";
-  std::snprintf(line, sizeof line, "%-16s %10s %-14s %8s %12s %10s\n", "workload", "WS/M", "policy", "loads", "GB loaded", "GFlop/s");
-  out << line;
-  for (int N : quick ? std::vector<int>{6, 12} : std::vector<int>{10, 20, 30, 40, 50}) {
-    auto w = workload("matmul2d:N=" + std::to_string(N));
-    if (!w) return fail(err, w.error().message);
-    const double memory = 500.0 * 1024 * 1024;
-    for (const auto& [scheduler, policy] : std::vector<std::pair<std::string, std::string>>{{"hfp", "belady"}, {"dmdar", "lru"}, {"eager", "lru"}}) {
-      auto run = run_executor(*w, scheduler, policy, memory, 4, false, false);
-      if (!run) {
-        report_error(run.error());
-        continue;
-      }
-      std::snprintf(line, sizeof line, "matmul2d:N=%-5d %10.2f %-14s %8llu %12.2f %10.0f\n", N,
-                    static_cast<double>(w->working_set_bytes()) / memory, (scheduler + "/" + policy).c_str(),
-                    static_cast<unsigned long long>(run->summary.loads), run->summary.bytes_loaded / 1e9, run->summary.gflops);
+      const double a = median(off), b = median(on);
+      std::snprintf(line, sizeof line, "%-16s off %s   on %s   overhead %+5.1f%%\n", spec.c_str(),
+                    format_duration(static_cast<std::int64_t>(a)).c_str(), format_duration(static_cast<std::int64_t>(b)).c_str(),
+                    a > 0 ? (b - a) / a * 100 : 0);
       out << line;
     }
   }
+  if (wanted("fidelity")) {
+    out << "\n== fidelity: static order (eager), measured against replayed on the calibrated platform\n";
+    std::snprintf(line, sizeof line, "%-16s %-7s %9s %6s %10s %10s %7s %12s %12s %7s\n", "workload", "policy", "M", "depth", "loads",
+                  "replayed", "equal", "makespan", "replayed", "diff");
+    out << line;
+    std::size_t equal = 0, within = 0, total = 0;
+    for (const std::string& spec :
+         quick ? std::vector<std::string>{"matmul2d:N=10"}
+               : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "matmul2d:N=60", "cholesky-tasks:N=20"}) {
+      auto w = workload(spec);
+      if (!w) return fail(err, w.error().message);
+      for (double fraction : {0.25, 0.5, 1.0}) {
+        const double memory =
+            std::max(static_cast<double>(w->working_set_bytes()) * fraction, static_cast<double>(w->largest_data_bytes()) * 4);
+        for (const std::string policy : {"belady", "lru"}) {
+          for (std::uint32_t depth : {4u}) {
+            auto run = run_executor(*w, "eager", policy, memory, depth, false, true);
+            if (!run) {
+              report_error(run.error());
+              continue;
+            }
+            Platform base;
+            base.gpus = 1;
+            base.memory_bytes = memory;
+            auto calibration = calibrate(*w, run->trace, base);
+            auto s = make_scheduler("eager");
+            auto e = make_eviction(policy);
+            ReplayOptions options;
+            options.platform = calibration ? calibration->platform : base;
+            options.buffer_depth = depth;
+            auto replayed = replay(*w, *s->scheduler, *e->policy, options);
+            if (!calibration || !replayed) {
+              report_error(!calibration ? calibration.error() : replayed.error());
+              continue;
+            }
+            const double diff = (static_cast<double>(replayed->makespan_ns) - static_cast<double>(run->summary.makespan_ns)) /
+                                static_cast<double>(run->summary.makespan_ns) * 100;
+            ++total;
+            equal += replayed->loads == run->summary.loads;
+            within += std::abs(diff) <= 10;
+            std::snprintf(line, sizeof line, "%-16s %-7s %9s %6u %10llu %10llu %7s %12s %12s %+6.1f%%\n", spec.c_str(), policy.c_str(),
+                          format_bytes(memory).substr(0, format_bytes(memory).find(' ') + 3).c_str(), depth,
+                          static_cast<unsigned long long>(run->summary.loads), static_cast<unsigned long long>(replayed->loads),
+                          replayed->loads == run->summary.loads ? "yes" : "NO", format_duration(run->summary.makespan_ns).c_str(),
+                          format_duration(replayed->makespan_ns).c_str(), diff);
+            out << line;
+          }
+        }
+      }
+    }
+    out << "loads equal in " << equal << " of " << total << " runs; makespan within 10% in " << within << " of " << total << "\n";
+  }
+  if (wanted("fgcs")) {
+    out << "\n== fgcs on the GPU: matmul2d across the memory line (M = 500 MiB, fp32, depth 4)\n";
+    std::snprintf(line, sizeof line, "%-16s %10s %-14s %8s %12s %10s\n", "workload", "WS/M", "policy", "loads", "GB loaded", "GFlop/s");
+    out << line;
+    for (int N : quick ? std::vector<int>{6, 12} : std::vector<int>{10, 20, 30, 40, 50}) {
+      auto w = workload("matmul2d:N=" + std::to_string(N));
+      if (!w) return fail(err, w.error().message);
+      const double memory = 500.0 * 1024 * 1024;
+      for (const auto& [scheduler, policy] :
+           std::vector<std::pair<std::string, std::string>>{{"hfp", "belady"}, {"dmdar", "lru"}, {"eager", "lru"}}) {
+        auto run = run_executor(*w, scheduler, policy, memory, 4, false, false);
+        if (!run) {
+          report_error(run.error());
+          continue;
+        }
+        std::snprintf(line, sizeof line, "matmul2d:N=%-5d %10.2f %-14s %8llu %12.2f %10.0f\n", N,
+                      static_cast<double>(w->working_set_bytes()) / memory, (scheduler + "/" + policy).c_str(),
+                      static_cast<unsigned long long>(run->summary.loads), run->summary.bytes_loaded / 1e9, run->summary.gflops);
+        out << line;
+      }
+    }
   }
   return failures == 0 ? 0 : 1;
 }

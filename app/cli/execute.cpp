@@ -32,7 +32,7 @@ const CommandSpec kExecute{
      {"db", "FILE", "store the measured run here (and read --from-run from here)", ""},
      {"scheduler", "NAME[:k=v]", "scheduling policy; 'list' prints them (default: eager, or the stored run's)", "eager"},
      {"eviction", "NAME", "eviction policy; 'list' prints them (default: lru, or the stored run's)", "lru"},
-     {"platform", "PRESET|FILE", "the platform the schedulers plan with (a preset or a tilelens calibrate file)", "v100-fgcs"},
+     {"platform", "PRESET|FILE", "the platform the schedulers plan with (a preset or a tilelens calibrate file)", "h100"},
      {"gpus", "K", "GPUs to run on (CUDA devices from --device on)", ""},
      {"memory", "SIZE", "M: the arena reserved on each GPU (2GB, 500MiB, 8items)", ""},
      {"buffer", "DEPTH", "tasks a GPU holds, running one included (StarPU's prefetch window)", "4"},
@@ -207,7 +207,6 @@ int cmd_execute(const std::vector<std::string>& args, std::ostream& out, std::os
   info.key = db::run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
   std::optional<db::RunWriter> writer;
   if (store) {
-    std::error_code ec;
     auto workload_id = store->put_workload(setup.workload, "generated");
     if (!workload_id) return fail(err, "--db: " + workload_id.error().message);
     info.workload_id = *workload_id;
