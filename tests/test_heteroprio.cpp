@@ -211,3 +211,20 @@ TEST_CASE("LAHeteroprio cuts Heteroprio's transfers by more than half on a CPU+G
   INFO("heteroprio " << plain.summary.loads << " loads, laheteroprio " << located.summary.loads);
   CHECK(located.summary.loads * 2 < plain.summary.loads);
 }
+
+TEST_CASE("plain Heteroprio serves GPUs without CPU workers", "[heteroprio]") {
+  // Its one task list is the host's; GPU workers walk it in the GPUs' bucket order even when
+  // the platform has no CPU (it handed out nothing there once, and the run stalled).
+  for (const std::string spec : {"matmul2d:N=6,b=32", "cholesky:N=6,b=32"}) {
+    const Workload w = generated(spec);
+    auto made = make_scheduler("heteroprio");
+    auto eviction = make_eviction("lru");
+    const auto run = replay(w, *made->scheduler, *eviction->policy,
+                            ReplayOptions{small_platform(static_cast<double>(w.largest_data_bytes()) * 6, 2), 4});
+    INFO(spec << ": " << (run ? "" : run.error().message));
+    REQUIRE(run.ok());
+    CHECK(run->tasks == w.task_count());
+    CHECK(run->gpus[0].tasks > 0);
+    CHECK(run->gpus[1].tasks > 0);
+  }
+}

@@ -150,4 +150,18 @@ void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::o
       << (run.id ? std::to_string(run.id) : "") << ',' << (run.id ? db::to_string(run.status) : "") << '\n';
 }
 
+void print_measurement(const instrument::Measurement& m, std::ostream& out) {
+  out << "device       " << m.device << (m.tf32 ? " (TF32 tensor cores)" : " (fp32)") << "\n";
+  out << "arena        " << format_bytes(m.arena_bytes) << " per GPU";
+  if (m.output_pool_bytes > 0) out << "; products' outputs " << format_bytes(m.output_pool_bytes) << " apart";
+  out << "\n";
+  out << "result       " << m.verification;
+  if (m.tiles_checked > 0) out << " (" << m.tiles_checked << " tiles, worst relative error " << m.worst_error << ")";
+  out << "\n";
+  out << "CUPTI        ";
+  if (m.cupti) out << format_count(static_cast<double>(m.cupti_records)) << " records, " << m.cupti_dropped << " dropped\n";
+  else out << "off\n";
+  out << "wall         " << format_duration(m.wall_ns) << " (setup " << format_duration(m.setup_ns) << " before it)\n";
+}
+
 }  // namespace tilelens::cli

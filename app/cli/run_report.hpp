@@ -18,6 +18,8 @@ db::RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& c
 void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
 void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
 void print_csv_header(std::ostream& out);
+// A measured run's device, arena, check, CUPTI counts and wall time (tilelens execute).
+void print_measurement(const instrument::Measurement& measurement, std::ostream& out);
 void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
 
 // "hfp:flip=0/belady", with "+time" when its prepare() time was charged: a run's policy as

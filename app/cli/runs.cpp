@@ -154,6 +154,9 @@ int runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!info.error.empty()) out << "error        " << info.error << "\n";
   if (!run->metrics) return 0;
   print_summary(info, *run->metrics, out);
+  auto measurement = store->load_measurement(*id);
+  if (!measurement) return fail(err, measurement.error().message);
+  if (*measurement) print_measurement(**measurement, out);
   const ReplaySummary& s = run->metrics->summary;
   std::vector<std::vector<std::string>> rows = {{"GPU", "tasks", "loads", "allocations", "evictions", "invalidations", "busy", "peak memory"}};
   for (std::size_t g = 0; g < s.gpus.size(); ++g) {
