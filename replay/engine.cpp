@@ -635,8 +635,9 @@ std::uint32_t Engine::start_transfer(const Transfer& transfer, double bytes) {
                                       ? kFromHost
                                       : static_cast<std::int32_t>(options_.platform.memory_node_of(static_cast<GpuId>(transfer.source)));
       device_->start_load(id, transfer.node, transfer.data, source);
+    } else {
+      device_->start_writeback(id, transfer.node, transfer.data);
     }
-    else device_->start_writeback(id, transfer.node, transfer.data);
     return id;
   }
   if (options_.platform.latency_ns > 0) {

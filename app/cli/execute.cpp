@@ -191,7 +191,6 @@ int cmd_execute(const std::vector<std::string>& args, std::ostream& out, std::os
   info.host = hostname();
   info.seed = static_cast<std::int64_t>(options.seed);
   info.key = db::run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
-  std::optional<db::RunWriter> writer;
   if (store) {
     auto workload_id = store->put_workload(setup.workload, "generated");
     if (!workload_id) return fail(err, "--db: " + workload_id.error().message);
