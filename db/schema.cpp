@@ -13,7 +13,41 @@ namespace {
 // Times are integer nanoseconds from the start of the run; ids are the workload's own task
 // and data ids (0-based), so a trace row joins its workload's tables on (workload_id, id).
 // Small enumerations are integers with a lookup table, so that names are stored once.
-constexpr const char* kSchema = R"sql(
+// Version 5's tables, both in a new file's schema and in the migration from version 4.
+constexpr const char* kMeasuredRunTables = R"sql(
+CREATE TABLE measurements(
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+  device TEXT NOT NULL,
+  cupti INTEGER NOT NULL,
+  cupti_records INTEGER NOT NULL,
+  cupti_dropped INTEGER NOT NULL,
+  verification TEXT NOT NULL,
+  worst_error REAL NOT NULL,
+  tiles_checked INTEGER NOT NULL,
+  tf32 INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  arena_bytes REAL NOT NULL,
+  output_pool_bytes REAL NOT NULL,
+  wall_ns INTEGER NOT NULL,
+  setup_ns INTEGER NOT NULL);
+
+CREATE TABLE cupti_records(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL,
+  device INTEGER NOT NULL,
+  stream INTEGER NOT NULL,
+  correlation INTEGER NOT NULL,
+  external_kind TEXT,
+  external_index INTEGER,
+  bytes INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+)sql";
+
+constexpr const char* kBaseSchema = R"sql(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
 CREATE TABLE access_modes(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -218,36 +252,6 @@ CREATE TABLE gpu_metrics(
   peak_bytes REAL NOT NULL,
   PRIMARY KEY (run_id, gpu)) WITHOUT ROWID;
 
-CREATE TABLE measurements(
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
-  device TEXT NOT NULL,
-  cupti INTEGER NOT NULL,
-  cupti_records INTEGER NOT NULL,
-  cupti_dropped INTEGER NOT NULL,
-  verification TEXT NOT NULL,
-  worst_error REAL NOT NULL,
-  tiles_checked INTEGER NOT NULL,
-  tf32 INTEGER NOT NULL,
-  seed INTEGER NOT NULL,
-  arena_bytes REAL NOT NULL,
-  output_pool_bytes REAL NOT NULL,
-  wall_ns INTEGER NOT NULL,
-  setup_ns INTEGER NOT NULL);
-
-CREATE TABLE cupti_records(
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  seq INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  start_ns INTEGER NOT NULL,
-  end_ns INTEGER NOT NULL,
-  device INTEGER NOT NULL,
-  stream INTEGER NOT NULL,
-  correlation INTEGER NOT NULL,
-  external_kind TEXT,
-  external_index INTEGER,
-  bytes INTEGER NOT NULL,
-  name TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
 )sql";
 
 // kMigrations[v - 1] upgrades schema version v to v + 1. Version 1 is the first; a change to
@@ -269,38 +273,7 @@ const std::vector<const char*> kMigrations = {
     "ALTER TABLE platforms ADD COLUMN cpu_kind_gflops TEXT NOT NULL DEFAULT '';",
     // 4 -> 5: measured runs of the CUDA executor (issue 6): how each was measured and
     // checked, and its CUPTI records. Older files have no measured run.
-    R"sql(
-CREATE TABLE measurements(
-  run_id INTEGER PRIMARY KEY REFERENCES runs(id),
-  device TEXT NOT NULL,
-  cupti INTEGER NOT NULL,
-  cupti_records INTEGER NOT NULL,
-  cupti_dropped INTEGER NOT NULL,
-  verification TEXT NOT NULL,
-  worst_error REAL NOT NULL,
-  tiles_checked INTEGER NOT NULL,
-  tf32 INTEGER NOT NULL,
-  seed INTEGER NOT NULL,
-  arena_bytes REAL NOT NULL,
-  output_pool_bytes REAL NOT NULL,
-  wall_ns INTEGER NOT NULL,
-  setup_ns INTEGER NOT NULL);
-
-CREATE TABLE cupti_records(
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  seq INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  start_ns INTEGER NOT NULL,
-  end_ns INTEGER NOT NULL,
-  device INTEGER NOT NULL,
-  stream INTEGER NOT NULL,
-  correlation INTEGER NOT NULL,
-  external_kind TEXT,
-  external_index INTEGER,
-  bytes INTEGER NOT NULL,
-  name TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
-)sql",
+    kMeasuredRunTables,
 };
 static_assert(kSchemaVersion == 5, "add the migration step from the previous version to kMigrations");
 
@@ -360,7 +333,7 @@ Status prepare_schema(Connection& connection, bool writable) {
       if (auto status = transaction->commit(); !status) return status;
       return prepare_schema(connection, writable);
     }
-    if (auto status = connection.exec(kSchema); !status) return status;
+    if (auto status = connection.exec(std::string(kBaseSchema) + kMeasuredRunTables); !status) return status;
     if (auto status = connection.exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
                                       "; PRAGMA user_version = " + std::to_string(kSchemaVersion));
         !status) {

@@ -56,53 +56,42 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
   std::vector<std::pair<std::uint32_t, std::uint64_t>> links;
   CUpti_Activity* record = nullptr;
   const auto rel = [&](std::uint64_t t) { return static_cast<std::int64_t>(t) - static_cast<std::int64_t>(s.origin); };
+  // The fields every record of work on a device has (kernels, copies, memsets).
+  const auto on_device = [&](CuptiRecord& r, CuptiRecord::Kind kind, const auto& a) {
+    r.kind = kind;
+    r.start_ns = rel(a.start);
+    r.end_ns = rel(a.end);
+    r.device = a.deviceId;
+    r.stream = a.streamId;
+    r.correlation = a.correlationId;
+  };
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     CuptiRecord r;
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       case CUPTI_ACTIVITY_KIND_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        r.kind = CuptiRecord::Kind::Kernel;
-        r.start_ns = rel(k->start);
-        r.end_ns = rel(k->end);
-        r.device = k->deviceId;
-        r.stream = k->streamId;
-        r.correlation = k->correlationId;
+        on_device(r, CuptiRecord::Kind::Kernel, *k);
         r.name = k->name ? k->name : "";
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        r.kind = CuptiRecord::Kind::Memcpy;
-        r.start_ns = rel(m->start);
-        r.end_ns = rel(m->end);
-        r.device = m->deviceId;
-        r.stream = m->streamId;
-        r.correlation = m->correlationId;
+        on_device(r, CuptiRecord::Kind::Memcpy, *m);
         r.bytes = m->bytes;
         r.name = memcpy_name(m->copyKind);
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY2: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-        r.kind = CuptiRecord::Kind::Memcpy;
-        r.start_ns = rel(m->start);
-        r.end_ns = rel(m->end);
-        r.device = m->deviceId;
-        r.stream = m->streamId;
-        r.correlation = m->correlationId;
+        on_device(r, CuptiRecord::Kind::Memcpy, *m);
         r.bytes = m->bytes;
         r.name = "PtoP";
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        r.kind = CuptiRecord::Kind::Memset;
-        r.start_ns = rel(m->start);
-        r.end_ns = rel(m->end);
-        r.device = m->deviceId;
-        r.stream = m->streamId;
-        r.correlation = m->correlationId;
+        on_device(r, CuptiRecord::Kind::Memset, *m);
         r.bytes = m->bytes;
         r.name = "memset";
         break;

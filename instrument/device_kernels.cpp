@@ -7,15 +7,13 @@
 
 #include <utility>
 
+#include "instrument/cuda_status.hpp"
+
 namespace tilelens::instrument {
 namespace {
 
 constexpr int kStatusSlots = 4096;
 
-Status cuda_status(cudaError_t error, const char* what) {
-  if (error == cudaSuccess) return Status::success();
-  return make_error(std::string(what) + ": " + cudaGetErrorString(error));
-}
 Status blas_status(cublasStatus_t status, const char* what) {
   if (status == CUBLAS_STATUS_SUCCESS) return Status::success();
   return make_error(std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(status)));

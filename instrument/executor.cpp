@@ -18,17 +18,13 @@
 #include <immintrin.h>
 #endif
 
+#include "instrument/cuda_status.hpp"
 #include "instrument/cupti_recorder.hpp"
 #include "instrument/device_kernels.hpp"
 #include "instrument/numeric.hpp"
 
 namespace tilelens::instrument {
 namespace {
-
-Status cuda_status(cudaError_t error, const char* what) {
-  if (error == cudaSuccess) return Status::success();
-  return make_error(std::string(what) + ": " + cudaGetErrorString(error));
-}
 
 std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -269,7 +265,7 @@ class CudaDevice final : public ExecutionDevice {
     if (error_.empty()) error_ = message;
   }
   void check(cudaError_t error, const char* what) {
-    if (error != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(error));
+    if (auto status = cuda_status(error, what); !status) fail(status.error().message);
   }
   void tag(std::uint64_t external) {
     if (options_.cupti) CuptiRecorder::push(external);

@@ -1,6 +1,8 @@
 // Platform files; see platform_io.hpp.
 #include "schedulers/platform_io.hpp"
 
+#include "schedulers/units.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,18 +14,7 @@
 namespace tilelens {
 namespace {
 
-std::string quote(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
+std::string quote(const std::string& text) { return "\"" + json_escape(text) + "\""; }
 
 std::string number(double value) {
   char text[64];
@@ -117,13 +108,36 @@ class Reader {
     if (!eat('"')) return error("expected a quoted name");
     std::string out;
     while (pos_ < text_.size() && text_[pos_] != '"') {
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) {
-        ++pos_;
-        out += text_[pos_] == 'n' ? '\n' : text_[pos_];
-      } else {
-        out += text_[pos_];
+      if (text_[pos_] != '\\' || pos_ + 1 >= text_.size()) {
+        out += text_[pos_++];
+        continue;
       }
-      ++pos_;
+      const char escape = text_[pos_ + 1];
+      pos_ += 2;
+      switch (escape) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'u': {  // json_escape writes control characters this way; others as UTF-8
+          unsigned code = 0;
+          if (pos_ + 4 > text_.size() || std::sscanf(text_.c_str() + pos_, "%4x", &code) != 1) return error("bad \\u escape");
+          pos_ += 4;
+          if (code < 0x80) {
+            out += static_cast<char>(code);
+          } else if (code < 0x800) {
+            out += static_cast<char>(0xC0 | (code >> 6));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+          } else {
+            out += static_cast<char>(0xE0 | (code >> 12));
+            out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+          }
+          break;
+        }
+        default: out += escape;  // \" \\ \/
+      }
     }
     if (!eat('"')) return error("unterminated string");
     return out;

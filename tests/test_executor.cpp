@@ -209,7 +209,7 @@ TEST_CASE("calibration recovers the rates a replay ran at", "[executor]") {
 
 TEST_CASE("a platform file round-trips, and a bad one is refused with its field", "[executor]") {
   Platform p = small_platform(3e9, 2);
-  p.name = "calibrated \"H100\"";
+  p.name = "calibrated \"H100\"\tx\n";
   p.kind_gflops = {{"GEMM", 37132.5}, {"POTRF", 812.25}};
   p.latency_ns = 1234;
   p.bus_bandwidth = 53.5e9;
@@ -224,6 +224,10 @@ TEST_CASE("a platform file round-trips, and a bad one is refused with its field"
   CHECK(back->bus_bandwidth == p.bus_bandwidth);
   CHECK(back->latency_ns == 1234);
   CHECK(back->kind_gflops == p.kind_gflops);
+  std::stringstream accented(R"({"format": 1, "name": "caf\u00e9 \/ \u0001"})");
+  auto named = read_platform_json(accented, "a.json");
+  REQUIRE(named.ok());
+  CHECK(named->name == "caf\xc3\xa9 / \x01");
 
   const auto error_of = [](const std::string& json) {
     std::stringstream in(json);

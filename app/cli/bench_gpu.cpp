@@ -84,7 +84,6 @@ int bench_gpu(bool quick, const std::string& only, std::ostream& out, std::ostre
     return 3;
   }
   char line[256];
-  const auto workload = [&](const std::string& spec) -> Result<Workload> { return generate_workload(spec); };
   int failures = 0;
   const auto report_error = [&](const Error& e) {
     ++failures;
@@ -95,7 +94,7 @@ int bench_gpu(bool quick, const std::string& only, std::ostream& out, std::ostre
     out << "== compute: executor against a bare loop of the same calls (M above the working set, fp32, CUPTI off)\n";
     for (const std::string& spec : quick ? std::vector<std::string>{"matmul2d:N=8", "cholesky:N=8"}
                                          : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "cholesky:N=20", "lu:N=20"}) {
-      auto w = workload(spec);
+      auto w = generate_workload(spec);
       if (!w) return fail(err, w.error().message);
       auto bare = instrument::measure_bare(*w, false, 20);
       if (!bare) {
@@ -121,7 +120,7 @@ int bench_gpu(bool quick, const std::string& only, std::ostream& out, std::ostre
     out << "\n== bandwidth: a transfer-bound run (TF32, small M) against bare pinned copies\n";
     {
       const std::string spec = quick ? "matmul2d:N=10" : "matmul2d:N=30";
-      auto w = workload(spec);
+      auto w = generate_workload(spec);
       if (!w) return fail(err, w.error().message);
       auto bare = instrument::measure_bare(*w, true, 40);
       auto run = run_executor(*w, "random", "lru", static_cast<double>(w->largest_data_bytes()) * 4, 4, true, false);
@@ -145,7 +144,7 @@ int bench_gpu(bool quick, const std::string& only, std::ostream& out, std::ostre
     out << "\n== cupti: the same run with and without CUPTI (median of 3 each, alternated)\n";
     for (const std::string& spec :
          quick ? std::vector<std::string>{"cholesky:N=8"} : std::vector<std::string>{"matmul2d:N=20", "cholesky:N=20"}) {
-      auto w = workload(spec);
+      auto w = generate_workload(spec);
       if (!w) return fail(err, w.error().message);
       const bool dag = w->dependency_count() > 0;
       std::vector<double> on, off;
@@ -175,7 +174,7 @@ int bench_gpu(bool quick, const std::string& only, std::ostream& out, std::ostre
     for (const std::string& spec :
          quick ? std::vector<std::string>{"matmul2d:N=10"}
                : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "matmul2d:N=60", "cholesky-tasks:N=20"}) {
-      auto w = workload(spec);
+      auto w = generate_workload(spec);
       if (!w) return fail(err, w.error().message);
       for (double fraction : {0.25, 0.5, 1.0}) {
         const double memory =
@@ -223,7 +222,7 @@ int bench_gpu(bool quick, const std::string& only, std::ostream& out, std::ostre
     std::snprintf(line, sizeof line, "%-16s %10s %-14s %8s %12s %10s\n", "workload", "WS/M", "policy", "loads", "GB loaded", "GFlop/s");
     out << line;
     for (int N : quick ? std::vector<int>{6, 12} : std::vector<int>{10, 20, 30, 40, 50}) {
-      auto w = workload("matmul2d:N=" + std::to_string(N));
+      auto w = generate_workload("matmul2d:N=" + std::to_string(N));
       if (!w) return fail(err, w.error().message);
       const double memory = 500.0 * 1024 * 1024;
       for (const auto& [scheduler, policy] :
