@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "schedulers/result.hpp"
+#include "model/result.hpp"
 
 namespace tilelens::instrument {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "instrument/measurement.hpp"
-#include "schedulers/result.hpp"
+#include "trace/measurement.hpp"
+#include "model/result.hpp"
 
 namespace tilelens::instrument {
 

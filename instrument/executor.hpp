@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "instrument/measurement.hpp"
+#include "trace/measurement.hpp"
 #include "replay/engine.hpp"
 
 namespace tilelens::instrument {

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "schedulers/rng.hpp"
+#include "model/rng.hpp"
 
 namespace tilelens::instrument {
 namespace {

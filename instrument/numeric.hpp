@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "schedulers/model.hpp"
+#include "model/model.hpp"
 
 namespace tilelens::instrument {
 

@@ -11,7 +11,7 @@
 
 #include "replay/channel.hpp"
 #include "replay/network.hpp"
-#include "schedulers/units.hpp"
+#include "model/units.hpp"
 
 namespace tilelens {
 namespace {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "schedulers/model.hpp"
+#include "model/model.hpp"
 
 namespace tilelens::heteroprio {
 

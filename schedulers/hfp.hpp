@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "schedulers/model.hpp"
+#include "model/model.hpp"
 
 namespace tilelens {
 

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "schedulers/model.hpp"
-#include "schedulers/params.hpp"
+#include "model/model.hpp"
+#include "model/params.hpp"
 
 namespace tilelens {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "replay/engine.hpp"
-#include "schedulers/generators.hpp"
+#include "presets/seed_workloads.hpp"
 #include "schedulers/static_order.hpp"
 
 namespace tilelens::test {

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "helpers.hpp"
-#include "schedulers/rng.hpp"
+#include "model/rng.hpp"
 
 using namespace tilelens;
 

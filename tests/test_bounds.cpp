@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "helpers.hpp"
-#include "schedulers/bounds.hpp"
+#include "analysis/bounds.hpp"
+#include "presets/platforms.hpp"
 
 using namespace tilelens;
 

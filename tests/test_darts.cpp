@@ -6,7 +6,8 @@
 #include <thread>
 
 #include "helpers.hpp"
-#include "schedulers/eviction.hpp"
+#include "eviction/policy.hpp"
+#include "presets/platforms.hpp"
 
 using namespace tilelens;
 using test::check_invariants;

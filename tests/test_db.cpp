@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "db/schema.hpp"
-#include "db/store.hpp"
+#include "store/schema.hpp"
+#include "store/store.hpp"
 #include "helpers.hpp"
-#include "schedulers/rng.hpp"
-#include "schedulers/workload_io.hpp"
+#include "model/rng.hpp"
+#include "formats/workload_io.hpp"
 
 using namespace tilelens;
 using namespace tilelens::test;
@@ -38,8 +38,8 @@ std::string workload_text(const Workload& w) {
   return out.str();
 }
 
-db::RunInfo info_for(std::int64_t workload_id, const std::string& spec, const Platform& platform) {
-  db::RunInfo info;
+RunInfo info_for(std::int64_t workload_id, const std::string& spec, const Platform& platform) {
+  RunInfo info;
   info.workload_id = workload_id;
   info.workload_spec = spec;
   info.scheduler = "eager";
@@ -66,7 +66,7 @@ std::pair<std::int64_t, Run> replay_into(db::Store& store, const Workload& w, co
   options.platform = platform;
   auto summary = replay(w, *scheduler->scheduler, *eviction->policy, options, &observers);
   REQUIRE(summary.ok());
-  db::RunMetrics metrics;
+  RunMetrics metrics;
   metrics.summary = *summary;
   metrics.lower_bound_bytes = 1e6;
   metrics.lower_bound = "test bound";
@@ -98,7 +98,7 @@ TEST_CASE("a replay read back from the database has the same summary, order, loa
   auto stored = store->load_run(id);
   REQUIRE(stored.ok());
   REQUIRE(stored->metrics.has_value());
-  CHECK(stored->info.status == db::RunStatus::Complete);
+  CHECK(stored->info.status == RunStatus::Complete);
   CHECK(stored->info.platform.gpus == 2);
   CHECK(stored->info.platform.memory_bytes == platform.memory_bytes);
   CHECK(stored->info.workload_tasks == cholesky.task_count());
@@ -168,7 +168,7 @@ TEST_CASE("a process killed while writing a run leaves earlier runs intact and t
   REQUIRE(runs.ok());
   REQUIRE(runs->size() == 1);
   CHECK(runs->front().id == first_id);
-  CHECK(runs->front().status == db::RunStatus::Complete);
+  CHECK(runs->front().status == RunStatus::Complete);
   auto trace = store->load_trace(first_id);
   REQUIRE(trace.ok());
   CHECK(trace_text(*trace) == first_trace);
@@ -205,7 +205,7 @@ TEST_CASE("a reader opens the database while a writer appends and sees only comp
   REQUIRE(during.ok());
   CHECK(during->size() == 1);
 
-  db::RunMetrics metrics;
+  RunMetrics metrics;
   metrics.summary.tasks = 1000;
   REQUIRE(writer->finish(metrics).ok());
   auto after = reader->list_runs();
@@ -297,7 +297,7 @@ TEST_CASE("a failed replay is stored as a failed run without records", "[db]") {
   REQUIRE(id.ok());
   auto run = store->load_run(*id);
   REQUIRE(run.ok());
-  CHECK(run->info.status == db::RunStatus::Failed);
+  CHECK(run->info.status == RunStatus::Failed);
   CHECK(run->info.error == "the scheduler stopped");
   CHECK_FALSE(run->metrics.has_value());
   CHECK(store->load_trace(*id).value().tasks.empty());

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "db/store.hpp"
+#include "store/store.hpp"
 #include "helpers.hpp"
 #include "instrument/executor.hpp"
 #include "instrument/numeric.hpp"
-#include "replay/calibration.hpp"
-#include "schedulers/platform_io.hpp"
+#include "analysis/calibration.hpp"
+#include "formats/platform_io.hpp"
 
 using namespace tilelens;
 using namespace tilelens::instrument;
@@ -250,13 +250,13 @@ TEST_CASE("a measured run's measurement and CUPTI records are stored, read back 
   const Workload w = generated("matmul2d:N=4,b=16");
   auto workload_id = store->put_workload(w, "generated");
   REQUIRE(workload_id.ok());
-  db::RunInfo info;
+  RunInfo info;
   info.workload_id = *workload_id;
   info.workload_spec = w.generator().spec;
   info.scheduler = "eager";
   info.eviction = "lru";
   info.platform = small_platform(1e6);
-  info.mode = db::RunMode::Cuda;
+  info.mode = RunMode::Cuda;
   info.gpu_name = "NVIDIA H100 80GB HBM3";
   info.key = "k";
   auto writer = store->begin_run(info);
@@ -280,7 +280,7 @@ TEST_CASE("a measured run's measurement and CUPTI records are stored, read back 
   records[1].external = external_id(ExternalKind::Load, 9);
   records[1].bytes = 1024;
   writer->write_measurement(m, records);
-  db::RunMetrics metrics;
+  RunMetrics metrics;
   metrics.summary.tasks = w.task_count();
   auto id = writer->finish(metrics);
   REQUIRE(id.ok());

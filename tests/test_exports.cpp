@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "db/exports.hpp"
+#include "formats/exports.hpp"
 #include "helpers.hpp"
 
 using namespace tilelens;
@@ -239,7 +239,7 @@ struct Fixture {
   Workload workload = generated("cholesky:N=6");
   Platform platform = small_platform(5.0 * 960 * 960 * 4, 2);
   Run run = run_replay(workload, "eager", "lru", platform);
-  db::RunInfo info;
+  RunInfo info;
   Fixture() {
     info.id = 7;
     info.scheduler = "eager";
@@ -255,7 +255,7 @@ TEST_CASE("a Paje export is well formed and holds every task, transfer and memor
   Fixture f;
   REQUIRE(f.run.summary.writebacks > 0);
   std::ostringstream out;
-  db::write_paje(f.workload, f.info, f.run.trace, out);
+  write_paje(f.workload, f.info, f.run.trace, out);
   std::set<std::string> kinds;
   for (std::size_t k = 0; k < f.workload.kinds().size(); ++k) kinds.insert("K" + std::to_string(k));
   const PajeCounts counts = check_paje(out.str(), kinds);
@@ -268,7 +268,7 @@ TEST_CASE("a Paje export is well formed and holds every task, transfer and memor
 TEST_CASE("a Chrome trace export is JSON with non-overlapping lanes and memory within M", "[exports]") {
   Fixture f;
   std::ostringstream out;
-  db::write_chrome_trace(f.workload, f.info, f.run.trace, out);
+  write_chrome_trace(f.workload, f.info, f.run.trace, out);
   const std::string text = out.str();
   Json document;
   REQUIRE_NOTHROW(document = JsonReader(text).document());
@@ -309,7 +309,7 @@ TEST_CASE("a Chrome trace export is JSON with non-overlapping lanes and memory w
 
 TEST_CASE("memory in use never exceeds M and ends at what stays resident", "[exports]") {
   Fixture f;
-  const auto steps = db::memory_in_use(f.workload, f.run.trace);
+  const auto steps = memory_in_use(f.workload, f.run.trace);
   std::vector<std::uint64_t> last(f.platform.gpus, 0);
   for (const auto& s : steps) {
     CHECK(static_cast<double>(s.bytes) <= f.platform.memory_bytes);

@@ -6,9 +6,10 @@
 #include <set>
 
 #include "helpers.hpp"
-#include "schedulers/bounds.hpp"
+#include "analysis/bounds.hpp"
 #include "schedulers/hfp.hpp"
 #include "schedulers/ready.hpp"
+#include "presets/platforms.hpp"
 
 using namespace tilelens;
 using test::check_invariants;

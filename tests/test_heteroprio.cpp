@@ -6,6 +6,7 @@
 
 #include "helpers.hpp"
 #include "schedulers/heteroprio.hpp"
+#include "presets/platforms.hpp"
 
 using namespace tilelens;
 using namespace tilelens::heteroprio;

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "app/cli/presets.hpp"
-#include "db/schema.hpp"
-#include "db/sqlite.hpp"
-#include "db/store.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite.hpp"
+#include "store/store.hpp"
 #include "helpers.hpp"
 
 using namespace tilelens;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "db/starpu_import.hpp"
+#include "formats/starpu_import.hpp"
 #include "helpers.hpp"
 
 using namespace tilelens;
@@ -13,15 +13,15 @@ namespace {
 
 const std::string kExample = std::string(TILELENS_RESOURCES) + "/starpu/";
 
-Result<db::StarpuExecution> import_text(const std::string& tasks, const std::string& data = "") {
+Result<StarpuExecution> import_text(const std::string& tasks, const std::string& data = "") {
   std::istringstream tasks_in(tasks), data_in(data);
-  return db::import_starpu(tasks_in, "tasks.rec", data.empty() ? nullptr : &data_in, "data.rec", "test");
+  return import_starpu(tasks_in, "tasks.rec", data.empty() ? nullptr : &data_in, "data.rec", "test");
 }
 
 }  // namespace
 
 TEST_CASE("the StarPU example imports as a workload and a measured run", "[starpu]") {
-  auto imported = db::import_starpu_files(kExample + "tasks.rec", kExample + "data.rec", "cholesky-starpu");
+  auto imported = import_starpu_files(kExample + "tasks.rec", kExample + "data.rec", "cholesky-starpu");
   REQUIRE(imported.ok());
   const Workload& w = imported->workload;
   // Tiled Cholesky with N = 4: 4 POTRF, 6 TRSM, 6 SYRK, 4 GEMM; the WontUse record is not a task.

@@ -1,8 +1,8 @@
 // Units people type: sizes, memory in data items, bandwidths, durations, rates.
 #include <catch2/catch.hpp>
 
-#include "schedulers/params.hpp"
-#include "schedulers/units.hpp"
+#include "model/params.hpp"
+#include "model/units.hpp"
 
 using namespace tilelens;
 

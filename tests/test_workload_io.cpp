@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "helpers.hpp"
-#include "schedulers/workload_io.hpp"
+#include "formats/workload_io.hpp"
 
 using namespace tilelens;
 

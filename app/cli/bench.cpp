@@ -12,12 +12,13 @@
 
 #include "app/cli/args.hpp"
 #include "app/cli/commands.hpp"
-#include "db/store.hpp"
-#include "schedulers/bounds.hpp"
-#include "schedulers/generators.hpp"
-#include "schedulers/eviction.hpp"
+#include "store/store.hpp"
+#include "analysis/bounds.hpp"
+#include "presets/seed_workloads.hpp"
+#include "eviction/policy.hpp"
 #include "schedulers/hfp.hpp"
-#include "schedulers/units.hpp"
+#include "model/units.hpp"
+#include "presets/platforms.hpp"
 
 namespace tilelens::cli {
 namespace {
@@ -299,7 +300,7 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
     auto workload_id = store->put_workload(w, "generated");
     if (!workload_id) return fail(err, workload_id.error().message);
     const double workload_seconds = seconds_since(start);
-    db::RunInfo info;
+    RunInfo info;
     info.workload_id = *workload_id;
     info.workload_spec = w.generator().spec;
     info.scheduler = "eager";
@@ -310,7 +311,7 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
     auto writer = store->begin_run(info);
     if (!writer) return fail(err, writer.error().message);
     writer->write(run.trace);
-    db::RunMetrics metrics;
+    RunMetrics metrics;
     metrics.summary = run.summary;
     auto id = writer->finish(metrics);
     if (!id) return fail(err, id.error().message);

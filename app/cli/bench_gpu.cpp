@@ -16,9 +16,9 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
 #include "instrument/executor.hpp"
-#include "replay/calibration.hpp"
-#include "schedulers/generators.hpp"
-#include "schedulers/units.hpp"
+#include "analysis/calibration.hpp"
+#include "presets/seed_workloads.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::cli {
 namespace {

@@ -10,11 +10,12 @@
 
 #include "app/cli/args.hpp"
 #include "app/cli/run_report.hpp"
-#include "db/store.hpp"
-#include "schedulers/generators.hpp"
-#include "schedulers/platform_io.hpp"
-#include "schedulers/units.hpp"
-#include "schedulers/workload_io.hpp"
+#include "store/store.hpp"
+#include "presets/seed_workloads.hpp"
+#include "formats/platform_io.hpp"
+#include "model/units.hpp"
+#include "formats/workload_io.hpp"
+#include "presets/platforms.hpp"
 
 namespace tilelens::cli {
 
@@ -326,7 +327,7 @@ int cmd_replay(const std::vector<std::string>& args, std::ostream& out, std::ost
   setup->eviction_spec = eviction->spec;
 
   std::optional<db::Store> store;
-  db::RunInfo info = run_info_of(*setup);
+  RunInfo info = run_info_of(*setup);
   if (parsed->has("db")) {
     auto opened = db::Store::open(parsed->get("db"));
     if (!opened) return fail(err, "--db: " + opened.error().message);
@@ -355,12 +356,12 @@ int cmd_replay(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     return fail(err, summary.error().message);
   }
-  const db::RunMetrics metrics = metrics_of(*summary, reference_curves(setup->workload, setup->options.platform));
+  const RunMetrics metrics = metrics_of(*summary, reference_curves(setup->workload, setup->options.platform));
   if (writer) {
     auto id = writer->finish(metrics);
     if (!id) return fail(err, "--db: " + id.error().message);
     info.id = *id;
-    info.status = db::RunStatus::Complete;
+    info.status = RunStatus::Complete;
     err << "stored run " << *id << " in " << store->path() << "\n";
   }
   if (parsed->has("json")) print_json(info, metrics, out);

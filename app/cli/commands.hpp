@@ -9,7 +9,7 @@
 
 #include "app/cli/args.hpp"
 #include "replay/engine.hpp"
-#include "schedulers/bounds.hpp"
+#include "analysis/bounds.hpp"
 
 namespace tilelens::cli {
 

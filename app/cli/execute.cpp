@@ -11,11 +11,11 @@
 #include "app/cli/args.hpp"
 #include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
-#include "db/store.hpp"
+#include "store/store.hpp"
 #include "instrument/executor.hpp"
-#include "replay/calibration.hpp"
-#include "schedulers/platform_io.hpp"
-#include "schedulers/units.hpp"
+#include "analysis/calibration.hpp"
+#include "formats/platform_io.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::cli {
 namespace {
@@ -86,7 +86,7 @@ Result<Loaded> load_measured(db::Store& store, const std::string& id_text) {
   if (!id) return make_error("--run: expected a run id (got '" + id_text + "')");
   auto run = store.load_run(*id);
   if (!run) return run.error();
-  if (run->info.status != db::RunStatus::Complete) return make_error("run " + id_text + " did not complete");
+  if (run->info.status != RunStatus::Complete) return make_error("run " + id_text + " did not complete");
   auto workload = store.load_workload(run->info.workload_id);
   if (!workload) return workload.error();
   auto trace = store.load_trace(*id);
@@ -186,11 +186,11 @@ int cmd_execute(const std::vector<std::string>& args, std::ostream& out, std::os
     return 3;
   }
 
-  db::RunInfo info = run_info_of(setup);
-  info.mode = db::RunMode::Cuda;
+  RunInfo info = run_info_of(setup);
+  info.mode = RunMode::Cuda;
   info.host = hostname();
   info.seed = static_cast<std::int64_t>(options.seed);
-  info.key = db::run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
+  info.key = run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
   if (store) {
     auto workload_id = store->put_workload(setup.workload, "generated");
     if (!workload_id) return fail(err, "--db: " + workload_id.error().message);
@@ -207,7 +207,7 @@ int cmd_execute(const std::vector<std::string>& args, std::ostream& out, std::os
     return fail(err, result.error().message);
   }
   info.gpu_name = result->measurement.device;
-  const db::RunMetrics metrics = metrics_of(result->summary, reference_curves(setup.workload, setup.options.platform));
+  const RunMetrics metrics = metrics_of(result->summary, reference_curves(setup.workload, setup.options.platform));
   if (store) {
     auto begun = store->begin_run(info);
     if (!begun) return fail(err, "--db: " + begun.error().message);
@@ -216,7 +216,7 @@ int cmd_execute(const std::vector<std::string>& args, std::ostream& out, std::os
     auto id = begun->finish(metrics);
     if (!id) return fail(err, "--db: " + id.error().message);
     info.id = *id;
-    info.status = db::RunStatus::Complete;
+    info.status = RunStatus::Complete;
     err << "stored run " << *id << " in " << store->path() << "\n";
   }
   if (parsed->has("json")) {
@@ -281,7 +281,7 @@ int cmd_fidelity(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!store) return fail(err, "--db: " + store.error().message);
   auto loaded = load_measured(*store, parsed->get("run"));
   if (!loaded) return fail(err, loaded.error().message);
-  const db::RunInfo& measured = loaded->run.info;
+  const RunInfo& measured = loaded->run.info;
   auto calibration = calibrate(loaded->workload, loaded->trace, measured.platform);
   if (!calibration) return fail(err, "run " + parsed->get("run") + ": " + calibration.error().message);
   auto scheduler = make_scheduler(measured.scheduler);
@@ -299,7 +299,7 @@ int cmd_fidelity(const std::vector<std::string>& args, std::ostream& out, std::o
   setup.scheduler_spec = scheduler->spec;
   setup.eviction_spec = eviction->spec;
   setup.options = options;
-  db::RunInfo info = run_info_of(setup);
+  RunInfo info = run_info_of(setup);
   info.workload_id = measured.workload_id;
   std::optional<db::RunWriter> writer;
   if (parsed->has("store")) {

@@ -15,9 +15,9 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/presets.hpp"
 #include "app/cli/run_report.hpp"
-#include "db/store.hpp"
-#include "schedulers/eviction.hpp"
-#include "schedulers/units.hpp"
+#include "store/store.hpp"
+#include "eviction/policy.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::cli {
 namespace {
@@ -92,7 +92,7 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
       ++failed;
       continue;
     }
-    const PolicyKey key{run.info.scheduler, run.info.eviction, db::charged_scheduling(run.info)};
+    const PolicyKey key{run.info.scheduler, run.info.eviction, charged_scheduling(run.info)};
     auto label = labels->find(key);
     if (label == labels->end()) continue;  // a policy the sweep added beyond the preset
     double x = run.info.platform.memory_bytes / 1048576.0;
@@ -102,7 +102,7 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
       x = std::stod(spec->values.at("N"));
     }
     Row& row = rows[x];
-    const db::RunMetrics& m = *run.metrics;
+    const RunMetrics& m = *run.metrics;
     peak = std::max(peak, run.info.platform.total_peak_gflops());
     row.working_set = static_cast<double>(run.info.working_set_bytes);
     row.lower_bound = m.lower_bound_bytes;

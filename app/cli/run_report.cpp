@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <ostream>
 
-#include "schedulers/params.hpp"
-#include "schedulers/units.hpp"
+#include "model/params.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::cli {
 
@@ -25,8 +25,8 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-db::RunInfo run_info_of(const ReplaySetup& setup) {
-  db::RunInfo run;
+RunInfo run_info_of(const ReplaySetup& setup) {
+  RunInfo run;
   const Workload& w = setup.workload;
   run.workload_spec = setup.workload_spec;
   run.workload_name = w.name();
@@ -37,7 +37,7 @@ db::RunInfo run_info_of(const ReplaySetup& setup) {
   run.eviction = setup.eviction_spec;
   run.platform = setup.options.platform;
   run.buffer_depth = setup.options.buffer_depth;
-  run.mode = db::RunMode::Replay;
+  run.mode = RunMode::Replay;
   run.tilelens_version = kVersion;
   // The seed a run used: the scheduler's when it takes one, else the generator's.
   if (auto spec = parse_spec(setup.scheduler_spec); spec && spec->values.count("seed")) {
@@ -45,13 +45,13 @@ db::RunInfo run_info_of(const ReplaySetup& setup) {
   } else if (!w.generator().name.empty()) {
     run.seed = static_cast<std::int64_t>(w.generator().seed);
   }
-  run.key = db::run_key(run.workload_spec, run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
+  run.key = run_key(run.workload_spec, run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
                         setup.options.charge_scheduling);
   return run;
 }
 
-db::RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves) {
-  db::RunMetrics metrics;
+RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves) {
+  RunMetrics metrics;
   metrics.summary = summary;
   metrics.lower_bound_bytes = curves.lower_bound_bytes;
   metrics.lower_bound = curves.bound + (curves.asymptotic ? ", leading term only" : "");
@@ -60,11 +60,11 @@ db::RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& c
   return metrics;
 }
 
-std::string policy_label(const db::RunInfo& run) {
-  return short_scheduler_spec(run.scheduler) + "/" + run.eviction + (db::charged_scheduling(run) ? "+time" : "");
+std::string policy_label(const RunInfo& run) {
+  return short_scheduler_spec(run.scheduler) + "/" + run.eviction + (charged_scheduling(run) ? "+time" : "");
 }
 
-void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out) {
+void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& out) {
   const ReplaySummary& s = metrics.summary;
   out << "workload     " << run.workload_spec << ": " << format_count(static_cast<double>(run.workload_tasks)) << " tasks, "
       << format_count(static_cast<double>(run.workload_data)) << " data, working set "
@@ -99,7 +99,7 @@ void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::o
   }
   out << "idle         " << format_duration(s.idle_ns) << " summed over " << s.gpus.size() << " worker"
       << (s.gpus.size() > 1 ? "s" : "") << "\n";
-  if (run.mode == db::RunMode::Replay) {
+  if (run.mode == RunMode::Replay) {
     out << "sched. time  " << format_duration(s.scheduling_ns) << " in the scheduler, " << format_duration(s.eviction_ns)
         << " in the eviction policy (wall clock, not simulated)";
     if (s.charged_ns > 0) out << "; " << format_duration(s.charged_ns) << " of prepare() charged to the makespan";
@@ -107,11 +107,11 @@ void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::o
   }
 }
 
-void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out) {
+void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out) {
   const ReplaySummary& s = metrics.summary;
   out << "{\"tilelens_version\":\"" << json_escape(run.tilelens_version) << "\"";
-  if (run.id) out << ",\"run_id\":" << run.id << ",\"status\":\"" << db::to_string(run.status) << "\"";
-  out << ",\"mode\":\"" << db::to_string(run.mode) << "\",\"workload\":\"" << json_escape(run.workload_spec)
+  if (run.id) out << ",\"run_id\":" << run.id << ",\"status\":\"" << to_string(run.status) << "\"";
+  out << ",\"mode\":\"" << to_string(run.mode) << "\",\"workload\":\"" << json_escape(run.workload_spec)
       << "\",\"tasks\":" << run.workload_tasks << ",\"data\":" << run.workload_data
       << ",\"working_set_bytes\":" << run.working_set_bytes << ",\"scheduler\":\"" << json_escape(run.scheduler)
       << "\",\"eviction\":\"" << json_escape(run.eviction) << "\",\"gpus\":" << run.platform.gpus
@@ -138,7 +138,7 @@ void print_csv_header(std::ostream& out) {
          "lower_bound_bytes,ratio,evictions,makespan_ns,gflops,scheduling_ns,buffer_depth,seed,mode,run_id,status\n";
 }
 
-void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out) {
+void print_csv_row(const RunInfo& run, const RunMetrics& metrics, std::ostream& out) {
   const ReplaySummary& s = metrics.summary;
   // The workload is always quoted, so a script can strip it with one pattern.
   out << '"' << run.workload_spec << "\"," << csv_field(run.scheduler) << ',' << csv_field(run.eviction) << ','
@@ -146,11 +146,11 @@ void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::o
       << ',' << s.fetches << ',' << s.prefetches << ',' << fixed(s.bytes_loaded, 0) << ',' << fixed(metrics.lower_bound_bytes, 0)
       << ',' << fixed(metrics.ratio_to_lower_bound(), 4) << ',' << s.evictions << ',' << s.makespan_ns << ','
       << fixed(s.gflops, 1) << ',' << s.scheduling_ns << ',' << run.buffer_depth << ','
-      << (run.seed ? std::to_string(*run.seed) : "") << ',' << db::to_string(run.mode) << ','
-      << (run.id ? std::to_string(run.id) : "") << ',' << (run.id ? db::to_string(run.status) : "") << '\n';
+      << (run.seed ? std::to_string(*run.seed) : "") << ',' << to_string(run.mode) << ','
+      << (run.id ? std::to_string(run.id) : "") << ',' << (run.id ? to_string(run.status) : "") << '\n';
 }
 
-void print_measurement(const instrument::Measurement& m, std::ostream& out) {
+void print_measurement(const Measurement& m, std::ostream& out) {
   out << "device       " << m.device << (m.tf32 ? " (TF32 tensor cores)" : " (fp32)") << "\n";
   out << "arena        " << format_bytes(m.arena_bytes) << " per GPU";
   if (m.output_pool_bytes > 0) out << "; products' outputs " << format_bytes(m.output_pool_bytes) << " apart";

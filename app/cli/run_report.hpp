@@ -7,24 +7,24 @@
 #include <string>
 
 #include "app/cli/commands.hpp"
-#include "db/store.hpp"
+#include "store/store.hpp"
 
 namespace tilelens::cli {
 
 // A run about to be stored or printed: everything but its ids and times.
-db::RunInfo run_info_of(const ReplaySetup& setup);
-db::RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves);
+RunInfo run_info_of(const ReplaySetup& setup);
+RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves);
 
-void print_summary(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
-void print_json(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
+void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& out);
+void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out);
 void print_csv_header(std::ostream& out);
 // A measured run's device, arena, check, CUPTI counts and wall time (tilelens execute).
-void print_measurement(const instrument::Measurement& measurement, std::ostream& out);
-void print_csv_row(const db::RunInfo& run, const db::RunMetrics& metrics, std::ostream& out);
+void print_measurement(const Measurement& measurement, std::ostream& out);
+void print_csv_row(const RunInfo& run, const RunMetrics& metrics, std::ostream& out);
 
 // "hfp:flip=0/belady", with "+time" when its prepare() time was charged: a run's policy as
 // sweeps write it, for column and series labels.
-std::string policy_label(const db::RunInfo& run);
+std::string policy_label(const RunInfo& run);
 
 std::string fixed(double value, int digits = 2);
 std::string csv_field(const std::string& text);  // quoted when it holds a comma, quote or newline

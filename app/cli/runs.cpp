@@ -10,11 +10,12 @@
 
 #include "app/cli/args.hpp"
 #include "app/cli/run_report.hpp"
-#include "db/exports.hpp"
-#include "db/starpu_import.hpp"
-#include "schedulers/params.hpp"
-#include "schedulers/units.hpp"
-#include "schedulers/workload_io.hpp"
+#include "formats/exports.hpp"
+#include "formats/starpu_import.hpp"
+#include "model/params.hpp"
+#include "model/units.hpp"
+#include "formats/workload_io.hpp"
+#include "presets/platforms.hpp"
 
 namespace tilelens::cli {
 namespace {
@@ -101,7 +102,7 @@ Status parse_filter(const ParsedArgs& args, db::RunFilter& filter) {
   filter.workload_contains = args.get("workload");
   filter.scheduler_contains = args.get("scheduler");
   if (args.has("status")) {
-    filter.status = db::run_status_from(args.get("status"));
+    filter.status = run_status_from(args.get("status"));
     if (!filter.status) return make_error("--status must be complete, failed or incomplete (got '" + args.get("status") + "')");
   }
   return Status::success();
@@ -123,7 +124,7 @@ int runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
       {"id", "status", "mode", "scheduler", "eviction", "GPUs", "memory", "loads", "LB ratio", "GFlop/s", "makespan", "workload"}};
   for (const db::StoredRun& run : *runs) {
     const bool metrics = run.metrics.has_value();
-    rows.push_back({std::to_string(run.info.id), db::to_string(run.info.status), db::to_string(run.info.mode), run.info.scheduler,
+    rows.push_back({std::to_string(run.info.id), to_string(run.info.status), to_string(run.info.mode), run.info.scheduler,
                     run.info.eviction, std::to_string(run.info.platform.gpus), memory_label(run.info.platform.memory_bytes),
                     metrics && run.info.transfers_recorded ? format_count(static_cast<double>(run.metrics->summary.loads)) : "-",
                     ratio_text(run), metrics ? fixed(run.metrics->summary.gflops, 0) : "-",
@@ -144,8 +145,8 @@ int runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!store) return fail(err, store.error().message);
   auto run = store->load_run(*id);
   if (!run) return fail(err, run.error().message);
-  const db::RunInfo& info = run->info;
-  out << "run          " << info.id << " (" << db::to_string(info.status) << ", " << db::to_string(info.mode) << ", tilelens "
+  const RunInfo& info = run->info;
+  out << "run          " << info.id << " (" << to_string(info.status) << ", " << to_string(info.mode) << ", tilelens "
       << info.tilelens_version << ")\n";
   out << "time         " << info.started_at << " .. " << (info.finished_at.empty() ? "?" : info.finished_at) << "\n";
   if (info.seed) out << "seed         " << *info.seed << "\n";
@@ -210,7 +211,7 @@ std::map<std::string, std::string> varying_params(const std::vector<std::string>
 int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metric, std::ostream& out, std::ostream& err) {
   db::RunFilter filter;
   filter.sweep_id = sweep;
-  filter.status = db::RunStatus::Complete;
+  filter.status = RunStatus::Complete;
   auto runs = store.load_runs(filter);
   if (!runs) return fail(err, runs.error().message);
   if (runs->empty()) return fail(err, "sweep " + std::to_string(sweep) + " has no complete runs in " + store.path());
@@ -240,7 +241,7 @@ int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metri
     const std::string column = policy_label(run.info);
     if (std::find(row_keys.begin(), row_keys.end(), row) == row_keys.end()) row_keys.push_back(row);
     if (std::find(column_keys.begin(), column_keys.end(), column) == column_keys.end()) column_keys.push_back(column);
-    const db::RunMetrics& m = *run.metrics;
+    const RunMetrics& m = *run.metrics;
     row_bound[row] = fixed(m.lower_bound_bytes / 1048576.0, 0);
     bounds.insert(m.lower_bound);
     std::string value;
@@ -286,7 +287,7 @@ int runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     if (!id) return fail(err, id.error().message);
     auto run = store->load_run(*id);
     if (!run) return fail(err, run.error().message);
-    if (!run->metrics) return fail(err, "run " + text + " is " + db::to_string(run->info.status) + " and has no metrics to compare");
+    if (!run->metrics) return fail(err, "run " + text + " is " + to_string(run->info.status) + " and has no metrics to compare");
     runs.push_back(std::move(*run));
   }
   std::vector<std::vector<std::string>> rows;
@@ -312,7 +313,7 @@ int runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   text_row("workload", [](const db::StoredRun& r) { return r.info.workload_spec; });
   text_row("scheduler", [](const db::StoredRun& r) { return r.info.scheduler; });
   text_row("eviction", [](const db::StoredRun& r) { return r.info.eviction; });
-  text_row("mode", [](const db::StoredRun& r) { return std::string(db::to_string(r.info.mode)); });
+  text_row("mode", [](const db::StoredRun& r) { return std::string(to_string(r.info.mode)); });
   text_row("GPUs x memory", [](const db::StoredRun& r) {
     return std::to_string(r.info.platform.gpus) + " x " + memory_label(r.info.platform.memory_bytes);
   });
@@ -440,7 +441,7 @@ int export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     if (!loaded) return fail(err, loaded.error().message);
     return with_output(args, out, err, [&](std::ostream& file) {
       if (table == "order") write_order_csv(loaded->workload, loaded->trace, file);
-      else db::write_loads_csv(loaded->workload, loaded->trace, file);
+      else write_loads_csv(loaded->workload, loaded->trace, file);
       return Status::success();
     });
   }
@@ -467,8 +468,8 @@ int export_trace(const ParsedArgs& args, std::ostream& out, std::ostream& err, b
   auto loaded = load_whole_run(*store, args);
   if (!loaded) return fail(err, loaded.error().message);
   return with_output(args, out, err, [&](std::ostream& file) {
-    if (paje) db::write_paje(loaded->workload, loaded->run.info, loaded->trace, file);
-    else db::write_chrome_trace(loaded->workload, loaded->run.info, loaded->trace, file);
+    if (paje) write_paje(loaded->workload, loaded->run.info, loaded->trace, file);
+    else write_chrome_trace(loaded->workload, loaded->run.info, loaded->trace, file);
     return Status::success();
   });
 }
@@ -492,7 +493,7 @@ const CommandSpec kImportStarpu{
 
 int import_starpu_command(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.positional.size() != 1) return fail(err, "expected the tasks.rec file; see tilelens import starpu --help");
-  auto imported = db::import_starpu_files(args.positional[0], args.get("data"), args.get("name"));
+  auto imported = import_starpu_files(args.positional[0], args.get("data"), args.get("name"));
   if (!imported) return fail(err, imported.error().message);
   for (const auto& warning : imported->warnings) err << "tilelens: warning: " << warning << "\n";
   const Workload& w = imported->workload;
@@ -521,20 +522,20 @@ int import_starpu_command(const ParsedArgs& args, std::ostream& out, std::ostrea
     if (!store) return fail(err, "--db: " + store.error().message);
     auto workload_id = store->put_workload(w, "starpu " + args.positional[0]);
     if (!workload_id) return fail(err, workload_id.error().message);
-    db::RunInfo info;
+    RunInfo info;
     info.workload_id = *workload_id;
     info.workload_spec = w.name();
     info.scheduler = "starpu";
     info.eviction = "starpu";
     info.platform = *platform;
     info.buffer_depth = 0;
-    info.mode = db::RunMode::StarPU;
+    info.mode = RunMode::StarPU;
     info.tilelens_version = kVersion;
     info.transfers_recorded = false;
     auto writer = store->begin_run(info);
     if (!writer) return fail(err, writer.error().message);
     writer->write(imported->trace);
-    const db::RunMetrics metrics = metrics_of(imported->summary, reference_curves(w, *platform));
+    const RunMetrics metrics = metrics_of(imported->summary, reference_curves(w, *platform));
     auto id = writer->finish(metrics);
     if (!id) return fail(err, id.error().message);
     out << "stored       workload " << *workload_id << " and run " << *id << " in " << store->path() << "\n";

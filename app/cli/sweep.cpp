@@ -19,9 +19,9 @@
 #include "app/cli/args.hpp"
 #include "app/cli/presets.hpp"
 #include "app/cli/run_report.hpp"
-#include "schedulers/generators.hpp"
-#include "schedulers/params.hpp"
-#include "schedulers/units.hpp"
+#include "presets/seed_workloads.hpp"
+#include "model/params.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::cli {
 namespace {
@@ -378,7 +378,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       } else {
         setup->scheduler_spec = scheduler->spec;
         setup->eviction_spec = eviction->spec;
-        const db::RunInfo info = run_info_of(*setup);
+        const RunInfo info = run_info_of(*setup);
         if (done_keys->count(info.key)) {
           outcome.kind = Outcome::Kind::Skipped;
         } else {
@@ -430,7 +430,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       if (first_error.empty()) first_error = job.label + ": " + outcome.message;
     } else {
       ReplaySetup& setup = *outcome.setup;
-      db::RunInfo info = run_info_of(setup);
+      RunInfo info = run_info_of(setup);
       info.sweep_id = *sweep_id;
       auto id = workload_ids.find(setup.workload_spec);
       if (id == workload_ids.end()) {
@@ -460,7 +460,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
         if (first_error.empty()) first_error = job.label + ": " + outcome.message;
       } else {
         writer->write(outcome.trace);
-        const db::RunMetrics metrics = metrics_of(outcome.summary, reference_curves(setup.workload, setup.options.platform));
+        const RunMetrics metrics = metrics_of(outcome.summary, reference_curves(setup.workload, setup.options.platform));
         auto run_id = writer->finish(metrics);
         if (!run_id) {
           fatal = run_id.error().message;

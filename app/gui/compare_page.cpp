@@ -11,7 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "schedulers/units.hpp"
+#include "model/units.hpp"
+#include "schedulers/scheduler.hpp"
 
 namespace tilelens::gui {
 namespace {

@@ -19,7 +19,7 @@
 #include <set>
 
 #include "app/cli/run_report.hpp"
-#include "schedulers/bounds.hpp"
+#include "analysis/bounds.hpp"
 
 namespace tilelens::gui {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "schedulers/result.hpp"
+#include "model/result.hpp"
 
 namespace tilelens::gui {
 

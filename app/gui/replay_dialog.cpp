@@ -15,8 +15,9 @@
 #include <sstream>
 
 #include "app/cli/commands.hpp"
-#include "schedulers/eviction.hpp"
-#include "schedulers/generators.hpp"
+#include "eviction/policy.hpp"
+#include "presets/seed_workloads.hpp"
+#include "presets/platforms.hpp"
 
 namespace tilelens::gui {
 

@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "app/cli/run_report.hpp"
-#include "schedulers/eviction.hpp"
-#include "schedulers/units.hpp"
+#include "eviction/policy.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::gui {
 namespace {
@@ -81,14 +81,14 @@ Result<RunData> replay_with_memory(const RunData& base, double memory_bytes) {
   run.info = base.run.info;
   run.info.id = 0;
   run.info.platform = options.platform;
-  run.info.mode = db::RunMode::Replay;
+  run.info.mode = RunMode::Replay;
   run.info.transfers_recorded = true;
   run.metrics = cli::metrics_of(*summary, reference_curves(base.workload, options.platform));
   return make_run_data(std::move(run), base.workload, std::move(recorder.trace));
 }
 
 std::string RunData::title() const {
-  const db::RunInfo& info = run.info;
+  const RunInfo& info = run.info;
   std::string scheduler = upper(short_scheduler_spec(info.scheduler));
   std::string text = scheduler + " + " + upper(info.eviction) + ", ";
   const GeneratorInfo& generator = workload.generator();

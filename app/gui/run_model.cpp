@@ -1,7 +1,8 @@
 // The run browser's model.
 #include "app/gui/run_model.hpp"
 
-#include "schedulers/units.hpp"
+#include "model/units.hpp"
+#include "schedulers/scheduler.hpp"
 
 namespace tilelens::gui {
 
@@ -14,7 +15,7 @@ void RunModel::set_runs(std::vector<db::StoredRun> runs) {
 QVariant RunModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const db::StoredRun& run = runs_[static_cast<std::size_t>(index.row())];
-  const db::RunInfo& info = run.info;
+  const RunInfo& info = run.info;
   const auto* metrics = run.metrics ? &*run.metrics : nullptr;
   const bool sort = role == Qt::UserRole;
   if (role == Qt::TextAlignmentRole) {
@@ -33,7 +34,7 @@ QVariant RunModel::data(const QModelIndex& index, int role) const {
       if (sort) return info.platform.memory_bytes;
       return QString::number(info.platform.memory_bytes / 1048576.0, 'f', 0) + " MiB";
     case Gpus: return info.platform.gpus;
-    case Mode: return QString(db::to_string(info.mode));
+    case Mode: return QString(to_string(info.mode));
     case Loads:
       if (!metrics || !info.transfers_recorded) return sort ? QVariant(-1.0) : QVariant("-");
       return QVariant::fromValue<qulonglong>(metrics->summary.loads);
@@ -49,7 +50,7 @@ QVariant RunModel::data(const QModelIndex& index, int role) const {
       if (!metrics) return sort ? QVariant(-1.0) : QVariant("-");
       if (sort) return QVariant::fromValue<qlonglong>(metrics->summary.makespan_ns);
       return QString::fromStdString(format_duration(metrics->summary.makespan_ns));
-    case Status: return QString(db::to_string(info.status));
+    case Status: return QString(to_string(info.status));
     default: return {};
   }
 }

@@ -6,7 +6,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "db/store.hpp"
+#include "store/store.hpp"
 
 namespace tilelens::gui {
 

@@ -13,8 +13,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "schedulers/eviction.hpp"
-#include "schedulers/units.hpp"
+#include "eviction/policy.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::gui {
 
@@ -32,8 +32,8 @@ QString metrics_line(const RunData& run) {
   }
   text += QString("%1 GFlop/s, makespan %2").arg(s.gflops, 0, 'f', 0).arg(QString::fromStdString(format_duration(s.makespan_ns)));
   // A measured run says where it was measured (tilelens execute, or an imported StarPU run).
-  if (run.run.info.mode != db::RunMode::Replay) {
-    text += QString("; measured (%1)").arg(QString::fromStdString(db::to_string(run.run.info.mode)));
+  if (run.run.info.mode != RunMode::Replay) {
+    text += QString("; measured (%1)").arg(QString::fromStdString(to_string(run.run.info.mode)));
     if (!run.run.info.gpu_name.empty()) text += " on " + QString::fromStdString(run.run.info.gpu_name);
   }
   return text;

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "schedulers/units.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::gui {
 namespace {
@@ -23,7 +23,7 @@ double x_of(std::int64_t t, std::int64_t begin, std::int64_t end, double left, d
 
 }  // namespace
 
-TimelineFigure::TimelineFigure(const RunData& run) : run_(run), memory_(db::memory_in_use(run.workload, run.trace)) {
+TimelineFigure::TimelineFigure(const RunData& run) : run_(run), memory_(memory_in_use(run.workload, run.trace)) {
   for (const TaskRecord& t : run.trace.tasks) end_ns_ = std::max(end_ns_, t.end_ns);
   for (const LoadRecord& l : run.trace.loads) end_ns_ = std::max(end_ns_, l.end_ns);
   for (GpuId g = 0; g < run_.gpus; ++g) {
@@ -126,7 +126,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     c.y = c.end_y;
     c.column = -1;
   };
-  for (const db::MemoryStep& step : memory_) {
+  for (const MemoryStep& step : memory_) {
     if (step.gpu >= run_.gpus || run_.is_cpu(step.gpu)) continue;
     const QRectF lane = lane_rect(step.gpu, 3);
     Curve& c = curves[step.gpu];

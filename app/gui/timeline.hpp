@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "app/gui/run_data.hpp"
-#include "db/exports.hpp"
+#include "formats/exports.hpp"
 
 namespace tilelens::gui {
 
@@ -35,7 +35,7 @@ class TimelineFigure {
   std::vector<int> first_lane_;  // per worker
   int total_lanes_ = 0;
   std::int64_t end_ns_ = 1;
-  std::vector<db::MemoryStep> memory_;
+  std::vector<MemoryStep> memory_;
 };
 
 class TimelineView : public QWidget {

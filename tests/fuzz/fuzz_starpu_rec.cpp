@@ -7,14 +7,14 @@
 #include <sstream>
 #include <string>
 
-#include "db/starpu_import.hpp"
+#include "formats/starpu_import.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   const std::string input(reinterpret_cast<const char*>(bytes), size);
   const auto split = input.find("\n%%\n");
   std::istringstream tasks(input.substr(0, split));
   std::istringstream data(split == std::string::npos ? std::string() : input.substr(split + 4));
-  auto imported = tilelens::db::import_starpu(tasks, "tasks.rec", split == std::string::npos ? nullptr : &data, "data.rec", "fuzz");
+  auto imported = tilelens::import_starpu(tasks, "tasks.rec", split == std::string::npos ? nullptr : &data, "data.rec", "fuzz");
   if (!imported) {
     if (imported.error().message.empty()) std::abort();  // every error says what is wrong
     return 0;

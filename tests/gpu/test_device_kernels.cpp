@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "instrument/device_kernels.hpp"
-#include "schedulers/generators.hpp"
+#include "presets/seed_workloads.hpp"
 
 using namespace tilelens;
 using namespace tilelens::instrument;

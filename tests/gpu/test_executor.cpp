@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "instrument/executor.hpp"
-#include "schedulers/eviction.hpp"
-#include "schedulers/generators.hpp"
+#include "eviction/policy.hpp"
+#include "presets/seed_workloads.hpp"
 
 using namespace tilelens;
 using namespace tilelens::instrument;

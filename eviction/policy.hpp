@@ -1,0 +1,80 @@
+// The eviction policy interface. A policy picks which resident data leaves a GPU when a
+// load needs room (DESIGN section 3). Contract, in the order calls happen:
+//
+//   1. attach(context) once before the run.
+//   2. on_inserted(gpu, data) when a replica becomes resident (load completed or output
+//      allocated); on_used(gpu, data) when a task starts using it; on_removed(gpu, data) when
+//      it leaves the GPU (eviction or invalidation) or stops being a candidate;
+//      on_future_changed(gpu, data) when the scheduler's known future of that data changed
+//      (a task reading it was popped, or the scheduler said so).
+//   3. choose_victim(gpu, request) when room is needed: returns a data for which
+//      request.evictable(data) is true, or nothing. Returning nothing is allowed only for a
+//      prefetch (request.prefetch); the executor then leaves that request for later.
+//
+// Policies see replicas that are resident; those loading are never candidates.
+//
+// The GpuId a policy receives names a memory node (Platform::memory_nodes()), not a worker:
+// with one worker per memory they coincide. A policy that consults per-worker views (the
+// known future, the plan, the task buffers) combines the node's workers, from
+// Platform::first_worker_of(node) on.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+#include "model/params.hpp"
+#include "schedulers/scheduler.hpp"
+
+namespace tilelens {
+
+// The tasks a GPU holds: the running one first, then its task buffer in order.
+class BufferView {
+ public:
+  virtual ~BufferView() = default;
+  virtual std::span<const TaskId> held(GpuId gpu) const = 0;
+};
+
+struct EvictionContext {
+  const Workload* workload = nullptr;
+  const Platform* platform = nullptr;
+  const TaskFuture* future = nullptr;  // the scheduler's, may be null
+  const PlanView* plan = nullptr;      // the scheduler's, may be null
+  const BufferView* buffers = nullptr;
+};
+
+struct VictimRequest {
+  TaskId for_task = kNoId;  // the task whose input needs room
+  bool prefetch = false;    // the task is not the next one to run on that GPU
+  std::function<bool(DataId)> evictable;
+};
+
+class EvictionPolicy {
+ public:
+  virtual ~EvictionPolicy() = default;
+  virtual Status attach(const EvictionContext& context) = 0;
+  virtual void on_inserted(GpuId gpu, DataId data) = 0;
+  virtual void on_used(GpuId gpu, DataId data) = 0;
+  virtual void on_removed(GpuId gpu, DataId data) = 0;
+  virtual void on_future_changed(GpuId, DataId) {}
+  virtual std::optional<DataId> choose_victim(GpuId gpu, const VictimRequest& request) = 0;
+};
+
+struct EvictionInfo {
+  std::string name;
+  std::string summary;
+  std::vector<ParamSpec> params;
+  std::function<std::unique_ptr<EvictionPolicy>(const Params&)> make;
+};
+
+const std::vector<EvictionInfo>& eviction_registry();
+struct MadeEviction {
+  std::unique_ptr<EvictionPolicy> policy;
+  std::string spec;
+};
+Result<MadeEviction> make_eviction(std::string_view spec);
+
+}  // namespace tilelens

@@ -1,0 +1,37 @@
+// A stored run for other tools: CSV tables, a Paje trace for ViTE, and Chrome trace-event
+// JSON for Perfetto (docs/database.md, "Exports"). Each writer takes the run's workload (for
+// names and sizes) and its trace, as Store::load_workload and Store::load_trace return them.
+#pragma once
+
+#include <iosfwd>
+
+#include "trace/run.hpp"
+#include "trace/trace.hpp"
+
+namespace tilelens {
+
+// One row per load: data, GPU, source, bytes, issue and end times, fetch or prefetch, and
+// the task it was attributed to.
+void write_loads_csv(const Workload& workload, const Trace& trace, std::ostream& out);
+
+// Paje: one container per GPU under the run, its states (executing a task, with the task's
+// kind as the value), links from the host (or another GPU) typed F (fetch), PF (prefetch) or
+// U (unused), and the bytes in use on each GPU as a variable. Times in milliseconds, as
+// StarPU's own traces.
+void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace, std::ostream& out);
+
+// Chrome trace events: process = the run, one thread lane per GPU compute and per transfer
+// direction of each GPU (copies overlap compute, so they must not share its lane), memory in
+// use as a counter. Times in microseconds.
+void write_chrome_trace(const Workload& workload, const RunInfo& run, const Trace& trace, std::ostream& out);
+
+// Bytes in use on each GPU after every change, in time order: (time_ns, gpu, bytes). Room is
+// taken when a load is issued or an output allocated, and given back at an eviction.
+struct MemoryStep {
+  std::int64_t time_ns;
+  GpuId gpu;
+  std::uint64_t bytes;
+};
+std::vector<MemoryStep> memory_in_use(const Workload& workload, const Trace& trace);
+
+}  // namespace tilelens

@@ -1,0 +1,289 @@
+// The workload file format; see workload_io.hpp and docs/workload-format.md.
+#include "formats/workload_io.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+#include "presets/seed_workloads.hpp"
+#include "model/units.hpp"
+
+namespace tilelens {
+namespace {
+
+std::string number(double value) {
+  char buffer[64];
+  if (value == std::floor(value) && std::fabs(value) < 9e15) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  }
+  return buffer;
+}
+
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    if (j > i) words.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+class LineReader {
+ public:
+  LineReader(std::string source, std::size_t line) : source_(std::move(source)), line_(line) {}
+
+  Error error(std::string_view field, const std::string& message) const {
+    return make_error(source_ + ":" + std::to_string(line_) + ": " +
+                      (field.empty() ? std::string() : "field '" + std::string(field) + "': ") + message);
+  }
+
+  template <class T>
+  Result<T> integer(std::string_view word, std::string_view field) const {
+    T value{};
+    auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+    if (ec != std::errc() || ptr != word.data() + word.size()) {
+      return error(field, "'" + std::string(word) + "' is not a valid integer");
+    }
+    return value;
+  }
+
+  Result<double> real(std::string_view word, std::string_view field) const {
+    auto value = parse_real(word);
+    if (!value || !std::isfinite(*value)) return error(field, "'" + std::string(word) + "' is not a valid number");
+    return value;
+  }
+
+ private:
+  std::string source_;
+  std::size_t line_;
+};
+
+}  // namespace
+
+Status write_workload(const Workload& w, std::ostream& out) {
+  out << "tilelens-workload " << kWorkloadFormatVersion << "\n";
+  out << "name " << w.name() << "\n";
+  const GeneratorInfo& g = w.generator();
+  if (!g.name.empty()) {
+    out << "generator " << g.name << " N=" << g.N << " n=" << g.n << " b=" << g.b << " elem=" << g.elem
+        << " density=" << number(g.density) << " seed=" << g.seed << " spec=" << g.spec << "\n";
+  }
+  for (const auto& kind : w.kinds()) out << "kind " << kind << "\n";
+  for (const Data& d : w.data()) {
+    out << "data " << d.bytes << ' ' << d.matrix << ' ' << d.row << ' ' << d.col << ' ' << d.name << "\n";
+  }
+  for (TaskId t = 0; t < w.task_count(); ++t) {
+    const Task& task = w.tasks()[t];
+    out << "task " << w.kinds()[task.kind] << ' ' << number(task.flops) << ' ' << task.priority << ' ' << task.i << ' '
+        << task.j << ' ' << task.k;
+    for (const Access& a : w.accesses(t)) out << ' ' << to_string(a.mode) << ':' << a.data;
+    out << "\n";
+  }
+  for (TaskId t = 0; t < w.task_count(); ++t) {
+    for (TaskId p : w.predecessors(t)) out << "dep " << p << ' ' << t << "\n";
+  }
+  const auto& order = w.submission_order();
+  bool natural = true;
+  for (std::size_t i = 0; i < order.size(); ++i) natural &= order[i] == i;
+  if (!natural) {
+    for (std::size_t i = 0; i < order.size(); i += 16) {
+      out << "order";
+      for (std::size_t j = i; j < std::min(order.size(), i + 16); ++j) out << ' ' << order[j];
+      out << "\n";
+    }
+  }
+  if (!out) return make_error("could not write the workload");
+  return Status::success();
+}
+
+Status save_workload(const Workload& workload, const std::string& path) {
+  // Write beside the target and rename, so an existing file is never left half-written.
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out) return make_error("cannot open '" + temporary + "' for writing");
+    auto status = write_workload(workload, out);
+    if (!status) return make_error(path + ": " + status.error().message);
+    out.flush();
+    if (!out) return make_error("could not write '" + temporary + "' (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) return make_error("could not move '" + temporary + "' to '" + path + "': " + ec.message());
+  return Status::success();
+}
+
+Result<Workload> read_workload(std::istream& in, const std::string& source) {
+  std::string line;
+  std::size_t number_of_line = 0;
+  WorkloadBuilder* builder = nullptr;
+  std::optional<WorkloadBuilder> storage;
+  std::vector<TaskId> order;
+  std::vector<std::string> kind_names;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++number_of_line;
+    LineReader at(source, number_of_line);
+    const auto hash = line.find('#');
+    std::string_view content(line.data(), hash == std::string::npos ? line.size() : hash);
+    const auto words = split_words(content);
+    if (words.empty()) continue;
+    if (!header) {
+      if (words[0] != "tilelens-workload" || words.size() != 2) {
+        return at.error("", "not a tilelens workload file (the first line must be 'tilelens-workload " +
+                                std::to_string(kWorkloadFormatVersion) + "')");
+      }
+      auto version = at.integer<int>(words[1], "version");
+      if (!version) return version.error();
+      if (*version != kWorkloadFormatVersion) {
+        return at.error("version", "format version " + std::to_string(*version) + " is not supported (this tilelens reads version " +
+                                       std::to_string(kWorkloadFormatVersion) + ")");
+      }
+      header = true;
+      storage.emplace("unnamed");
+      builder = &*storage;
+      continue;
+    }
+    const std::string_view keyword = words[0];
+    if (keyword == "name") {
+      const auto start = content.find("name") + 4;
+      std::string_view name = content.substr(start);
+      while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.remove_prefix(1);
+      while (!name.empty() && (name.back() == ' ' || name.back() == '\r')) name.remove_suffix(1);
+      WorkloadBuilder renamed{std::string(name)};
+      if (builder->task_count() || builder->data_count() || !kind_names.empty()) return at.error("name", "the name must come before kinds, data and tasks");
+      storage.emplace(std::move(renamed));
+      builder = &*storage;
+    } else if (keyword == "generator") {
+      if (words.size() < 2) return at.error("generator", "missing generator name");
+      GeneratorInfo info;
+      info.name = std::string(words[1]);
+      for (std::size_t i = 2; i < words.size(); ++i) {
+        const auto equal = words[i].find('=');
+        if (equal == std::string_view::npos) return at.error("generator", "'" + std::string(words[i]) + "' is not key=value");
+        const auto key = words[i].substr(0, equal);
+        const auto value = words[i].substr(equal + 1);
+        if (key == "spec") { info.spec = std::string(value); continue; }
+        if (key == "density") {
+          auto density = at.real(value, "density");
+          if (!density) return density.error();
+          info.density = *density;
+          continue;
+        }
+        auto parsed = at.integer<std::int64_t>(value, key);
+        if (!parsed) return parsed.error();
+        if (key == "N") info.N = *parsed;
+        else if (key == "n") info.n = *parsed;
+        else if (key == "b") info.b = *parsed;
+        else if (key == "elem") info.elem = *parsed;
+        else if (key == "seed") info.seed = static_cast<std::uint64_t>(*parsed);
+        // unknown keys are ignored so that later versions can add parameters
+      }
+      builder->set_generator(info);
+    } else if (keyword == "kind") {
+      if (words.size() != 2) return at.error("kind", "expected 'kind NAME'");
+      builder->kind(std::string(words[1]));
+      kind_names.emplace_back(words[1]);
+    } else if (keyword == "data") {
+      if (words.size() < 6) return at.error("data", "expected 'data BYTES MATRIX ROW COL NAME'");
+      auto bytes = at.integer<std::uint64_t>(words[1], "bytes");
+      if (!bytes) return bytes.error();
+      if (*bytes == 0) return at.error("bytes", "a data must have a size greater than zero");
+      if (words[2].size() != 1) return at.error("matrix", "expected one character, got '" + std::string(words[2]) + "'");
+      auto row = at.integer<std::int32_t>(words[3], "row");
+      if (!row) return row.error();
+      auto col = at.integer<std::int32_t>(words[4], "col");
+      if (!col) return col.error();
+      Data data;
+      data.bytes = *bytes;
+      data.matrix = words[2][0];
+      data.row = *row;
+      data.col = *col;
+      data.name = std::string(words[5]);
+      builder->add_data(std::move(data));
+    } else if (keyword == "task") {
+      if (words.size() < 8) return at.error("task", "expected 'task KIND FLOPS PRIORITY I J K MODE:DATA...'");
+      bool known = false;
+      for (const auto& kind : kind_names) known |= kind == words[1];
+      if (!known) return at.error("kind", "kind '" + std::string(words[1]) + "' is not declared by a 'kind' line above");
+      auto flops = at.real(words[2], "flops");
+      if (!flops) return flops.error();
+      if (*flops < 0) return at.error("flops", "must not be negative");
+      auto priority = at.integer<std::int64_t>(words[3], "priority");
+      if (!priority) return priority.error();
+      auto i = at.integer<std::int32_t>(words[4], "i");
+      if (!i) return i.error();
+      auto j = at.integer<std::int32_t>(words[5], "j");
+      if (!j) return j.error();
+      auto k = at.integer<std::int32_t>(words[6], "k");
+      if (!k) return k.error();
+      std::vector<Access> accesses;
+      for (std::size_t a = 7; a < words.size(); ++a) {
+        const auto colon = words[a].find(':');
+        if (colon == std::string_view::npos) return at.error("access", "'" + std::string(words[a]) + "' is not MODE:DATA (e.g. R:3)");
+        auto mode = access_mode_from(words[a].substr(0, colon));
+        if (!mode) return at.error("access", "mode '" + std::string(words[a].substr(0, colon)) + "' is not R, W or RW");
+        auto data = at.integer<DataId>(words[a].substr(colon + 1), "access");
+        if (!data) return data.error();
+        if (*data >= builder->data_count()) {
+          return at.error("access", "data " + std::to_string(*data) + " is not declared (" + std::to_string(builder->data_count()) +
+                                        " data so far)");
+        }
+        accesses.push_back({*data, *mode});
+      }
+      builder->add_task(builder->kind(std::string(words[1])), accesses, *flops, *i, *j, *k, *priority);
+    } else if (keyword == "dep") {
+      if (words.size() != 3) return at.error("dep", "expected 'dep BEFORE AFTER'");
+      auto before = at.integer<TaskId>(words[1], "before");
+      if (!before) return before.error();
+      auto after = at.integer<TaskId>(words[2], "after");
+      if (!after) return after.error();
+      if (*before >= builder->task_count() || *after >= builder->task_count()) {
+        return at.error("dep", "names a task not declared above");
+      }
+      builder->add_dependency(*before, *after);
+    } else if (keyword == "order") {
+      for (std::size_t i = 1; i < words.size(); ++i) {
+        auto task = at.integer<TaskId>(words[i], "order");
+        if (!task) return task.error();
+        order.push_back(*task);
+      }
+    } else {
+      return at.error("", "unknown record '" + std::string(keyword) + "' (expected name, generator, kind, data, task, dep or order)");
+    }
+  }
+  if (!header) return make_error(source + ": empty file, not a tilelens workload");
+  if (!order.empty()) builder->set_submission_order(std::move(order));
+  auto workload = std::move(*builder).finish();
+  if (!workload) return make_error(source + ": " + workload.error().message);
+  return workload;
+}
+
+Result<Workload> load_workload(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot open workload file '" + path + "'");
+  return read_workload(in, path);
+}
+
+Result<Workload> resolve_workload(const std::string& argument) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(argument, ec)) return load_workload(argument);
+  if (argument.find('/') != std::string::npos || argument.ends_with(".workload")) {
+    return make_error("workload file '" + argument + "' does not exist");
+  }
+  return generate_workload(argument);
+}
+
+}  // namespace tilelens

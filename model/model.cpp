@@ -1,0 +1,372 @@
+// The problem model; see model.hpp.
+#include "model/model.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "model/units.hpp"
+
+namespace tilelens {
+
+const char* to_string(AccessMode mode) {
+  switch (mode) {
+    case AccessMode::Read: return "R";
+    case AccessMode::Write: return "W";
+    case AccessMode::ReadWrite: return "RW";
+  }
+  return "?";
+}
+
+std::optional<AccessMode> access_mode_from(std::string_view text) {
+  if (text == "R") return AccessMode::Read;
+  if (text == "W") return AccessMode::Write;
+  if (text == "RW") return AccessMode::ReadWrite;
+  return std::nullopt;
+}
+
+std::uint64_t Workload::footprint_bytes(TaskId task) const {
+  std::uint64_t bytes = 0;
+  auto list = accesses(task);
+  for (std::size_t a = 0; a < list.size(); ++a) {
+    bool repeated = false;
+    for (std::size_t b = 0; b < a; ++b) repeated |= list[b].data == list[a].data;
+    if (!repeated) bytes += data_[list[a].data].bytes;
+  }
+  return bytes;
+}
+
+std::string Workload::task_label(TaskId task) const {
+  const Task& t = tasks_[task];
+  char buffer[96];
+  std::snprintf(buffer, sizeof buffer, "%s(%d,%d,%d) #%u", kinds_[t.kind].c_str(), t.i, t.j, t.k, task);
+  return buffer;
+}
+
+WorkloadBuilder::WorkloadBuilder(std::string name) : name_(std::move(name)) {}
+
+KindId WorkloadBuilder::kind(const std::string& name) {
+  auto it = kind_ids_.find(name);
+  if (it != kind_ids_.end()) return it->second;
+  const auto id = static_cast<KindId>(kinds_.size());
+  kinds_.push_back(name);
+  kind_ids_[name] = id;
+  return id;
+}
+
+DataId WorkloadBuilder::add_data(Data data) {
+  data_.push_back(std::move(data));
+  return static_cast<DataId>(data_.size() - 1);
+}
+
+TaskId WorkloadBuilder::add_task(KindId kind, std::span<const Access> accesses, double flops, std::int32_t i,
+                                 std::int32_t j, std::int32_t k, std::int64_t priority) {
+  Task task;
+  task.kind = kind;
+  task.first_access = static_cast<std::uint32_t>(accesses_.size());
+  task.access_count = static_cast<std::uint32_t>(accesses.size());
+  task.flops = flops;
+  task.priority = priority;
+  task.i = i;
+  task.j = j;
+  task.k = k;
+  accesses_.insert(accesses_.end(), accesses.begin(), accesses.end());
+  tasks_.push_back(task);
+  return static_cast<TaskId>(tasks_.size() - 1);
+}
+
+void WorkloadBuilder::add_dependency(TaskId before, TaskId after) { edges_.emplace_back(before, after); }
+
+void WorkloadBuilder::derive_data_dependencies() {
+  std::vector<TaskId> last_writer(data_.size(), kNoId);
+  std::vector<std::vector<TaskId>> readers_since(data_.size());
+  std::vector<TaskId> order = order_;
+  if (order.empty()) {
+    order.resize(tasks_.size());
+    std::iota(order.begin(), order.end(), 0);
+  }
+  for (TaskId task : order) {
+    const Task& t = tasks_[task];
+    for (std::uint32_t a = 0; a < t.access_count; ++a) {
+      const Access access = accesses_[t.first_access + a];
+      if (access.data >= data_.size()) continue;  // reported by finish()
+      if (reads(access.mode) && last_writer[access.data] != kNoId && last_writer[access.data] != task) {
+        add_dependency(last_writer[access.data], task);
+      }
+      if (writes(access.mode)) {
+        for (TaskId reader : readers_since[access.data]) {
+          if (reader != task) add_dependency(reader, task);
+        }
+        if (readers_since[access.data].empty() && last_writer[access.data] != kNoId &&
+            last_writer[access.data] != task) {
+          add_dependency(last_writer[access.data], task);
+        }
+        readers_since[access.data].clear();
+        last_writer[access.data] = task;
+      } else {
+        readers_since[access.data].push_back(task);
+      }
+    }
+  }
+}
+
+namespace {
+
+void build_csr(std::size_t count, const std::vector<std::pair<TaskId, TaskId>>& edges, bool by_first,
+               std::vector<std::uint32_t>& offsets, std::vector<TaskId>& items) {
+  offsets.assign(count + 1, 0);
+  for (const auto& edge : edges) ++offsets[(by_first ? edge.first : edge.second) + 1];
+  for (std::size_t i = 0; i < count; ++i) offsets[i + 1] += offsets[i];
+  items.assign(edges.size(), 0);
+  std::vector<std::uint32_t> cursor(offsets.begin(), offsets.end() - 1);
+  for (const auto& edge : edges) {
+    const TaskId key = by_first ? edge.first : edge.second;
+    items[cursor[key]++] = by_first ? edge.second : edge.first;
+  }
+}
+
+}  // namespace
+
+Result<Workload> WorkloadBuilder::finish() && {
+  const auto ntasks = tasks_.size();
+  const auto ndata = data_.size();
+  if (ntasks == 0) return make_error("workload '" + name_ + "' has no task");
+  if (ntasks >= kNoId || ndata >= kNoId) return make_error("workload '" + name_ + "' is too large");
+
+  for (DataId d = 0; d < ndata; ++d) {
+    if (data_[d].bytes == 0) {
+      return make_error("data " + std::to_string(d) + " ('" + data_[d].name + "') has a size of zero bytes");
+    }
+  }
+  for (TaskId t = 0; t < ntasks; ++t) {
+    const Task& task = tasks_[t];
+    if (task.access_count == 0) return make_error("task " + std::to_string(t) + " accesses no data");
+    if (!(task.flops >= 0)) return make_error("task " + std::to_string(t) + " has negative flops");
+    for (std::uint32_t a = 0; a < task.access_count; ++a) {
+      const Access access = accesses_[task.first_access + a];
+      if (access.data >= ndata) {
+        return make_error("task " + std::to_string(t) + " accesses data " + std::to_string(access.data) +
+                          ", which does not exist (the workload has " + std::to_string(ndata) + " data)");
+      }
+      for (std::uint32_t b = 0; b < a; ++b) {
+        if (accesses_[task.first_access + b].data == access.data) {
+          return make_error("task " + std::to_string(t) + " accesses data " + std::to_string(access.data) +
+                            " twice; give it once with mode RW");
+        }
+      }
+    }
+  }
+  for (const auto& [before, after] : edges_) {
+    if (before >= ntasks || after >= ntasks) {
+      return make_error("dependency " + std::to_string(before) + " -> " + std::to_string(after) +
+                        " names a task that does not exist (the workload has " + std::to_string(ntasks) + " tasks)");
+    }
+    if (before == after) return make_error("task " + std::to_string(before) + " depends on itself");
+  }
+  std::sort(edges_.begin(), edges_.end());
+  edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
+
+  if (order_.empty()) {
+    order_.resize(ntasks);
+    std::iota(order_.begin(), order_.end(), 0);
+  }
+  if (order_.size() != ntasks) {
+    return make_error("the submission order lists " + std::to_string(order_.size()) + " tasks but the workload has " +
+                      std::to_string(ntasks));
+  }
+  {
+    std::vector<char> seen(ntasks, 0);
+    for (TaskId task : order_) {
+      if (task >= ntasks) return make_error("the submission order names task " + std::to_string(task) + ", which does not exist");
+      if (seen[task]) return make_error("the submission order lists task " + std::to_string(task) + " twice");
+      seen[task] = 1;
+    }
+  }
+
+  Workload w;
+  w.name_ = std::move(name_);
+  w.generator_ = std::move(generator_);
+  w.kinds_ = std::move(kinds_);
+  w.data_ = std::move(data_);
+  w.tasks_ = std::move(tasks_);
+  w.accesses_ = std::move(accesses_);
+  w.order_ = std::move(order_);
+  build_csr(ntasks, edges_, false, w.pred_offsets_, w.preds_);
+  build_csr(ntasks, edges_, true, w.succ_offsets_, w.succs_);
+
+  // Cycle check (Kahn); on failure walk predecessors among the leftovers to land on a cycle.
+  {
+    std::vector<std::uint32_t> missing(ntasks);
+    std::vector<TaskId> queue;
+    for (TaskId t = 0; t < ntasks; ++t) {
+      missing[t] = static_cast<std::uint32_t>(w.predecessors(t).size());
+      if (missing[t] == 0) queue.push_back(t);
+    }
+    std::size_t done = 0;
+    std::vector<TaskId> topo;
+    topo.reserve(ntasks);
+    while (done < queue.size()) {
+      const TaskId t = queue[done++];
+      topo.push_back(t);
+      for (TaskId s : w.successors(t)) {
+        if (--missing[s] == 0) queue.push_back(s);
+      }
+    }
+    if (topo.size() != ntasks) {
+      TaskId at = 0;
+      while (missing[at] == 0) ++at;
+      std::vector<char> visited(ntasks, 0);
+      while (!visited[at]) {
+        visited[at] = 1;
+        for (TaskId p : w.predecessors(at)) {
+          if (missing[p] != 0) {
+            at = p;
+            break;
+          }
+        }
+      }
+      return make_error("the dependencies contain a cycle through task " + std::to_string(at) + " (" +
+                        w.task_label(at) + ")");
+    }
+    if (bottom_level_priorities_) {
+      std::vector<double> level(ntasks, 0);
+      for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+        double best = 0;
+        for (TaskId s : w.successors(*it)) best = std::max(best, level[s]);
+        level[*it] = best + w.tasks_[*it].flops;
+        w.tasks_[*it].priority = static_cast<std::int64_t>(level[*it]);
+      }
+    }
+  }
+
+  // Readers of each data, in submission order; working set; totals.
+  {
+    std::vector<std::pair<TaskId, TaskId>> reads_list;  // (data, task) reusing the CSR helper
+    std::vector<char> read(ndata, 0);
+    for (TaskId task : w.order_) {
+      for (const Access& access : w.accesses(task)) {
+        if (reads(access.mode)) {
+          reads_list.emplace_back(access.data, task);
+          read[access.data] = 1;
+        }
+      }
+    }
+    build_csr(ndata, reads_list, true, w.reader_offsets_, w.readers_);
+    for (DataId d = 0; d < ndata; ++d) {
+      if (read[d]) w.working_set_ += w.data_[d].bytes;
+      w.largest_data_ = std::max<std::uint64_t>(w.largest_data_, w.data_[d].bytes);
+    }
+  }
+  for (const Task& task : w.tasks_) w.total_flops_ += task.flops;
+  return w;
+}
+
+double Platform::transfer_seconds(double bytes, bool from_gpu) const {
+  const double bandwidth = from_gpu && gpu_link_bandwidth > 0 ? gpu_link_bandwidth : bus_bandwidth;
+  return static_cast<double>(latency_ns) * 1e-9 + bytes / bandwidth;
+}
+
+double Platform::gflops_of(const std::string& kind) const {
+  auto it = kind_gflops.find(kind);
+  return it == kind_gflops.end() ? default_gflops : it->second;
+}
+
+double Platform::cpu_gflops_of(const std::string& kind) const {
+  auto it = cpu_kind_gflops.find(kind);
+  return it == cpu_kind_gflops.end() ? cpu_default_gflops : it->second;
+}
+
+double Platform::total_peak_gflops() const {
+  double cpu_peak = cpu_default_gflops;
+  for (const auto& [kind, rate] : cpu_kind_gflops) cpu_peak = std::max(cpu_peak, rate);
+  return gpus * peak_gflops() + cpus * cpu_peak;
+}
+
+double Platform::peak_gflops() const {
+  double peak = default_gflops;
+  for (const auto& [kind, rate] : kind_gflops) peak = std::max(peak, rate);
+  return peak;
+}
+
+std::string Platform::describe() const {
+  std::string out = std::to_string(gpus) + " GPU" + (gpus > 1 ? "s" : "") + " x " + format_bytes(memory_bytes) +
+                    ", bus " + format_bytes(bus_bandwidth) + "/s";
+  if (gpu_link_bandwidth > 0) out += ", GPU links " + format_bytes(gpu_link_bandwidth) + "/s";
+  if (gpus_per_switch > 0 && switch_bandwidth > 0) {
+    out += ", " + std::to_string(gpus_per_switch) + " GPUs per " + format_bytes(switch_bandwidth) + "/s switch";
+  }
+  if (gpu_bus_bandwidth > 0) out += ", " + format_bytes(gpu_bus_bandwidth) + "/s per GPU link";
+  if (workers_per_memory > 1) out += ", " + std::to_string(workers_per_memory) + " workers per memory";
+  if (latency_ns > 0) out += ", latency " + format_duration(latency_ns);
+  char rate[64];
+  std::snprintf(rate, sizeof rate, ", %.0f GFlop/s", default_gflops);
+  out += rate;
+  for (const auto& [kind, gflops] : kind_gflops) {
+    std::snprintf(rate, sizeof rate, " %s=%.0f", kind.c_str(), gflops);
+    out += rate;
+  }
+  if (cpus > 0) {
+    std::snprintf(rate, sizeof rate, "; %u CPU core%s at %.0f GFlop/s", cpus, cpus > 1 ? "s" : "", cpu_default_gflops);
+    out += rate;
+    for (const auto& [kind, gflops] : cpu_kind_gflops) {
+      std::snprintf(rate, sizeof rate, " %s=%.0f", kind.c_str(), gflops);
+      out += rate;
+    }
+  }
+  return out;
+}
+
+std::string format_kind_rates(const std::map<std::string, double>& rates) {
+  std::string out;
+  for (const auto& [kind, rate] : rates) out += (out.empty() ? "" : ";") + kind + "=" + format_exact(rate);
+  return out;
+}
+void parse_kind_rates(const std::string& text, std::map<std::string, double>& into) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    if (const auto equal = item.find('='); equal != std::string::npos) {
+      into[item.substr(0, equal)] = std::strtod(item.c_str() + equal + 1, nullptr);
+    }
+    start = end + 1;
+  }
+}
+
+Status check_platform(const Platform& platform, const Workload& workload) {
+  if (platform.gpus == 0) return make_error("the platform needs at least one GPU");
+  if (platform.workers_per_memory == 0 || platform.gpus % platform.workers_per_memory != 0) {
+    return make_error("the " + std::to_string(platform.gpus) + " GPU workers do not split into memories of " +
+                      std::to_string(platform.workers_per_memory) + " workers each");
+  }
+  if (!(platform.memory_bytes > 0)) return make_error("the GPU memory must be greater than zero");
+  if (!(platform.bus_bandwidth > 0)) return make_error("the bus bandwidth must be greater than zero");
+  if (platform.gpu_bus_bandwidth < 0 || platform.switch_bandwidth < 0) return make_error("PCIe bandwidths must not be negative");
+  if (platform.gpus_per_switch > 0 && !(platform.switch_bandwidth > 0)) return make_error("a PCIe switch needs a bandwidth");
+  if (platform.latency_ns < 0) return make_error("the transfer latency must not be negative");
+  if (!(platform.default_gflops >= 0) || !(platform.cpu_default_gflops >= 0)) return make_error("compute rates must not be negative");
+  for (const auto& [kind, rate] : platform.kind_gflops) {
+    if (!(rate >= 0)) return make_error("the compute rate of " + kind + " must not be negative");
+  }
+  for (const auto& [kind, rate] : platform.cpu_kind_gflops) {
+    if (!(rate >= 0)) return make_error("the CPU compute rate of " + kind + " must not be negative");
+  }
+  for (const auto& kind : workload.kinds()) {
+    if (!(platform.gflops_of(kind) > 0) && !(platform.cpus > 0 && platform.cpu_gflops_of(kind) > 0)) {
+      return make_error("no worker of the platform can run " + kind + " tasks (its compute rate is 0 everywhere)");
+    }
+  }
+  for (TaskId t = 0; t < workload.task_count(); ++t) {
+    const auto footprint = workload.footprint_bytes(t);
+    if (static_cast<double>(footprint) > platform.memory_bytes &&
+        platform.gflops_of(workload.kinds()[workload.tasks()[t].kind]) > 0) {
+      return make_error("task " + workload.task_label(t) + " needs " + format_bytes(static_cast<double>(footprint)) +
+                        " of data at once but a GPU holds only " + format_bytes(platform.memory_bytes) +
+                        "; give more memory");
+    }
+  }
+  return Status::success();
+}
+
+}  // namespace tilelens

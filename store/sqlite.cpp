@@ -1,0 +1,163 @@
+// The SQLite layer; see sqlite.hpp.
+#include "store/sqlite.hpp"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+namespace tilelens::db {
+
+Connection::Connection(Connection&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), path_(std::move(other.path_)) {}
+
+Connection& Connection::operator=(Connection&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) sqlite3_close_v2(handle_);
+    handle_ = std::exchange(other.handle_, nullptr);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+Connection::~Connection() {
+  if (handle_ != nullptr) sqlite3_close_v2(handle_);
+}
+
+Result<Connection> Connection::open(const std::string& path, Access access, int busy_ms) {
+  Connection connection;
+  connection.path_ = path;
+  const int flags = (access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                    SQLITE_OPEN_NOMUTEX;
+  const int rc = sqlite3_open_v2(path.c_str(), &connection.handle_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = connection.handle_ != nullptr ? sqlite3_errmsg(connection.handle_) : sqlite3_errstr(rc);
+    return make_error(path + ": cannot open: " + message);
+  }
+  sqlite3_extended_result_codes(connection.handle_, 1);
+  sqlite3_busy_timeout(connection.handle_, busy_ms);
+  return connection;
+}
+
+Error Connection::error(std::string_view what) const {
+  return make_error(path_ + ": " + std::string(what) + ": " + (handle_ != nullptr ? sqlite3_errmsg(handle_) : "not open"));
+}
+
+Status Connection::exec(std::string_view sql) {
+  char* message = nullptr;
+  const std::string text(sql);
+  if (sqlite3_exec(handle_, text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string reason = message != nullptr ? message : "unknown error";
+    sqlite3_free(message);
+    return make_error(path_ + ": " + reason);
+  }
+  return Status::success();
+}
+
+Result<Statement> Connection::prepare(std::string_view sql) {
+  sqlite3_stmt* handle = nullptr;
+  if (sqlite3_prepare_v3(handle_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &handle, nullptr) !=
+      SQLITE_OK) {
+    return error("cannot prepare '" + std::string(sql.substr(0, 60)) + "'");
+  }
+  return Statement(handle, this);
+}
+
+Result<std::int64_t> Connection::query_integer(std::string_view sql) {
+  auto statement = prepare(sql);
+  if (!statement) return statement.error();
+  auto row = statement->step();
+  if (!row) return row.error();
+  if (!*row) return make_error(path_ + ": no result for '" + std::string(sql) + "'");
+  return statement->integer(0);
+}
+
+std::int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(handle_); }
+
+bool Connection::in_transaction() const { return handle_ != nullptr && sqlite3_get_autocommit(handle_) == 0; }
+
+Statement::Statement(Statement&& other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), connection_(other.connection_), bind_error_(other.bind_error_) {}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) sqlite3_finalize(handle_);
+    handle_ = std::exchange(other.handle_, nullptr);
+    connection_ = other.connection_;
+    bind_error_ = other.bind_error_;
+  }
+  return *this;
+}
+
+Statement::~Statement() {
+  if (handle_ != nullptr) sqlite3_finalize(handle_);
+}
+
+Statement& Statement::bind(int index, std::int64_t value) {
+  if (const int rc = sqlite3_bind_int64(handle_, index, value); rc != SQLITE_OK) bind_error_ = rc;
+  return *this;
+}
+
+Statement& Statement::bind(int index, double value) {
+  if (const int rc = sqlite3_bind_double(handle_, index, value); rc != SQLITE_OK) bind_error_ = rc;
+  return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view value) {
+  if (const int rc = sqlite3_bind_text(handle_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+      rc != SQLITE_OK) {
+    bind_error_ = rc;
+  }
+  return *this;
+}
+
+Statement& Statement::bind_null(int index) {
+  if (const int rc = sqlite3_bind_null(handle_, index); rc != SQLITE_OK) bind_error_ = rc;
+  return *this;
+}
+
+Result<bool> Statement::step() {
+  if (bind_error_ != 0) {
+    const int rc = std::exchange(bind_error_, 0);
+    return make_error(connection_->path() + ": cannot bind a value: " + sqlite3_errstr(rc));
+  }
+  const int rc = sqlite3_step(handle_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return connection_->error("query failed");
+}
+
+Status Statement::run() {
+  auto row = step();
+  reset();
+  if (!row) return row.error();
+  return Status::success();
+}
+
+// Bindings stay: every caller binds each parameter before the next step.
+void Statement::reset() { sqlite3_reset(handle_); }
+
+std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(handle_, column); }
+double Statement::real(int column) const { return sqlite3_column_double(handle_, column); }
+bool Statement::is_null(int column) const { return sqlite3_column_type(handle_, column) == SQLITE_NULL; }
+std::string Statement::text(int column) const {
+  const auto* data = sqlite3_column_text(handle_, column);
+  return data == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(handle_, column)));
+}
+
+Result<Transaction> Transaction::begin(Connection& connection) {
+  if (auto status = connection.exec("BEGIN IMMEDIATE"); !status) return status.error();
+  return Transaction(&connection);
+}
+
+Transaction::~Transaction() {
+  if (connection_ != nullptr && connection_->in_transaction()) (void)connection_->exec("ROLLBACK");
+}
+
+Status Transaction::commit() {
+  if (connection_ == nullptr) return make_error("commit of a finished transaction");
+  auto status = connection_->exec("COMMIT");
+  if (status) connection_ = nullptr;
+  return status;
+}
+
+}  // namespace tilelens::db

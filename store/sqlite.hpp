@@ -1,0 +1,106 @@
+// A thin RAII layer over the SQLite C API for the trace store: a connection, prepared
+// statements with typed binds and columns, and transactions that roll back unless committed.
+// Every error carries the database's file name and SQLite's own message, so a caller can
+// pass it to the user as is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/result.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace tilelens::db {
+
+class Statement;
+
+class Connection {
+ public:
+  enum class Access { ReadOnly, ReadWrite };
+
+  Connection() = default;
+  Connection(Connection&& other) noexcept;
+  Connection& operator=(Connection&& other) noexcept;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  // Opens (and with ReadWrite, creates) the file; waits up to `busy_ms` for a lock held by
+  // another connection before reporting it busy.
+  static Result<Connection> open(const std::string& path, Access access, int busy_ms = 10000);
+
+  Status exec(std::string_view sql);
+  Result<Statement> prepare(std::string_view sql);
+  // The single integer a query such as "PRAGMA user_version" returns.
+  Result<std::int64_t> query_integer(std::string_view sql);
+  std::int64_t last_insert_id() const;
+  const std::string& path() const { return path_; }
+  bool in_transaction() const;
+
+  // "FILE: what: SQLite's message" for the last error on this connection.
+  Error error(std::string_view what) const;
+
+ private:
+  sqlite3* handle_ = nullptr;
+  std::string path_;
+};
+
+class Statement {
+ public:
+  Statement() = default;
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Binds are 1-based, as in SQL; they return *this so a row can be bound in one expression.
+  Statement& bind(int index, std::int64_t value);
+  Statement& bind(int index, double value);
+  Statement& bind(int index, std::string_view value);
+  Statement& bind_null(int index);
+  template <class T>
+  Statement& bind(int index, const std::optional<T>& value) {
+    return value ? bind(index, *value) : bind_null(index);
+  }
+
+  // One step: true while a row is available, false when done; errors name the database.
+  Result<bool> step();
+  // Runs a statement that returns no rows, then resets it for the next binds.
+  Status run();
+  void reset();
+
+  std::int64_t integer(int column) const;
+  double real(int column) const;
+  std::string text(int column) const;
+  bool is_null(int column) const;
+
+ private:
+  friend class Connection;
+  Statement(sqlite3_stmt* handle, const Connection* connection) : handle_(handle), connection_(connection) {}
+  sqlite3_stmt* handle_ = nullptr;
+  const Connection* connection_ = nullptr;
+  int bind_error_ = 0;
+};
+
+// BEGIN on construction (IMMEDIATE: take the write lock now rather than fail later), ROLLBACK
+// on destruction unless commit() succeeded.
+class Transaction {
+ public:
+  static Result<Transaction> begin(Connection& connection);
+  Transaction(Transaction&& other) noexcept : connection_(other.connection_) { other.connection_ = nullptr; }
+  Transaction& operator=(Transaction&&) = delete;
+  Transaction(const Transaction&) = delete;
+  ~Transaction();
+  Status commit();
+
+ private:
+  explicit Transaction(Connection* connection) : connection_(connection) {}
+  Connection* connection_ = nullptr;
+};
+
+}  // namespace tilelens::db

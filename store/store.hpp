@@ -1,0 +1,118 @@
+// The trace store: every run, replayed or measured, in one SQLite file (docs/database.md).
+//
+// A Store is one connection (use one per thread). Writes go through RunWriter, which holds
+// one transaction for the whole run: the run row, every trace record as the executor hands
+// it over, and the metrics are committed together, so a process killed mid-run leaves the
+// file readable, earlier runs intact and that run absent. The file is in WAL mode: readers
+// (another process, the app) open it while a writer appends and see the runs committed so far.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "store/sqlite.hpp"
+#include "trace/measurement.hpp"
+#include "trace/run.hpp"
+#include "trace/trace.hpp"
+
+namespace tilelens::db {
+
+struct StoredRun {
+  RunInfo info;
+  std::optional<RunMetrics> metrics;  // absent for a failed run
+};
+
+struct RunFilter {
+  std::optional<std::int64_t> sweep_id;
+  std::string workload_contains;
+  std::string scheduler_contains;
+  std::optional<RunStatus> status;
+};
+
+std::string utc_now();
+
+class Store;
+
+// Receives one run's records and writes them inside the run's transaction. Observer hooks
+// cannot fail, so the first write error is kept and returned by finish(). Dropping a writer
+// without finish() rolls the run back.
+class RunWriter final : public ReplayObserver {
+ public:
+  RunWriter(RunWriter&&) noexcept;
+  RunWriter& operator=(RunWriter&&) = delete;
+  ~RunWriter() override;
+
+  void on_task(const TaskRecord& r) override;
+  void on_load(const LoadRecord& r) override;
+  void on_eviction(const EvictionRecord& r) override;
+  void on_writeback(const WritebackRecord& r) override;
+  void on_allocation(const AllocationRecord& r) override;
+  void write(const Trace& trace);  // all records of a kept trace, in order
+  // A measured run's measurement and CUPTI records (the executor's).
+  void write_measurement(const Measurement& measurement, const std::vector<CuptiRecord>& records);
+
+  std::int64_t run_id() const;
+  // Stores the metrics, marks the run complete and commits; returns the run id.
+  Result<std::int64_t> finish(const RunMetrics& metrics);
+  // Marks the run failed with the reason, drops its records, and commits the run row.
+  Result<std::int64_t> fail(const std::string& reason);
+
+ private:
+  friend class Store;
+  struct State;
+  explicit RunWriter(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+class Store {
+ public:
+  // ReadOnlyUpgrading reads like ReadOnly, but upgrades a file of an older schema version in
+  // place first (one read-write open), as the app and the CLI's reading commands do.
+  enum class OpenMode { ReadOnly, ReadWrite, ReadOnlyUpgrading };
+  // Opens or creates the database, checks that it is a tilelens database of a version this
+  // build reads, and upgrades an older schema (read-write only).
+  static Result<Store> open(const std::string& path, OpenMode mode = OpenMode::ReadWrite);
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::string& path() const;
+
+  // Stores the workload once: an identical workload (same content hash) returns its id.
+  Result<std::int64_t> put_workload(const Workload& workload, const std::string& source);
+  Result<std::int64_t> put_platform(const Platform& platform);
+  Result<std::int64_t> put_sweep(const std::string& spec);
+  struct SweepInfo {
+    std::int64_t id = 0;
+    std::string spec, created_at;
+  };
+  Result<std::vector<SweepInfo>> list_sweeps();
+
+  // Starts a run; `info.workload_id` must come from put_workload. The writer holds the
+  // database's write lock until it finishes.
+  Result<RunWriter> begin_run(RunInfo info);
+
+  Result<std::vector<RunInfo>> list_runs(const RunFilter& filter = {});
+  Result<StoredRun> load_run(std::int64_t run_id);
+  Result<std::vector<StoredRun>> load_runs(const RunFilter& filter);
+  Result<Trace> load_trace(std::int64_t run_id);
+  // How a measured run was measured; nothing for a replayed or imported run.
+  Result<std::optional<Measurement>> load_measurement(std::int64_t run_id);
+  Result<Workload> load_workload(std::int64_t workload_id);
+  // The keys of the complete runs of a sweep (or of runs outside any sweep).
+  Result<std::set<std::string>> complete_run_keys(std::optional<std::int64_t> sweep_id);
+  // Deletes the runs and everything recorded for them, in one transaction.
+  Status delete_runs(const std::vector<std::int64_t>& run_ids);
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tilelens::db

@@ -1,0 +1,50 @@
+// What a measured run keeps beside its trace: how it was measured and checked, and the CUPTI
+// activity records, linked to the executor's tasks and transfers. Plain C++: the store keeps
+// it and the front ends print it without CUDA; the executor (instrument/) fills it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilelens {
+
+// One CUPTI activity record, its times on the run's clock (ns since the run began).
+struct CuptiRecord {
+  enum class Kind : std::uint8_t { Kernel, Memcpy, Memset, Runtime, Synchronization, Overhead };  // Runtime: runtime and driver API calls
+  Kind kind = Kind::Kernel;
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::uint32_t device = 0, stream = 0, correlation = 0;
+  // The executor's operation that issued it (tilelens' external correlation id, see
+  // ExternalId), 0 when none: runtime calls outside a task or a transfer.
+  std::uint64_t external = 0;
+  std::uint64_t bytes = 0;  // memcpy and memset
+  std::string name;         // kernel name, memcpy direction, runtime call id, overhead kind
+};
+const char* to_string(CuptiRecord::Kind kind);
+
+// External correlation ids: the operation's kind in the top byte, its index below.
+enum class ExternalKind : std::uint8_t { Task = 1, Load = 2, Writeback = 3 };
+inline std::uint64_t external_id(ExternalKind kind, std::uint64_t index) {
+  return (static_cast<std::uint64_t>(kind) << 56) | index;
+}
+inline ExternalKind external_kind(std::uint64_t id) { return static_cast<ExternalKind>(id >> 56); }
+inline std::uint64_t external_index(std::uint64_t id) { return id & ((1ull << 56) - 1); }
+
+struct Measurement {
+  std::string device;             // "NVIDIA H100 80GB HBM3"
+  bool cupti = false;             // CUPTI activity was recorded
+  std::uint64_t cupti_records = 0;
+  std::uint64_t cupti_dropped = 0;  // records CUPTI reported lost: never hidden
+  std::string verification;         // "passed", "FAILED: ...", or "not checked: ..."
+  double worst_error = 0;
+  std::uint64_t tiles_checked = 0;
+  bool tf32 = false;
+  std::uint64_t seed = 0;           // of the tiles' values
+  double arena_bytes = 0;           // M, reserved up front on each GPU
+  double output_pool_bytes = 0;     // products' outputs, outside M
+  std::int64_t wall_ns = 0;         // host time of the run, setup and the check after it excluded
+  std::int64_t setup_ns = 0;        // tiles, pinning, arena, handles
+};
+
+}  // namespace tilelens

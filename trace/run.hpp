@@ -1,0 +1,68 @@
+// A run as every part of tilelens names it: what it is (workload, policies, platform, how it
+// was made and how it went) and its metrics against the lower bound. The store keeps runs,
+// the front ends print them, the exports label their traces with them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/model.hpp"
+#include "trace/summary.hpp"
+
+namespace tilelens {
+
+enum class RunMode { Replay, Cuda, StarPU };
+const char* to_string(RunMode mode);
+
+enum class RunStatus { Complete, Failed, Incomplete };
+const char* to_string(RunStatus status);
+std::optional<RunStatus> run_status_from(std::string_view text);  // "complete", "failed", "incomplete"
+
+// What a run is: the workload, the policies and the platform, and how it went.
+struct RunInfo {
+  std::int64_t id = 0;  // set by the store
+  std::int64_t workload_id = 0;
+  std::string workload_spec;  // the generator's canonical spec, or the workload's name
+  // Read back from the workloads table (set by the caller when printing a run not stored).
+  std::string workload_name;
+  std::uint64_t workload_tasks = 0, workload_data = 0, working_set_bytes = 0;
+  std::string scheduler;      // canonical spec, "random:seed=3"
+  std::string eviction;
+  Platform platform;
+  std::uint32_t buffer_depth = 4;
+  RunMode mode = RunMode::Replay;
+  std::optional<std::int64_t> seed;
+  std::string tilelens_version;
+  std::string started_at;  // UTC, ISO 8601
+  std::string finished_at;
+  RunStatus status = RunStatus::Incomplete;
+  std::string error;
+  std::string host, gpu_name;  // measured runs
+  bool transfers_recorded = true;  // false for an imported measurement without its transfers
+  std::optional<std::int64_t> sweep_id;
+  // What identifies the run in a sweep (workload, policies, platform, depth): a sweep rerun
+  // skips every key already stored complete.
+  std::string key;
+};
+
+// The metrics of one run: its summary and where it stands against the lower bound.
+struct RunMetrics {
+  ReplaySummary summary;
+  double lower_bound_bytes = 0;
+  std::string lower_bound;      // which bound, with its formula
+  double bus_limit_bytes = 0;   // more than this cannot be hidden behind compute
+  double ideal_compute_ns = 0;  // the work at the platform's peak rate on every GPU
+  double ratio_to_lower_bound() const {
+    return lower_bound_bytes > 0 ? summary.bytes_loaded / lower_bound_bytes : 0;
+  }
+};
+
+// The canonical run key of a replay: what a sweep compares to decide a run is done.
+std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
+                    const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged = false);
+// Whether a run charged its scheduler's prepare() time to its makespan (run_key's mark).
+bool charged_scheduling(const RunInfo& info);
+
+}  // namespace tilelens
