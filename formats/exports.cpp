@@ -253,4 +253,78 @@ void write_chrome_trace(const Workload& workload, const RunInfo& run, const Trac
   out << "\n]}\n";
 }
 
+void write_trace_text(const Trace& trace, std::ostream& out) {
+  for (const auto& r : trace.tasks) {
+    out << "task " << r.task << ' ' << r.gpu << ' ' << r.global_order << ' ' << r.gpu_order << ' ' << r.buffered_ns << ' '
+        << r.start_ns << ' ' << r.end_ns << '\n';
+  }
+  for (const auto& r : trace.loads) {
+    out << "load " << r.data << ' ' << r.gpu << ' ' << r.source << ' ' << r.bytes << ' ' << r.issue_ns << ' ' << r.end_ns
+        << ' ' << to_string(r.kind) << ' ' << static_cast<std::int64_t>(r.task == kNoId ? -1 : r.task) << '\n';
+  }
+  for (const auto& r : trace.evictions) {
+    out << "evict " << r.data << ' ' << r.gpu << ' ' << r.time_ns << ' ' << to_string(r.cause) << ' ' << r.for_task << ' '
+        << r.wrote_back << '\n';
+  }
+  for (const auto& r : trace.writebacks) {
+    out << "writeback " << r.data << ' ' << r.gpu << ' ' << r.bytes << ' ' << r.start_ns << ' ' << r.end_ns << ' '
+        << to_string(r.cause) << '\n';
+  }
+  for (const auto& r : trace.allocations) {
+    out << "alloc " << r.data << ' ' << r.gpu << ' ' << r.time_ns << ' ' << r.task << '\n';
+  }
+}
+
+void write_order_csv(const Workload& workload, const Trace& trace, std::ostream& out) {
+  std::vector<std::vector<const LoadRecord*>> by_task(workload.task_count());
+  for (const auto& load : trace.loads) {
+    if (load.task != kNoId) by_task[load.task].push_back(&load);
+  }
+  out << "order,gpu,gpu_order,task,kind,i,j,k,start_ns,end_ns,fetches,prefetches,loads\n";
+  for (const auto& r : trace.tasks) {
+    const Task& task = workload.tasks()[r.task];
+    int fetches = 0, prefetches = 0;
+    std::string loads;
+    for (const LoadRecord* load : by_task[r.task]) {
+      (load->kind == LoadKind::Fetch ? fetches : prefetches)++;
+      if (!loads.empty()) loads += ' ';
+      loads += workload.data()[load->data].name + ":" + to_string(load->kind);
+      if (load->source != kFromHost) loads += "@gpu" + std::to_string(load->source);
+    }
+    out << r.global_order << ',' << r.gpu << ',' << r.gpu_order << ',' << r.task << ',' << workload.kinds()[task.kind] << ','
+        << task.i << ',' << task.j << ',' << task.k << ',' << r.start_ns << ',' << r.end_ns << ',' << fetches << ','
+        << prefetches << ",\"" << loads << "\"\n";
+  }
+}
+
+
+namespace {
+
+void export_order(const RunExport& run, std::ostream& out) { write_order_csv(run.workload, run.trace, out); }
+void export_loads(const RunExport& run, std::ostream& out) { write_loads_csv(run.workload, run.trace, out); }
+void export_paje(const RunExport& run, std::ostream& out) { write_paje(run.workload, run.info, run.trace, out); }
+void export_chrome(const RunExport& run, std::ostream& out) { write_chrome_trace(run.workload, run.info, run.trace, out); }
+void export_trace(const RunExport& run, std::ostream& out) { write_trace_text(run.trace, out); }
+
+}  // namespace
+
+const std::vector<RunExporter>& run_exporters() {
+  static const std::vector<RunExporter> exporters = {
+      {"order", "CSV", "the processing order, one row per task with its loads (the tile-order figure's input)", ".csv", export_order},
+      {"loads", "CSV", "one row per load: data, GPU, source, bytes, times, fetch or prefetch, its task", ".csv", export_loads},
+      {"paje", "Paje", "a Paje trace for ViTE: GPUs as containers, task states, transfers as links, memory in use", ".paje", export_paje},
+      {"chrome", "Chrome trace", "Chrome trace-event JSON for Perfetto: a lane per GPU and transfer direction, memory as a counter",
+       ".json", export_chrome},
+      {"trace", "text", "tilelens' canonical text form of the trace (the golden tests compare it)", ".txt", export_trace},
+  };
+  return exporters;
+}
+
+const RunExporter* find_run_exporter(std::string_view name) {
+  for (const auto& exporter : run_exporters()) {
+    if (exporter.name == name) return &exporter;
+  }
+  return nullptr;
+}
+
 }  // namespace tilelens

@@ -1,9 +1,13 @@
-// A stored run for other tools: CSV tables, a Paje trace for ViTE, and Chrome trace-event
-// JSON for Perfetto (docs/database.md, "Exports"). Each writer takes the run's workload (for
-// names and sizes) and its trace, as Store::load_workload and Store::load_trace return them.
+// A run for other tools: CSV tables, a Paje trace for ViTE, Chrome trace-event JSON for
+// Perfetto, and tilelens' own text form (docs/database.md, "Exports"). Each writer takes the
+// run's workload (for names and sizes) and its trace. run_exporters() lists them by name, once,
+// for `tilelens export` and the app's File > Export run.
 #pragma once
 
 #include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "trace/run.hpp"
 #include "trace/trace.hpp"
@@ -24,6 +28,28 @@ void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace
 // direction of each GPU (copies overlap compute, so they must not share its lane), memory in
 // use as a counter. Times in microseconds.
 void write_chrome_trace(const Workload& workload, const RunInfo& run, const Trace& trace, std::ostream& out);
+
+// One canonical text form of a trace, for bit-identity checks and debugging.
+void write_trace_text(const Trace& trace, std::ostream& out);
+
+// The processing order with each task's attributed loads, one row per task (--order-out).
+void write_order_csv(const Workload& workload, const Trace& trace, std::ostream& out);
+
+// The exporters of one run, by name ("order", "loads", "paje", "chrome", "trace").
+struct RunExport {
+  const Workload& workload;
+  const RunInfo& info;
+  const Trace& trace;
+};
+struct RunExporter {
+  std::string name;
+  std::string format;     // "CSV", "Paje", ... (file dialogs' filters)
+  std::string summary;
+  std::string extension;  // ".csv"
+  void (*write)(const RunExport& run, std::ostream& out);
+};
+const std::vector<RunExporter>& run_exporters();
+const RunExporter* find_run_exporter(std::string_view name);
 
 // Bytes in use on each GPU after every change, in time order: (time_ns, gpu, bytes). Room is
 // taken when a load is issued or an output allocated, and given back at an eviction.

@@ -203,6 +203,12 @@ std::string format_exact(double value) {
   return std::string(buffer, result.ptr);
 }
 
+std::string format_fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
 std::string json_escape(std::string_view text) {
   std::string out;
   for (char c : text) {

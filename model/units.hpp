@@ -29,6 +29,7 @@ std::string format_bytes(double bytes);       // "442.4 MB (421.9 MiB)" style, c
 std::string format_duration(std::int64_t ns);  // "1.234 s", "12.5 ms"
 std::string format_count(double value);       // "1,234,567"
 std::string format_exact(double value);       // the shortest text that reads back as the same double
+std::string format_fixed(double value, int digits = 2);  // "%.*f": "3.14"
 // The text with JSON's escapes (quotes, backslashes, control characters), without the quotes.
 std::string json_escape(std::string_view text);
 

@@ -21,11 +21,6 @@
 
 namespace tilelens::db {
 
-struct StoredRun {
-  RunInfo info;
-  std::optional<RunMetrics> metrics;  // absent for a failed run
-};
-
 struct RunFilter {
   std::optional<std::int64_t> sweep_id;
   std::string workload_contains;

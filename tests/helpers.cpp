@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "app/cli/commands.hpp"
+#include "formats/exports.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

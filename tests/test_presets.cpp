@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/cli/presets.hpp"
+#include "presets/experiments.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
 #include "store/store.hpp"
@@ -29,7 +29,7 @@ double json_number(const std::string& json, const std::string& key) {
 }  // namespace
 
 TEST_CASE("every preset's policies and options are valid sweep entries", "[presets]") {
-  for (const auto& preset : cli::sweep_presets()) {
+  for (const auto& preset : sweep_presets()) {
     INFO(preset.name);
     const auto dry = test::cli({"sweep", "--preset", preset.name, "--dry-run"});
     INFO(dry.err);
@@ -37,8 +37,8 @@ TEST_CASE("every preset's policies and options are valid sweep entries", "[prese
     CHECK_THAT(dry.out, Catch::Contains(" runs\n"));
     CHECK(!preset.policies.empty());
   }
-  CHECK(cli::find_sweep_preset("fgcs-fig7") == cli::find_sweep_preset("fgcs-fig5"));
-  CHECK(cli::find_sweep_preset("fgcs-fig99") == nullptr);
+  CHECK(find_sweep_preset("fgcs-fig7") == find_sweep_preset("fgcs-fig5"));
+  CHECK(find_sweep_preset("fgcs-fig99") == nullptr);
   const auto unknown = test::cli({"sweep", "--preset", "fgcs-fig99", "--dry-run"});
   CHECK(unknown.code == 2);
   CHECK_THAT(unknown.err, Catch::Contains("unknown preset 'fgcs-fig99'"));
@@ -85,7 +85,7 @@ TEST_CASE("a preset sweep gives results tables next to the paper's, rewritten be
   const auto sweep = test::cli({"sweep", "--db", db_file.path, "--preset", "fgcs-fig5", "--workload", "matmul2d:N=10|40", "--quiet"});
   INFO(sweep.err);
   REQUIRE(sweep.code == 0);
-  const std::size_t policies = cli::find_sweep_preset("fgcs-fig5")->policies.size();
+  const std::size_t policies = find_sweep_preset("fgcs-fig5")->policies.size();
   CHECK_THAT(sweep.out, Catch::Contains(std::to_string(2 * policies) + " runs: " + std::to_string(2 * policies) + " stored"));
 
   const auto printed = test::cli({"results", "--db", db_file.path});

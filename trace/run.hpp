@@ -59,6 +59,12 @@ struct RunMetrics {
   }
 };
 
+// A run as read back: its metrics are absent for a failed run.
+struct StoredRun {
+  RunInfo info;
+  std::optional<RunMetrics> metrics;  // absent for a failed run
+};
+
 // The canonical run key of a replay: what a sweep compares to decide a run is done.
 std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
                     const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged = false);

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -124,11 +123,5 @@ class ObserverList final : public ReplayObserver {
  private:
   std::vector<ReplayObserver*> observers_;
 };
-
-// One canonical text form of a trace, for bit-identity checks and debugging.
-void write_trace_text(const Trace& trace, std::ostream& out);
-
-// The processing order with each task's attributed loads, one row per task (--order-out).
-void write_order_csv(const Workload& workload, const Trace& trace, std::ostream& out);
 
 }  // namespace tilelens

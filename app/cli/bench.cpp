@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "app/cli/args.hpp"
 #include "app/cli/commands.hpp"
+#include "core/runs.hpp"
 #include "store/store.hpp"
 #include "analysis/bounds.hpp"
 #include "presets/seed_workloads.hpp"
@@ -21,7 +21,6 @@
 #include "presets/platforms.hpp"
 
 namespace tilelens::cli {
-namespace {
 
 const CommandSpec kBenchReplay{
     "tilelens bench replay [--quick]",
@@ -50,6 +49,8 @@ const CommandSpec kBenchDb{
     "loads (matmul3d N=100, n=10) from a fresh read-only connection. Targets: 2 s and 0.3 s.",
     {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""}},
     ""};
+
+namespace {
 
 struct Run {
   ReplaySummary summary;
@@ -306,7 +307,7 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
     info.scheduler = "eager";
     info.eviction = "lru";
     info.platform = run.platform;
-    info.tilelens_version = kVersion;
+    info.tilelens_version = core::kVersion;
     start = std::chrono::steady_clock::now();
     auto writer = store->begin_run(info);
     if (!writer) return fail(err, writer.error().message);
@@ -364,33 +365,10 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
-const CommandSpec kBenchGpu{
-    "tilelens bench gpu [--quick]",
-    "Measure the CUDA executor on the first GPU: GFlop/s against a bare loop of the same cuBLAS calls,\n"
-    "host-to-device bandwidth against bare pinned copies, CUPTI's overhead, the fidelity of the\n"
-    "calibrated replay (loads and makespan), and HFP/DMDAR/EAGER on matmul2d across the memory line.\n"
-    "Exits with status 3 without a GPU.",
-    {{"quick", "", "small sizes (a check that it runs, not figures)", ""},
-     {"section", "NAME", "only one section: compute, bandwidth, cupti, fidelity or fgcs", ""}},
-    ""};
-
-int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const std::string usage = "usage: tilelens bench replay|db|schedulers|gpu [--quick]   (each takes --help)\n";
-  if (args.empty() || (args[0] != "replay" && args[0] != "db" && args[0] != "schedulers" && args[0] != "gpu")) {
-    (args.empty() || (args[0] != "--help" && args[0] != "-h") ? err : out) << usage;
-    return args.empty() || (args[0] != "--help" && args[0] != "-h") ? 2 : 0;
-  }
-  const CommandSpec& spec = args[0] == "replay" ? kBenchReplay : args[0] == "db" ? kBenchDb : args[0] == "gpu" ? kBenchGpu : kBenchSchedulers;
-  auto parsed = parse_args(spec, std::vector<std::string>(args.begin() + 1, args.end()));
-  if (!parsed) return fail(err, parsed.error().message);
-  if (parsed->has("help")) {
-    out << help_text(spec);
-    return 0;
-  }
-  const bool quick = parsed->has("quick");
-  if (args[0] == "schedulers") return bench_schedulers(quick, out, err);
-  if (args[0] == "gpu") return bench_gpu(quick, parsed->get("section"), out, err);
-  return args[0] == "replay" ? bench_replay(quick, out, err) : bench_db(quick, out, err);
+int cmd_bench_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) { return bench_replay(args.has("quick"), out, err); }
+int cmd_bench_db(const ParsedArgs& args, std::ostream& out, std::ostream& err) { return bench_db(args.has("quick"), out, err); }
+int cmd_bench_schedulers(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  return bench_schedulers(args.has("quick"), out, err);
 }
 
 }  // namespace tilelens::cli

@@ -12,9 +12,8 @@
 #include <cstdio>
 #include <ostream>
 
-#include "app/cli/args.hpp"
 #include "app/cli/commands.hpp"
-#include "app/cli/run_report.hpp"
+#include "eviction/policy.hpp"
 #include "instrument/executor.hpp"
 #include "analysis/calibration.hpp"
 #include "presets/seed_workloads.hpp"
@@ -77,7 +76,19 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-int bench_gpu(bool quick, const std::string& only, std::ostream& out, std::ostream& err) {
+const CommandSpec kBenchGpu{
+    "tilelens bench gpu [--quick]",
+    "Measure the CUDA executor on the first GPU: GFlop/s against a bare loop of the same cuBLAS calls,\n"
+    "host-to-device bandwidth against bare pinned copies, CUPTI's overhead, the fidelity of the\n"
+    "calibrated replay (loads and makespan), and HFP/DMDAR/EAGER on matmul2d across the memory line.\n"
+    "Exits with status 3 without a GPU.",
+    {{"quick", "", "small sizes (a check that it runs, not figures)", ""},
+     {"section", "NAME", "only one section: compute, bandwidth, cupti, fidelity or fgcs", ""}},
+    ""};
+
+int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  const bool quick = args.has("quick");
+  const std::string only = args.get("section");
   const auto wanted = [&](const char* section) { return only.empty() || only == section; };
   if (auto available = instrument::cuda_available(); !available) {
     err << "tilelens: bench gpu needs a CUDA GPU: " << available.error().message << "\n";

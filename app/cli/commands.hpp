@@ -1,5 +1,7 @@
-// The tilelens subcommands. run_cli() is the whole tool minus main(), so tests can drive it
-// with arguments and read what it prints.
+// The tilelens commands. Each is a spec (its options and help, args.hpp) and a handler that
+// turns the parsed options into a core request, calls the core and prints the result; the
+// one command table (commands.cpp) lists them for dispatch and for the top-level help.
+// run_cli() is the whole tool minus main(), so tests can drive it and read what it prints.
 #pragma once
 
 #include <functional>
@@ -8,42 +10,80 @@
 #include <vector>
 
 #include "app/cli/args.hpp"
-#include "replay/engine.hpp"
-#include "analysis/bounds.hpp"
+#include "core/platform_choice.hpp"
+#include "store/store.hpp"
 
 namespace tilelens::cli {
 
-inline constexpr const char* kVersion = "0.1.0";
-
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-
-// What a replay command needs, resolved from its options.
-struct ReplaySetup {
-  Workload workload;
-  std::string workload_spec;
-  std::string scheduler_spec;
-  std::string eviction_spec;
-  ReplayOptions options;
-};
 
 // Prints "tilelens: MESSAGE" and returns the usage-error status, 2.
 int fail(std::ostream& err, const std::string& message);
-// The replay command's options (as `tilelens replay` takes them) resolved into a setup.
-Result<ReplaySetup> resolve_replay_args(const std::vector<std::string>& args);
 
 // Writes through `write` to the file named by --output (atomically: a temporary file renamed
 // at the end, so a failure leaves the old file intact) or to `out` without --output.
 int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, const std::function<Status(std::ostream&)>& write);
 
-int cmd_results(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int run_bench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int bench_gpu(bool quick, const std::string& section, std::ostream& out, std::ostream& err);  // bench_gpu.cpp
-int cmd_runs(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int cmd_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int cmd_import(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int cmd_execute(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int cmd_fidelity(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// The platform options table (core/platform_choice.hpp) as command-line options, and the
+// given ones read into a choice.
+std::vector<OptionSpec> platform_option_specs();
+Status read_platform_options(const ParsedArgs& args, core::PlatformChoice& choice);
+
+// --buffer's value: a whole number of tasks from 1 to 100,000.
+Result<std::uint32_t> parse_buffer_depth(const std::string& text);
+
+// The --db option of the commands that read a database, opening it, and run ids as given.
+extern const OptionSpec kDbOption;
+Result<db::Store> open_store(const ParsedArgs& args, db::Store::OpenMode mode);
+Result<std::int64_t> parse_run_id(const std::string& text, const std::string& what);
+
+using Handler = int (*)(const ParsedArgs& args, std::ostream& out, std::ostream& err);
+
+// Every command: its spec and its handler, one pair per file that implements it.
+extern const CommandSpec kWorkloadGenerate, kWorkloadShow, kWorkloadValidate, kWorkloadList;
+int cmd_workload_generate(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_workload_show(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_workload_validate(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_workload_list(const ParsedArgs&, std::ostream&, std::ostream&);
+
+extern const CommandSpec kReplay;  // replay.cpp
+int cmd_replay(const ParsedArgs&, std::ostream&, std::ostream&);
+
+extern const CommandSpec kSweep;  // sweep.cpp
+int cmd_sweep(const ParsedArgs&, std::ostream&, std::ostream&);
+
+extern const CommandSpec kResults;  // results.cpp
+int cmd_results(const ParsedArgs&, std::ostream&, std::ostream&);
+
+extern const CommandSpec kRunsList, kRunsShow, kRunsCompare, kRunsDelete;  // runs.cpp
+int cmd_runs_list(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_runs_show(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_runs_compare(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_runs_delete(const ParsedArgs&, std::ostream&, std::ostream&);
+
+extern const CommandSpec kExportCsv, kExportPaje, kExportChrome;  // exports.cpp
+int cmd_export_csv(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_export_paje(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_export_chrome(const ParsedArgs&, std::ostream&, std::ostream&);
+
+extern const CommandSpec kImportStarpu;  // import.cpp
+int cmd_import_starpu(const ParsedArgs&, std::ostream&, std::ostream&);
+
+extern const CommandSpec kExecute, kCalibrate, kFidelity;  // execute.cpp
+int cmd_execute(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_calibrate(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_fidelity(const ParsedArgs&, std::ostream&, std::ostream&);
+
+extern const CommandSpec kBenchReplay, kBenchDb, kBenchSchedulers, kBenchGpu;  // bench.cpp, bench_gpu.cpp
+int cmd_bench_replay(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_bench_db(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_bench_schedulers(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_bench_gpu(const ParsedArgs&, std::ostream&, std::ostream&);
+
+// The registries as lists (`tilelens schedulers`, `replay --scheduler list`, ...).
+std::string list_schedulers();
+std::string list_evictions();
+std::string list_platforms();
+std::string list_generators();
 
 }  // namespace tilelens::cli

@@ -11,16 +11,14 @@
 #include <map>
 #include <sstream>
 
-#include "app/cli/args.hpp"
 #include "app/cli/commands.hpp"
-#include "app/cli/presets.hpp"
-#include "app/cli/run_report.hpp"
+#include "core/sweep.hpp"
+#include "presets/experiments.hpp"
 #include "store/store.hpp"
 #include "eviction/policy.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::cli {
-namespace {
 
 const CommandSpec kResults{
     "tilelens results --db FILE [--output FILE]",
@@ -33,6 +31,8 @@ const CommandSpec kResults{
      {"output", "FILE", "write into this markdown file instead of printing", ""}},
     "example:\n"
     "  tilelens sweep --db fgcs.db --preset fgcs-fig5 && tilelens results --db fgcs.db --output docs/results.md"};
+
+namespace {
 
 constexpr const char* kBegin = "<!-- tilelens results: begin -->";
 constexpr const char* kEnd = "<!-- tilelens results: end -->";
@@ -50,7 +50,7 @@ struct PolicyKey {
 Result<std::map<PolicyKey, std::string>> policy_labels(const SweepPreset& preset) {
   std::map<PolicyKey, std::string> labels;
   for (const auto& policy : preset.policies) {
-    const PolicyEntry entry = parse_policy_entry(policy.entry);
+    const core::PolicyEntry entry = core::parse_policy_entry(policy.entry);
     PolicyKey key;
     key.charged = entry.charged;
     auto scheduler = make_scheduler(entry.scheduler);
@@ -61,12 +61,6 @@ Result<std::map<PolicyKey, std::string>> policy_labels(const SweepPreset& preset
     labels[key] = policy.label;
   }
   return labels;
-}
-
-std::string fixed_text(double value, int digits) {
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(digits) << value;
-  return text.str();
 }
 
 struct Cell {
@@ -122,16 +116,16 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
   }
   const std::string x_title = preset.x_param == "N" ? "N" : "M (MiB)";
 
-  out << "GFlop/s (peak " << fixed_text(peak, 0) << "):\n\n| " << x_title << " | working set (MB) |";
+  out << "GFlop/s (peak " << format_fixed(peak, 0) << "):\n\n| " << x_title << " | working set (MB) |";
   for (const auto& policy : preset.policies) out << " " << policy.label << " |";
   out << "\n|---:|---:|";
   for (std::size_t i = 0; i < preset.policies.size(); ++i) out << "---:|";
   out << "\n";
   for (const auto& [x, row] : rows) {
-    out << "| " << fixed_text(x, 0) << " | " << fixed_text(row.working_set / 1e6, 0) << " |";
+    out << "| " << format_fixed(x, 0) << " | " << format_fixed(row.working_set / 1e6, 0) << " |";
     for (const auto& policy : preset.policies) {
       auto cell = row.cells.find(policy.label);
-      out << " " << (cell == row.cells.end() ? "-" : fixed_text(cell->second.gflops, 0)) << " |";
+      out << " " << (cell == row.cells.end() ? "-" : format_fixed(cell->second.gflops, 0)) << " |";
     }
     out << "\n";
   }
@@ -142,11 +136,11 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
   for (std::size_t i = 0; i < preset.policies.size(); ++i) out << "---:|";
   out << "\n";
   for (const auto& [x, row] : rows) {
-    out << "| " << fixed_text(x, 0) << " | " << fixed_text(row.lower_bound / 1e9, 2) << " | " << fixed_text(row.bus_limit / 1e9, 2) << " |";
+    out << "| " << format_fixed(x, 0) << " | " << format_fixed(row.lower_bound / 1e9, 2) << " | " << format_fixed(row.bus_limit / 1e9, 2) << " |";
     for (const auto& policy : preset.policies) {
       auto cell = row.cells.find(policy.label);
       out << " "
-          << (cell == row.cells.end() ? "-" : fixed_text(cell->second.bytes / 1e9, 2) + " (" + fixed_text(cell->second.ratio, 1) + "x)")
+          << (cell == row.cells.end() ? "-" : format_fixed(cell->second.bytes / 1e9, 2) + " (" + format_fixed(cell->second.ratio, 1) + "x)")
           << " |";
     }
     out << "\n";
@@ -167,8 +161,8 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
       ++count;
     }
     auto paper = preset.paper_improvement.find(reference);
-    out << "| " << reference << " | " << (count ? fixed_text(100 * sum / count, 1) + " %" : "-") << " | "
-        << (paper == preset.paper_improvement.end() ? "-" : fixed_text(paper->second, 1) + " %") << " |\n";
+    out << "| " << reference << " | " << (count ? format_fixed(100 * sum / count, 1) + " %" : "-") << " | "
+        << (paper == preset.paper_improvement.end() ? "-" : format_fixed(paper->second, 1) + " %") << " |\n";
   }
 
   // Who loads least once the working set exceeds the memory.
@@ -221,13 +215,8 @@ Result<std::string> results_text(db::Store& store) {
 
 }  // namespace
 
-int cmd_results(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  auto parsed = parse_args(kResults, args);
-  if (!parsed) return fail(err, parsed.error().message);
-  if (parsed->has("help")) {
-    out << help_text(kResults);
-    return 0;
-  }
+int cmd_results(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  const ParsedArgs* parsed = &args;
   if (!parsed->has("db")) return fail(err, "--db FILE is required; see tilelens results --help");
   auto store = db::Store::open(parsed->get("db"), db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, "--db: " + store.error().message);
@@ -250,7 +239,7 @@ int cmd_results(const std::vector<std::string>& args, std::ostream& out, std::os
   } else {
     document += (document.empty() ? "" : "\n") + *text;
   }
-  return with_output(*parsed, out, err, [&](std::ostream& stream) {
+  return with_output(args, out, err, [&](std::ostream& stream) {
     stream << document;
     return Status::success();
   });

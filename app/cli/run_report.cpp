@@ -4,16 +4,9 @@
 #include <cstdio>
 #include <ostream>
 
-#include "model/params.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::cli {
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -23,45 +16,6 @@ std::string csv_field(const std::string& text) {
     out += c;
   }
   return out + "\"";
-}
-
-RunInfo run_info_of(const ReplaySetup& setup) {
-  RunInfo run;
-  const Workload& w = setup.workload;
-  run.workload_spec = setup.workload_spec;
-  run.workload_name = w.name();
-  run.workload_tasks = w.task_count();
-  run.workload_data = w.data_count();
-  run.working_set_bytes = w.working_set_bytes();
-  run.scheduler = setup.scheduler_spec;
-  run.eviction = setup.eviction_spec;
-  run.platform = setup.options.platform;
-  run.buffer_depth = setup.options.buffer_depth;
-  run.mode = RunMode::Replay;
-  run.tilelens_version = kVersion;
-  // The seed a run used: the scheduler's when it takes one, else the generator's.
-  if (auto spec = parse_spec(setup.scheduler_spec); spec && spec->values.count("seed")) {
-    if (auto seed = parse_integer(spec->values.at("seed"))) run.seed = *seed;
-  } else if (!w.generator().name.empty()) {
-    run.seed = static_cast<std::int64_t>(w.generator().seed);
-  }
-  run.key = run_key(run.workload_spec, run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
-                        setup.options.charge_scheduling);
-  return run;
-}
-
-RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves) {
-  RunMetrics metrics;
-  metrics.summary = summary;
-  metrics.lower_bound_bytes = curves.lower_bound_bytes;
-  metrics.lower_bound = curves.bound + (curves.asymptotic ? ", leading term only" : "");
-  metrics.bus_limit_bytes = curves.bus_limit_bytes;
-  metrics.ideal_compute_ns = curves.ideal_compute_ns;
-  return metrics;
-}
-
-std::string policy_label(const RunInfo& run) {
-  return short_scheduler_spec(run.scheduler) + "/" + run.eviction + (charged_scheduling(run) ? "+time" : "");
 }
 
 void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& out) {
@@ -79,7 +33,7 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
     out << "loads        not recorded (the measurement holds task executions only)\n";
   }
   out << "lower bound  " << format_bytes(metrics.lower_bound_bytes) << "  " << metrics.lower_bound << "\n";
-  if (run.transfers_recorded) out << "ratio        " << fixed(metrics.ratio_to_lower_bound(), 3) << " x the lower bound\n";
+  if (run.transfers_recorded) out << "ratio        " << format_fixed(metrics.ratio_to_lower_bound(), 3) << " x the lower bound\n";
   out << "bus limit    " << format_bytes(metrics.bus_limit_bytes) << " (more cannot be hidden behind compute)\n";
   if (run.transfers_recorded) {
     out << "evictions    " << s.evictions;
@@ -88,7 +42,7 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
     if (s.stale_writebacks) out << " (" << s.stale_writebacks << " overtaken by a newer write)";
     out << "\n";
   }
-  out << "makespan     " << format_duration(s.makespan_ns) << "  (" << fixed(s.gflops, 0) << " GFlop/s, ideal "
+  out << "makespan     " << format_duration(s.makespan_ns) << "  (" << format_fixed(s.gflops, 0) << " GFlop/s, ideal "
       << format_duration(static_cast<std::int64_t>(metrics.ideal_compute_ns)) << ")\n";
   const Platform& p = run.platform;
   if (p.cpus > 0 && s.gpus.size() == p.workers()) {
@@ -116,18 +70,18 @@ void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out
       << ",\"working_set_bytes\":" << run.working_set_bytes << ",\"scheduler\":\"" << json_escape(run.scheduler)
       << "\",\"eviction\":\"" << json_escape(run.eviction) << "\",\"gpus\":" << run.platform.gpus
       << ",\"cpus\":" << run.platform.cpus << ",\"workers_per_memory\":" << run.platform.workers_per_memory
-      << ",\"memory_bytes\":" << fixed(run.platform.memory_bytes, 0) << ",\"bus_bandwidth\":" << fixed(run.platform.bus_bandwidth, 0)
+      << ",\"memory_bytes\":" << format_fixed(run.platform.memory_bytes, 0) << ",\"bus_bandwidth\":" << format_fixed(run.platform.bus_bandwidth, 0)
       << ",\"buffer_depth\":" << run.buffer_depth << ",\"loads\":" << s.loads << ",\"fetches\":" << s.fetches
       << ",\"prefetches\":" << s.prefetches << ",\"unused_loads\":" << s.unused_loads
-      << ",\"bytes_loaded\":" << fixed(s.bytes_loaded, 0) << ",\"bytes_from_host\":" << fixed(s.bytes_from_host, 0)
-      << ",\"bytes_gpu_to_gpu\":" << fixed(s.bytes_gpu_to_gpu, 0) << ",\"bytes_fetched\":" << fixed(s.bytes_fetched, 0)
-      << ",\"bytes_prefetched\":" << fixed(s.bytes_prefetched, 0) << ",\"evictions\":" << s.evictions
+      << ",\"bytes_loaded\":" << format_fixed(s.bytes_loaded, 0) << ",\"bytes_from_host\":" << format_fixed(s.bytes_from_host, 0)
+      << ",\"bytes_gpu_to_gpu\":" << format_fixed(s.bytes_gpu_to_gpu, 0) << ",\"bytes_fetched\":" << format_fixed(s.bytes_fetched, 0)
+      << ",\"bytes_prefetched\":" << format_fixed(s.bytes_prefetched, 0) << ",\"evictions\":" << s.evictions
       << ",\"invalidations\":" << s.invalidations << ",\"writebacks\":" << s.writebacks
-      << ",\"bytes_written_back\":" << fixed(s.bytes_written_back, 0) << ",\"stale_writebacks\":" << s.stale_writebacks << ",\"makespan_ns\":" << s.makespan_ns
-      << ",\"gflops\":" << fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns << ",\"prepare_ns\":" << s.prepare_ns << ",\"charged_ns\":" << s.charged_ns
-      << ",\"eviction_ns\":" << s.eviction_ns << ",\"lower_bound_bytes\":" << fixed(metrics.lower_bound_bytes, 0)
+      << ",\"bytes_written_back\":" << format_fixed(s.bytes_written_back, 0) << ",\"stale_writebacks\":" << s.stale_writebacks << ",\"makespan_ns\":" << s.makespan_ns
+      << ",\"gflops\":" << format_fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns << ",\"prepare_ns\":" << s.prepare_ns << ",\"charged_ns\":" << s.charged_ns
+      << ",\"eviction_ns\":" << s.eviction_ns << ",\"lower_bound_bytes\":" << format_fixed(metrics.lower_bound_bytes, 0)
       << ",\"lower_bound\":\"" << json_escape(metrics.lower_bound) << "\",\"ratio_to_lower_bound\":"
-      << fixed(metrics.ratio_to_lower_bound(), 6) << ",\"bus_limit_bytes\":" << fixed(metrics.bus_limit_bytes, 0)
+      << format_fixed(metrics.ratio_to_lower_bound(), 6) << ",\"bus_limit_bytes\":" << format_fixed(metrics.bus_limit_bytes, 0)
       << ",\"worker_tasks\":[";
   for (std::size_t g = 0; g < s.gpus.size(); ++g) out << (g ? "," : "") << s.gpus[g].tasks;
   out << "]}\n";
@@ -142,10 +96,10 @@ void print_csv_row(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
   const ReplaySummary& s = metrics.summary;
   // The workload is always quoted, so a script can strip it with one pattern.
   out << '"' << run.workload_spec << "\"," << csv_field(run.scheduler) << ',' << csv_field(run.eviction) << ','
-      << run.platform.gpus << ',' << fixed(run.platform.memory_bytes, 0) << ',' << run.working_set_bytes << ',' << s.loads
-      << ',' << s.fetches << ',' << s.prefetches << ',' << fixed(s.bytes_loaded, 0) << ',' << fixed(metrics.lower_bound_bytes, 0)
-      << ',' << fixed(metrics.ratio_to_lower_bound(), 4) << ',' << s.evictions << ',' << s.makespan_ns << ','
-      << fixed(s.gflops, 1) << ',' << s.scheduling_ns << ',' << run.buffer_depth << ','
+      << run.platform.gpus << ',' << format_fixed(run.platform.memory_bytes, 0) << ',' << run.working_set_bytes << ',' << s.loads
+      << ',' << s.fetches << ',' << s.prefetches << ',' << format_fixed(s.bytes_loaded, 0) << ',' << format_fixed(metrics.lower_bound_bytes, 0)
+      << ',' << format_fixed(metrics.ratio_to_lower_bound(), 4) << ',' << s.evictions << ',' << s.makespan_ns << ','
+      << format_fixed(s.gflops, 1) << ',' << s.scheduling_ns << ',' << run.buffer_depth << ','
       << (run.seed ? std::to_string(*run.seed) : "") << ',' << to_string(run.mode) << ','
       << (run.id ? std::to_string(run.id) : "") << ',' << (run.id ? to_string(run.status) : "") << '\n';
 }

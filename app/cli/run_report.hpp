@@ -6,14 +6,10 @@
 #include <iosfwd>
 #include <string>
 
-#include "app/cli/commands.hpp"
-#include "store/store.hpp"
+#include "trace/measurement.hpp"
+#include "trace/run.hpp"
 
 namespace tilelens::cli {
-
-// A run about to be stored or printed: everything but its ids and times.
-RunInfo run_info_of(const ReplaySetup& setup);
-RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves);
 
 void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& out);
 void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out);
@@ -22,11 +18,6 @@ void print_csv_header(std::ostream& out);
 void print_measurement(const Measurement& measurement, std::ostream& out);
 void print_csv_row(const RunInfo& run, const RunMetrics& metrics, std::ostream& out);
 
-// "hfp:flip=0/belady", with "+time" when its prepare() time was charged: a run's policy as
-// sweeps write it, for column and series labels.
-std::string policy_label(const RunInfo& run);
-
-std::string fixed(double value, int digits = 2);
 std::string csv_field(const std::string& text);  // quoted when it holds a comma, quote or newline
 
 }  // namespace tilelens::cli

@@ -1,5 +1,5 @@
-// `tilelens runs list|show|compare|delete`, `tilelens export csv|paje|chrome` and
-// `tilelens import starpu`: the commands that read, write and move runs of a database.
+// `tilelens runs list|show|compare|delete`: the runs of a database, listed, shown, compared
+// side by side or deleted.
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -8,30 +8,15 @@
 #include <set>
 #include <sstream>
 
-#include "app/cli/args.hpp"
+#include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
+#include "core/runs.hpp"
 #include "formats/exports.hpp"
-#include "formats/starpu_import.hpp"
 #include "model/params.hpp"
 #include "model/units.hpp"
-#include "formats/workload_io.hpp"
-#include "presets/platforms.hpp"
 
 namespace tilelens::cli {
 namespace {
-
-const OptionSpec kDbOption{"db", "FILE", "the database", ""};
-
-Result<db::Store> open_store(const ParsedArgs& args, db::Store::OpenMode mode) {
-  if (!args.has("db")) return make_error("--db FILE is required");
-  return db::Store::open(args.get("db"), mode);
-}
-
-Result<std::int64_t> parse_id(const std::string& text, const std::string& what) {
-  auto id = parse_integer(text);
-  if (!id || *id < 1) return make_error(what + " must be a run id (a whole number from 'tilelens runs list'), got '" + text + "'");
-  return *id;
-}
 
 // Pads columns: column c is left-aligned where align[c] is 'L', right-aligned otherwise.
 std::string format_table(const std::vector<std::vector<std::string>>& rows, const std::string& align) {
@@ -54,14 +39,16 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows, cons
   return out;
 }
 
-std::string memory_label(double bytes) { return fixed(bytes / 1048576.0, 0) + " MiB"; }
+std::string memory_label(double bytes) { return format_fixed(bytes / 1048576.0, 0) + " MiB"; }
 
-std::string ratio_text(const db::StoredRun& run) {
+std::string ratio_text(const StoredRun& run) {
   if (!run.metrics || !run.info.transfers_recorded) return "-";
-  return fixed(run.metrics->ratio_to_lower_bound(), 2) + "x";
+  return format_fixed(run.metrics->ratio_to_lower_bound(), 2) + "x";
 }
 
 // ---------------------------------------------------------------- runs
+
+}  // namespace
 
 const CommandSpec kRunsList{"tilelens runs list --db FILE [filters]",
                             "List the runs of a database: policies, platform, loads, ratio to the lower bound, GFlop/s.",
@@ -93,9 +80,11 @@ const CommandSpec kRunsDelete{"tilelens runs delete ID [ID ...] --db FILE",
                               {kDbOption},
                               ""};
 
+namespace {
+
 Status parse_filter(const ParsedArgs& args, db::RunFilter& filter) {
   if (args.has("sweep")) {
-    auto id = parse_id(args.get("sweep"), "--sweep");
+    auto id = parse_run_id(args.get("sweep"), "--sweep");
     if (!id) return id.error();
     filter.sweep_id = *id;
   }
@@ -108,7 +97,9 @@ Status parse_filter(const ParsedArgs& args, db::RunFilter& filter) {
   return Status::success();
 }
 
-int runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+}  // namespace
+
+int cmd_runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   db::RunFilter filter;
   if (auto status = parse_filter(args, filter); !status) return fail(err, status.error().message);
   auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
@@ -122,12 +113,12 @@ int runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   }
   std::vector<std::vector<std::string>> rows = {
       {"id", "status", "mode", "scheduler", "eviction", "GPUs", "memory", "loads", "LB ratio", "GFlop/s", "makespan", "workload"}};
-  for (const db::StoredRun& run : *runs) {
+  for (const StoredRun& run : *runs) {
     const bool metrics = run.metrics.has_value();
     rows.push_back({std::to_string(run.info.id), to_string(run.info.status), to_string(run.info.mode), run.info.scheduler,
                     run.info.eviction, std::to_string(run.info.platform.gpus), memory_label(run.info.platform.memory_bytes),
                     metrics && run.info.transfers_recorded ? format_count(static_cast<double>(run.metrics->summary.loads)) : "-",
-                    ratio_text(run), metrics ? fixed(run.metrics->summary.gflops, 0) : "-",
+                    ratio_text(run), metrics ? format_fixed(run.metrics->summary.gflops, 0) : "-",
                     metrics ? format_duration(run.metrics->summary.makespan_ns) : "-", run.info.workload_spec});
   }
   std::string table = format_table(rows, "LLLLLRRRRRRL");
@@ -135,9 +126,9 @@ int runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-int runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.positional.size() != 1) return fail(err, "expected one run id; see tilelens runs show --help");
-  auto id = parse_id(args.positional[0], "the run");
+  auto id = parse_run_id(args.positional[0], "the run");
   if (!id) return fail(err, id.error().message);
   auto count = parse_integer(args.get("tasks"));
   if (!count || *count < 0) return fail(err, "--tasks must be a count of zero or more");
@@ -168,17 +159,17 @@ int runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   }
   out << "\n" << format_table(rows, "");
   if (*count > 0) {
-    auto trace = store->load_trace(*id);
-    if (!trace) return fail(err, trace.error().message);
-    auto workload = store->load_workload(info.workload_id);
-    if (!workload) return fail(err, workload.error().message);
-    Trace first = std::move(*trace);
+    auto loaded = core::load_run(*store, *id);
+    if (!loaded) return fail(err, loaded.error().message);
+    Trace& first = loaded->trace;
     if (first.tasks.size() > static_cast<std::size_t>(*count)) first.tasks.resize(static_cast<std::size_t>(*count));
     out << "\n";
-    write_order_csv(*workload, first, out);
+    write_order_csv(loaded->workload, first, out);
   }
   return 0;
 }
+
+namespace {
 
 // The parameters whose values differ among these specs, as "N=20,n=4": a short row label.
 std::map<std::string, std::string> varying_params(const std::vector<std::string>& specs, std::set<std::string>& varying) {
@@ -238,17 +229,17 @@ int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metri
     std::string row = labels.at(run.info.workload_spec);
     if (memories.size() > 1) row += "  M=" + memory_label(run.info.platform.memory_bytes);
     if (gpu_counts.size() > 1) row += "  K=" + std::to_string(run.info.platform.gpus);
-    const std::string column = policy_label(run.info);
+    const std::string column = core::policy_label(run.info);
     if (std::find(row_keys.begin(), row_keys.end(), row) == row_keys.end()) row_keys.push_back(row);
     if (std::find(column_keys.begin(), column_keys.end(), column) == column_keys.end()) column_keys.push_back(column);
     const RunMetrics& m = *run.metrics;
-    row_bound[row] = fixed(m.lower_bound_bytes / 1048576.0, 0);
+    row_bound[row] = format_fixed(m.lower_bound_bytes / 1048576.0, 0);
     bounds.insert(m.lower_bound);
     std::string value;
     if (metric == "ratio") value = ratio_text(run);
     else if (metric == "loads") value = std::to_string(m.summary.loads);
-    else if (metric == "mib") value = fixed(m.summary.bytes_loaded / 1048576.0, 0);
-    else if (metric == "gflops") value = fixed(m.summary.gflops, 0);
+    else if (metric == "mib") value = format_fixed(m.summary.bytes_loaded / 1048576.0, 0);
+    else if (metric == "gflops") value = format_fixed(m.summary.gflops, 0);
     else value = format_duration(m.summary.makespan_ns);
     cell[{row, column}] = value;
   }
@@ -272,18 +263,20 @@ int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metri
   return 0;
 }
 
-int runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+}  // namespace
+
+int cmd_runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, store.error().message);
   if (args.has("sweep")) {
-    auto sweep = parse_id(args.get("sweep"), "--sweep");
+    auto sweep = parse_run_id(args.get("sweep"), "--sweep");
     if (!sweep) return fail(err, sweep.error().message);
     return compare_sweep(*store, *sweep, args.get("metric"), out, err);
   }
   if (args.positional.size() < 2) return fail(err, "expected two or more run ids (or --sweep ID); see tilelens runs compare --help");
-  std::vector<db::StoredRun> runs;
+  std::vector<StoredRun> runs;
   for (const auto& text : args.positional) {
-    auto id = parse_id(text, "a run");
+    auto id = parse_run_id(text, "a run");
     if (!id) return fail(err, id.error().message);
     auto run = store->load_run(*id);
     if (!run) return fail(err, run.error().message);
@@ -304,33 +297,33 @@ int runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     std::vector<std::string> row = {name};
     for (const auto& run : runs) row.push_back(show(value(run)));
     const double base = value(runs[0]);
-    for (std::size_t i = 1; i < runs.size(); ++i) row.push_back(base != 0 ? fixed(value(runs[i]) / base, 3) + "x" : "-");
+    for (std::size_t i = 1; i < runs.size(); ++i) row.push_back(base != 0 ? format_fixed(value(runs[i]) / base, 3) + "x" : "-");
     rows.push_back(row);
   };
   auto count = [](double v) { return format_count(v); };
   auto bytes = [](double v) { return format_bytes(v); };
   auto duration = [](double v) { return format_duration(static_cast<std::int64_t>(v)); };
-  text_row("workload", [](const db::StoredRun& r) { return r.info.workload_spec; });
-  text_row("scheduler", [](const db::StoredRun& r) { return r.info.scheduler; });
-  text_row("eviction", [](const db::StoredRun& r) { return r.info.eviction; });
-  text_row("mode", [](const db::StoredRun& r) { return std::string(to_string(r.info.mode)); });
-  text_row("GPUs x memory", [](const db::StoredRun& r) {
+  text_row("workload", [](const StoredRun& r) { return r.info.workload_spec; });
+  text_row("scheduler", [](const StoredRun& r) { return r.info.scheduler; });
+  text_row("eviction", [](const StoredRun& r) { return r.info.eviction; });
+  text_row("mode", [](const StoredRun& r) { return std::string(to_string(r.info.mode)); });
+  text_row("GPUs x memory", [](const StoredRun& r) {
     return std::to_string(r.info.platform.gpus) + " x " + memory_label(r.info.platform.memory_bytes);
   });
-  text_row("task buffer", [](const db::StoredRun& r) { return std::to_string(r.info.buffer_depth); });
-  number_row("loads", [](const db::StoredRun& r) { return static_cast<double>(r.metrics->summary.loads); }, count);
-  number_row("  fetches", [](const db::StoredRun& r) { return static_cast<double>(r.metrics->summary.fetches); }, count);
-  number_row("  prefetches", [](const db::StoredRun& r) { return static_cast<double>(r.metrics->summary.prefetches); }, count);
-  number_row("data loaded", [](const db::StoredRun& r) { return r.metrics->summary.bytes_loaded; }, bytes);
-  number_row("lower bound", [](const db::StoredRun& r) { return r.metrics->lower_bound_bytes; }, bytes);
-  number_row("ratio to LB", [](const db::StoredRun& r) { return r.metrics->ratio_to_lower_bound(); },
-             [](double v) { return fixed(v, 3) + "x"; });
-  number_row("evictions", [](const db::StoredRun& r) { return static_cast<double>(r.metrics->summary.evictions); }, count);
-  number_row("written back", [](const db::StoredRun& r) { return r.metrics->summary.bytes_written_back; }, bytes);
-  number_row("makespan", [](const db::StoredRun& r) { return static_cast<double>(r.metrics->summary.makespan_ns); }, duration);
-  number_row("GFlop/s", [](const db::StoredRun& r) { return r.metrics->summary.gflops; }, [](double v) { return fixed(v, 0); });
-  number_row("GPU idle", [](const db::StoredRun& r) { return static_cast<double>(r.metrics->summary.idle_ns); }, duration);
-  number_row("sched. time", [](const db::StoredRun& r) { return static_cast<double>(r.metrics->summary.scheduling_ns); }, duration);
+  text_row("task buffer", [](const StoredRun& r) { return std::to_string(r.info.buffer_depth); });
+  number_row("loads", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.loads); }, count);
+  number_row("  fetches", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.fetches); }, count);
+  number_row("  prefetches", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.prefetches); }, count);
+  number_row("data loaded", [](const StoredRun& r) { return r.metrics->summary.bytes_loaded; }, bytes);
+  number_row("lower bound", [](const StoredRun& r) { return r.metrics->lower_bound_bytes; }, bytes);
+  number_row("ratio to LB", [](const StoredRun& r) { return r.metrics->ratio_to_lower_bound(); },
+             [](double v) { return format_fixed(v, 3) + "x"; });
+  number_row("evictions", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.evictions); }, count);
+  number_row("written back", [](const StoredRun& r) { return r.metrics->summary.bytes_written_back; }, bytes);
+  number_row("makespan", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.makespan_ns); }, duration);
+  number_row("GFlop/s", [](const StoredRun& r) { return r.metrics->summary.gflops; }, [](double v) { return format_fixed(v, 0); });
+  number_row("GPU idle", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.idle_ns); }, duration);
+  number_row("sched. time", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.scheduling_ns); }, duration);
   out << format_table(rows, "L");
   for (const auto& run : runs) {
     if (!run.info.transfers_recorded) out << "run " << run.info.id << " recorded no transfers: its load figures are not known\n";
@@ -339,11 +332,11 @@ int runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-int runs_delete(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+int cmd_runs_delete(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.positional.empty()) return fail(err, "expected one or more run ids; see tilelens runs delete --help");
   std::vector<std::int64_t> ids;
   for (const auto& text : args.positional) {
-    auto id = parse_id(text, "a run");
+    auto id = parse_run_id(text, "a run");
     if (!id) return fail(err, id.error().message);
     ids.push_back(*id);
   }
@@ -352,245 +345,6 @@ int runs_delete(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (auto status = store->delete_runs(ids); !status) return fail(err, status.error().message);
   out << "deleted " << ids.size() << " run" << (ids.size() == 1 ? "" : "s") << " from " << store->path() << "\n";
   return 0;
-}
-
-// Dispatches "VERB args..." among subcommands that share the pattern of `runs` and `export`.
-struct Verb {
-  const char* name;
-  const CommandSpec* spec;
-  int (*run)(const ParsedArgs&, std::ostream&, std::ostream&);
-};
-
-int dispatch(const std::string& group, const std::vector<Verb>& verbs, const std::vector<std::string>& args, std::ostream& out,
-             std::ostream& err) {
-  std::string names;
-  for (const auto& verb : verbs) names += (names.empty() ? "" : "|") + std::string(verb.name);
-  const std::string usage = "usage: tilelens " + group + " " + names + " ... (each takes --help)\n";
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    (args.empty() ? err : out) << usage;
-    for (const auto& verb : verbs) (args.empty() ? err : out) << "  " << verb.spec->usage << "\n";
-    return args.empty() ? 2 : 0;
-  }
-  for (const auto& verb : verbs) {
-    if (args[0] != verb.name) continue;
-    auto parsed = parse_args(*verb.spec, std::vector<std::string>(args.begin() + 1, args.end()));
-    if (!parsed) return fail(err, parsed.error().message);
-    if (parsed->has("help")) {
-      out << help_text(*verb.spec);
-      return 0;
-    }
-    return verb.run(*parsed, out, err);
-  }
-  return fail(err, "unknown " + group + " command '" + args[0] + "' (valid: " + names + ")");
-}
-
-// ---------------------------------------------------------------- export
-
-const CommandSpec kExportCsv{
-    "tilelens export csv --db FILE (--run ID [--table T] | --sweep ID | --all) [--output FILE]",
-    "Write CSV: a run's processing order (each task with its loads), its loads, or the metrics of a sweep's\n"
-    "runs (or of every run), one row per run with the lower bound and the ratio to it.",
-    {kDbOption,
-     {"run", "ID", "export this run's table", ""},
-     {"table", "T", "with --run: order (tasks with their loads, the tile-order figure's input) or loads", "order"},
-     {"sweep", "ID", "the metrics of every run of this sweep", ""},
-     {"all", "", "the metrics of every run", ""},
-     {"output", "FILE", "write there instead of standard output", ""}},
-    ""};
-
-const CommandSpec kExportPaje{"tilelens export paje --db FILE --run ID [--output FILE]",
-                              "Write a run as a Paje trace that ViTE opens: GPUs as containers, task states, transfers as\n"
-                              "links typed fetch (F), prefetch (PF) or unused (U), memory in use as a variable.",
-                              {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
-                              ""};
-
-const CommandSpec kExportChrome{"tilelens export chrome --db FILE --run ID [--output FILE]",
-                                "Write a run as Chrome trace-event JSON that Perfetto (ui.perfetto.dev) opens: a lane per GPU's\n"
-                                "compute and per transfer direction, memory in use as a counter.",
-                                {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
-                                ""};
-
-struct LoadedRun {
-  db::StoredRun run;
-  Workload workload;
-  Trace trace;
-};
-
-Result<LoadedRun> load_whole_run(db::Store& store, const ParsedArgs& args) {
-  if (!args.has("run")) return make_error("--run ID is required");
-  auto id = parse_id(args.get("run"), "--run");
-  if (!id) return id.error();
-  auto run = store.load_run(*id);
-  if (!run) return run.error();
-  auto workload = store.load_workload(run->info.workload_id);
-  if (!workload) return workload.error();
-  auto trace = store.load_trace(*id);
-  if (!trace) return trace.error();
-  return LoadedRun{std::move(*run), std::move(*workload), std::move(*trace)};
-}
-
-int export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, store.error().message);
-  const int chosen = (args.has("run") ? 1 : 0) + (args.has("sweep") ? 1 : 0) + (args.has("all") ? 1 : 0);
-  if (chosen != 1) return fail(err, "give exactly one of --run ID, --sweep ID or --all");
-  if (args.has("run")) {
-    const std::string table = args.get("table");
-    if (table != "order" && table != "loads") return fail(err, "--table must be order or loads (got '" + table + "')");
-    auto loaded = load_whole_run(*store, args);
-    if (!loaded) return fail(err, loaded.error().message);
-    return with_output(args, out, err, [&](std::ostream& file) {
-      if (table == "order") write_order_csv(loaded->workload, loaded->trace, file);
-      else write_loads_csv(loaded->workload, loaded->trace, file);
-      return Status::success();
-    });
-  }
-  db::RunFilter filter;
-  if (args.has("sweep")) {
-    auto id = parse_id(args.get("sweep"), "--sweep");
-    if (!id) return fail(err, id.error().message);
-    filter.sweep_id = *id;
-  }
-  auto runs = store->load_runs(filter);
-  if (!runs) return fail(err, runs.error().message);
-  return with_output(args, out, err, [&](std::ostream& file) {
-    print_csv_header(file);
-    for (const auto& run : *runs) {
-      if (run.metrics) print_csv_row(run.info, *run.metrics, file);
-    }
-    return Status::success();
-  });
-}
-
-int export_trace(const ParsedArgs& args, std::ostream& out, std::ostream& err, bool paje) {
-  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, store.error().message);
-  auto loaded = load_whole_run(*store, args);
-  if (!loaded) return fail(err, loaded.error().message);
-  return with_output(args, out, err, [&](std::ostream& file) {
-    if (paje) write_paje(loaded->workload, loaded->run.info, loaded->trace, file);
-    else write_chrome_trace(loaded->workload, loaded->run.info, loaded->trace, file);
-    return Status::success();
-  });
-}
-
-// ---------------------------------------------------------------- import
-
-const CommandSpec kImportStarpu{
-    "tilelens import starpu TASKS.rec [--data DATA.rec] [--db FILE] [--workload-out FILE]",
-    "Import a StarPU execution written by starpu_fxt_tool: the task set becomes a workload (tasks, handles and\n"
-    "sizes, dependencies, submit order) and the execution a measured run (worker, start and end of each task).\n"
-    "Store both in a database, write the workload to a file to replay it under other schedulers, or both.",
-    {{"data", "FILE", "data.rec, for handle names, sizes and coordinates", ""},
-     {"db", "FILE", "store the workload and the measured run here", ""},
-     {"workload-out", "FILE", "write the workload in tilelens' format", ""},
-     {"name", "NAME", "the workload's name", "starpu"},
-     {"platform", "PRESET", "the platform the run is recorded against (for the lower bound)", "v100-fgcs"},
-     {"memory", "SIZE", "memory per GPU of that platform, as StarPU was limited (STARPU_LIMIT_CUDA_MEM)", ""}},
-    "example:\n"
-    "  tilelens import starpu tasks.rec --data data.rec --db runs.db --workload-out app.workload\n"
-    "  tilelens sweep --workload app.workload --scheduler eager,rcm,mst --eviction lru,belady --db runs.db"};
-
-int import_starpu_command(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  if (args.positional.size() != 1) return fail(err, "expected the tasks.rec file; see tilelens import starpu --help");
-  auto imported = import_starpu_files(args.positional[0], args.get("data"), args.get("name"));
-  if (!imported) return fail(err, imported.error().message);
-  for (const auto& warning : imported->warnings) err << "tilelens: warning: " << warning << "\n";
-  const Workload& w = imported->workload;
-  auto platform = find_platform_preset(args.get("platform"));
-  if (!platform) return fail(err, "--platform: " + platform.error().message);
-  platform->name = "starpu";
-  platform->gpus = static_cast<std::uint32_t>(std::max<std::size_t>(1, imported->workers.size()));
-  if (args.has("memory")) {
-    auto memory = parse_memory(args.get("memory"));
-    if (!memory) return fail(err, "--memory: " + memory.error().message);
-    platform->memory_bytes = memory->items ? static_cast<double>(memory->items) * static_cast<double>(w.largest_data_bytes()) : memory->bytes;
-  }
-  out << "imported     " << args.positional[0] << ": " << w.task_count() << " tasks, " << w.data_count() << " data, "
-      << w.dependency_count() << " dependencies, working set " << format_bytes(static_cast<double>(w.working_set_bytes())) << "\n";
-  out << "measured     " << imported->trace.tasks.size() << " task executions on " << imported->workers.size()
-      << " workers, makespan " << format_duration(imported->summary.makespan_ns) << " ("
-      << fixed(imported->summary.gflops, 0) << " GFlop/s)";
-  if (imported->unexecuted_tasks) out << "; " << imported->unexecuted_tasks << " tasks without an execution";
-  out << "\n";
-  if (args.has("workload-out")) {
-    if (auto status = save_workload(w, args.get("workload-out")); !status) return fail(err, status.error().message);
-    out << "workload     written to " << args.get("workload-out") << "\n";
-  }
-  if (args.has("db")) {
-    auto store = db::Store::open(args.get("db"));
-    if (!store) return fail(err, "--db: " + store.error().message);
-    auto workload_id = store->put_workload(w, "starpu " + args.positional[0]);
-    if (!workload_id) return fail(err, workload_id.error().message);
-    RunInfo info;
-    info.workload_id = *workload_id;
-    info.workload_spec = w.name();
-    info.scheduler = "starpu";
-    info.eviction = "starpu";
-    info.platform = *platform;
-    info.buffer_depth = 0;
-    info.mode = RunMode::StarPU;
-    info.tilelens_version = kVersion;
-    info.transfers_recorded = false;
-    auto writer = store->begin_run(info);
-    if (!writer) return fail(err, writer.error().message);
-    writer->write(imported->trace);
-    const RunMetrics metrics = metrics_of(imported->summary, reference_curves(w, *platform));
-    auto id = writer->finish(metrics);
-    if (!id) return fail(err, id.error().message);
-    out << "stored       workload " << *workload_id << " and run " << *id << " in " << store->path() << "\n";
-  }
-  return 0;
-}
-
-}  // namespace
-
-// Writes through `write` to --output (atomically: a temporary file renamed at the end) or out.
-int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, const std::function<Status(std::ostream&)>& write) {
-  if (!args.has("output")) {
-    auto status = write(out);
-    return status ? 0 : fail(err, status.error().message);
-  }
-  const std::string path = args.get("output");
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream file(temporary, std::ios::binary);
-    if (!file) return fail(err, "--output: cannot write '" + temporary + "'");
-    if (auto status = write(file); !status) {
-      std::remove(temporary.c_str());
-      return fail(err, status.error().message);
-    }
-    file.flush();
-    if (!file) {
-      std::remove(temporary.c_str());
-      return fail(err, "--output: writing '" + path + "' failed (disk full?)");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) return fail(err, "--output: cannot rename to '" + path + "'");
-  err << "wrote " << path << "\n";
-  return 0;
-}
-
-int cmd_runs(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  return dispatch("runs",
-                  {{"list", &kRunsList, runs_list},
-                   {"show", &kRunsShow, runs_show},
-                   {"compare", &kRunsCompare, runs_compare},
-                   {"delete", &kRunsDelete, runs_delete}},
-                  args, out, err);
-}
-
-int cmd_export(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  return dispatch("export",
-                  {{"csv", &kExportCsv, export_csv},
-                   {"paje", &kExportPaje, [](const ParsedArgs& a, std::ostream& o, std::ostream& e) { return export_trace(a, o, e, true); }},
-                   {"chrome", &kExportChrome,
-                    [](const ParsedArgs& a, std::ostream& o, std::ostream& e) { return export_trace(a, o, e, false); }}},
-                  args, out, err);
-}
-
-int cmd_import(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  return dispatch("import", {{"starpu", &kImportStarpu, import_starpu_command}}, args, out, err);
 }
 
 }  // namespace tilelens::cli

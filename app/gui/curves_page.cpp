@@ -18,7 +18,7 @@
 #include <map>
 #include <set>
 
-#include "app/cli/run_report.hpp"
+#include "core/runs.hpp"
 #include "analysis/bounds.hpp"
 
 namespace tilelens::gui {
@@ -40,12 +40,12 @@ Result<SweepCurves> sweep_curves(db::Store& store, std::int64_t sweep_id) {
   curves.memory_axis = memories.size() > 1 && workloads.size() == 1;
   std::map<std::string, CurveSeries> by_label;
   std::map<double, double> lower, bus;
-  const db::StoredRun* first = nullptr;
+  const StoredRun* first = nullptr;
   for (const auto& run : *runs) {
     if (!run.metrics || !run.info.transfers_recorded) continue;
     if (!first) first = &run;
     const double x = (curves.memory_axis ? run.info.platform.memory_bytes : static_cast<double>(run.info.working_set_bytes)) / 1048576.0;
-    const std::string label = cli::policy_label(run.info);
+    const std::string label = core::policy_label(run.info);
     CurveSeries& series = by_label[label];
     series.label = label;
     series.points.push_back({x, run.metrics->summary.bytes_loaded, run.metrics->summary.gflops, run.info.id});

@@ -2,7 +2,7 @@
 // M = 250 MiB under RCM + LRU, DMDAR + LRU and HFP + Belady (fgcs Figs. 8-10), plus a 3D
 // product (layer panels, fgcs Fig. 12) and a Cholesky task graph on two GPUs under DMDAS and
 // under DARTS + LUF (iteration panels, darts Figs. 8 and 13; select both to compare).
-// Generated on first use with the tilelens command itself.
+// Generated on first use through the core, as `tilelens replay --db` would.
 #pragma once
 
 #include <string>

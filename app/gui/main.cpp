@@ -6,7 +6,6 @@
 #include <QImage>
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QPainter>
@@ -14,7 +13,7 @@
 #include <iostream>
 #include <optional>
 
-#include "app/cli/commands.hpp"
+#include "core/replay_request.hpp"
 #include "app/gui/compare_page.hpp"
 #include "app/gui/curves_page.hpp"
 #include "app/gui/figure_export.hpp"
@@ -119,11 +118,12 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
 int bench(const QString& folder) {
   const QString db = folder + "/bench.db";
   QFile::remove(db);
-  std::ostringstream out, err;
   const auto begin_store = std::chrono::steady_clock::now();
-  if (cli::run_cli({"replay", "--workload", "matmul3d:N=47", "--scheduler", "eager", "--memory", "200MiB", "--db", db.toStdString()}, out, err) != 0) {
-    return fail(QString::fromStdString(err.str()));
-  }
+  core::ReplayRequest request;
+  request.workload = "matmul3d:N=47";
+  request.platform.memory = SizeSpec{200 * 1048576.0, 0};
+  auto outcome = core::run_replay(request, core::stored_in(db.toStdString()));
+  if (!outcome || !outcome->error.empty()) return fail(QString::fromStdString(!outcome ? outcome.error().message : outcome->error));
   const double store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_store).count();
   auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(QString::fromStdString(store.error().message));
@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName("tilelens");
   QApplication::setOrganizationName("tilelens");
-  QApplication::setApplicationVersion(cli::kVersion);
+  QApplication::setApplicationVersion(core::kVersion);
   QCommandLineParser args;
   args.setApplicationDescription(
       "tilelens-gui: see the order in which a scheduler processed the tiles, the data it loaded, and compare runs.\n"

@@ -24,6 +24,7 @@
 #include <QThread>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <fstream>
 #include <set>
 
 #include "app/gui/compare_page.hpp"
@@ -31,6 +32,7 @@
 #include "app/gui/example.hpp"
 #include "app/gui/replay_dialog.hpp"
 #include "app/gui/run_model.hpp"
+#include "formats/exports.hpp"
 
 namespace tilelens::gui {
 
@@ -116,6 +118,24 @@ void MainWindow::build_menus() {
     const QString path = QFileDialog::getSaveFileName(this, "Export the figure", page->figure_name() + ".png",
                                                       "PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)");
     if (!path.isEmpty()) export_current(path);
+  });
+  file->addAction("Export r&un...", this, [this] {
+    auto* page = dynamic_cast<RunPage*>(tabs_->currentWidget());
+    if (!page) {
+      QMessageBox::information(this, "tilelens", "Open one run first: its trace is what this exports.");
+      return;
+    }
+    QStringList filters;
+    for (const auto& exporter : run_exporters()) {
+      filters << QString::fromStdString(exporter.format + ", " + exporter.name + ": " + exporter.summary + " (*" + exporter.extension + ")");
+    }
+    QString chosen;
+    const QString stem = QString("run-%1").arg(page->run().run.info.id);
+    const QString path = QFileDialog::getSaveFileName(this, "Export the run", stem + ".paje", filters.join(";;"), &chosen);
+    if (path.isEmpty()) return;
+    const auto index = filters.indexOf(chosen);
+    const std::string name = run_exporters()[static_cast<std::size_t>(std::max<qsizetype>(0, index))].name;
+    if (const QString error = export_run(path, name); !error.isEmpty()) QMessageBox::warning(this, "tilelens", error);
   });
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
@@ -333,6 +353,20 @@ bool MainWindow::export_current(const QString& path) {
   }
   statusBar()->showMessage("wrote " + path, 5000);
   return true;
+}
+
+QString MainWindow::export_run(const QString& path, const std::string& name) {
+  auto* page = dynamic_cast<RunPage*>(tabs_->currentWidget());
+  if (!page) return "no run is open in the current tab";
+  const RunExporter* exporter = find_run_exporter(name);
+  if (!exporter) return QString::fromStdString("no exporter '" + name + "'");
+  const RunData& run = page->run();
+  std::ofstream file(path.toStdString(), std::ios::binary);
+  if (file) exporter->write({run.workload, run.run.info, run.trace}, file);
+  file.close();
+  if (!file) return "cannot write " + path;
+  statusBar()->showMessage("wrote " + path, 5000);
+  return {};
 }
 
 void MainWindow::set_dark(bool dark) {

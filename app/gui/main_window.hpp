@@ -46,6 +46,9 @@ class MainWindow : public QMainWindow {
   QTableView* run_table() const { return table_; }
   void set_dark(bool dark);
   bool export_current(const QString& path);
+  // Writes the current tab's run through the exporter `name` (formats/exports.hpp, the
+  // registry `tilelens export` uses); the error, or an empty string.
+  QString export_run(const QString& path, const std::string& name);
 
  protected:
   void closeEvent(QCloseEvent* event) override;

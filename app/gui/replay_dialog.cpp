@@ -14,7 +14,6 @@
 #include <QVBoxLayout>
 #include <sstream>
 
-#include "app/cli/commands.hpp"
 #include "eviction/policy.hpp"
 #include "presets/seed_workloads.hpp"
 #include "presets/platforms.hpp"
@@ -129,17 +128,30 @@ void ReplayDialog::select_schedulers(const QStringList& names) {
   }
 }
 
-std::vector<std::vector<std::string>> ReplayDialog::replay_commands() const {
-  std::vector<std::vector<std::string>> commands;
+Result<std::vector<core::ReplayRequest>> ReplayDialog::replay_requests() const {
+  core::ReplayRequest base;
+  base.workload = workload_->text().trimmed().toStdString();
+  base.eviction = eviction_->currentText().toStdString();
+  base.platform.base = platform_->currentText().toStdString();
+  base.platform.gpus = static_cast<std::uint32_t>(gpus_->value());
+  base.buffer_depth = static_cast<std::uint32_t>(buffer_->value());
+  // The fields that take the command line's units go through the same platform options.
+  for (const auto& [name, field] : {std::pair{"memory", memory_}, std::pair{"bandwidth", bandwidth_}}) {
+    const std::string text = field->text().trimmed().toStdString();
+    if (text.empty()) continue;
+    if (auto status = core::find_platform_option(name)->set(text, base.platform); !status) return status.error();
+  }
+  std::vector<core::ReplayRequest> requests;
   const std::string options = scheduler_options_->text().trimmed().toStdString();
   for (int row = 0; row < schedulers_->count(); ++row) {
     if (!schedulers_->item(row)->isSelected()) continue;
-    std::string scheduler = schedulers_->item(row)->text().toStdString();
+    core::ReplayRequest request = base;
+    request.scheduler = schedulers_->item(row)->text().toStdString();
     if (!options.empty()) {
       // Only the options this scheduler declares: "flip=0" goes to hfp, not to eager.
       std::string kept;
       for (const auto& info : scheduler_registry()) {
-        if (info.name != scheduler) continue;
+        if (info.name != request.scheduler) continue;
         std::stringstream list(options);
         std::string pair;
         while (std::getline(list, pair, ',')) {
@@ -149,24 +161,22 @@ std::vector<std::vector<std::string>> ReplayDialog::replay_commands() const {
           }
         }
       }
-      if (!kept.empty()) scheduler += ":" + kept;
+      if (!kept.empty()) request.scheduler += ":" + kept;
     }
-    std::vector<std::string> args = {"replay", "--workload", workload_->text().trimmed().toStdString(), "--scheduler", scheduler,
-                                     "--eviction", eviction_->currentText().toStdString(), "--platform",
-                                     platform_->currentText().toStdString(), "--gpus", std::to_string(gpus_->value()),
-                                     "--buffer", std::to_string(buffer_->value()), "--db", database_.toStdString()};
-    if (!memory_->text().trimmed().isEmpty()) args.insert(args.end(), {"--memory", memory_->text().trimmed().toStdString()});
-    if (!bandwidth_->text().trimmed().isEmpty()) args.insert(args.end(), {"--bandwidth", bandwidth_->text().trimmed().toStdString()});
-    commands.push_back(std::move(args));
+    requests.push_back(std::move(request));
   }
-  return commands;
+  return requests;
 }
 
 void ReplayDialog::start() {
   if (running()) return;
   if (worker_.joinable()) worker_.join();
-  const auto commands = replay_commands();
-  if (commands.empty()) {
+  auto requests = replay_requests();
+  if (!requests) {
+    status_->setText(QString::fromStdString(requests.error().message));
+    return;
+  }
+  if (requests->empty()) {
     status_->setText("Select at least one scheduler.");
     return;
   }
@@ -174,20 +184,20 @@ void ReplayDialog::start() {
   finished_ = false;
   run_->setEnabled(false);
   cancel_->setText("Cancel");
-  progress_->setRange(0, static_cast<int>(commands.size()));
+  progress_->setRange(0, static_cast<int>(requests->size()));
   progress_->setValue(0);
   status_->setText("Replaying...");
-  worker_ = std::thread([this, commands] {
+  worker_ = std::thread([this, requests = std::move(*requests), database = database_.toStdString()] {
     int done = 0, failed = 0;
     std::string last_error;
-    const int total = static_cast<int>(commands.size());
-    for (const auto& args : commands) {
+    const int total = static_cast<int>(requests.size());
+    for (const auto& request : requests) {
       if (cancel_requested_) break;
-      emit progress(done, total, QString("Replaying %1 (%2 of %3)...").arg(QString::fromStdString(args[4])).arg(done + 1).arg(total));
-      std::ostringstream out, err;
-      if (cli::run_cli(args, out, err) != 0) {
+      emit progress(done, total, QString("Replaying %1 (%2 of %3)...").arg(QString::fromStdString(request.scheduler)).arg(done + 1).arg(total));
+      auto outcome = core::run_replay(request, core::stored_in(database));
+      if (!outcome || !outcome->error.empty()) {
         ++failed;
-        last_error = err.str();
+        last_error = !outcome ? outcome.error().message : outcome->error;
       } else {
         emit run_stored();
       }

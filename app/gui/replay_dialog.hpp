@@ -1,8 +1,8 @@
 // Replay from the GUI: a dialog to pick a workload (a generator spec, with the generators and
 // their parameters listed), one or more schedulers, an eviction policy, a platform preset and
-// its memory, GPUs and bus; the replays run one after the other on a worker thread with a
-// progress bar and Cancel, through the same `tilelens replay --db` code path as the command
-// line, so the runs land in the database and the browser lists them at once.
+// its memory, GPUs and bus; the form becomes one core::ReplayRequest per scheduler, replayed
+// one after the other on a worker thread (core::run_replay, as `tilelens replay --db` does)
+// with a progress bar and Cancel, so the runs land in the database and the browser lists them.
 #pragma once
 
 #include <QDialog>
@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "core/replay_request.hpp"
 
 class QLineEdit;
 class QListWidget;
@@ -27,8 +29,8 @@ class ReplayDialog : public QDialog {
   ReplayDialog(QString database, QWidget* parent = nullptr);
   ~ReplayDialog() override;
 
-  // The `tilelens replay` argument lists the form describes, one per scheduler (for tests).
-  std::vector<std::vector<std::string>> replay_commands() const;
+  // The replays the form describes, one per selected scheduler; an error names the field.
+  Result<std::vector<core::ReplayRequest>> replay_requests() const;
   void set_workload(const QString& spec);
   void select_schedulers(const QStringList& names);
   void set_memory(const QString& memory);

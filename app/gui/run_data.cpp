@@ -5,8 +5,6 @@
 #include <cctype>
 #include <cstdio>
 
-#include "app/cli/run_report.hpp"
-#include "eviction/policy.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::gui {
@@ -24,8 +22,8 @@ std::string RunData::worker_name(GpuId worker) const {
   return "GPU " + std::to_string(worker);
 }
 
-RunData make_run_data(db::StoredRun run, Workload workload, Trace trace) {
-  RunData data{std::move(run), std::move(workload), std::move(trace), {}, {}, {}, {}, {}, {}, {}, 1};
+RunData make_run_data(core::LoadedRun loaded) {
+  RunData data{std::move(loaded.run), std::move(loaded.workload), std::move(loaded.trace), {}, {}, {}, {}, {}, {}, {}, 1};
   const std::size_t tasks = data.workload.task_count();
   data.order_of.assign(tasks, kNoId);
   data.gpu_order_of.assign(tasks, kNoId);
@@ -56,35 +54,17 @@ RunData make_run_data(db::StoredRun run, Workload workload, Trace trace) {
 }
 
 Result<RunData> load_run_data(db::Store& store, std::int64_t run_id) {
-  auto run = store.load_run(run_id);
-  if (!run) return run.error();
-  auto workload = store.load_workload(run->info.workload_id);
-  if (!workload) return workload.error();
-  auto trace = store.load_trace(run_id);
-  if (!trace) return trace.error();
-  return make_run_data(std::move(*run), std::move(*workload), std::move(*trace));
+  auto loaded = core::load_run(store, run_id);
+  if (!loaded) return loaded.error();
+  return make_run_data(std::move(*loaded));
 }
 
 Result<RunData> replay_with_memory(const RunData& base, double memory_bytes) {
-  auto scheduler = make_scheduler(base.run.info.scheduler);
-  if (!scheduler) return make_error("cannot replay scheduler '" + base.run.info.scheduler + "': " + scheduler.error().message);
-  auto eviction = make_eviction(base.run.info.eviction);
-  if (!eviction) return make_error("cannot replay eviction '" + base.run.info.eviction + "': " + eviction.error().message);
-  ReplayOptions options;
-  options.platform = base.run.info.platform;
-  options.platform.memory_bytes = memory_bytes;
-  options.buffer_depth = base.run.info.buffer_depth;
-  TraceRecorder recorder;
-  auto summary = replay(base.workload, *scheduler->scheduler, *eviction->policy, options, &recorder);
-  if (!summary) return summary.error();
-  db::StoredRun run;
-  run.info = base.run.info;
-  run.info.id = 0;
-  run.info.platform = options.platform;
-  run.info.mode = RunMode::Replay;
-  run.info.transfers_recorded = true;
-  run.metrics = cli::metrics_of(*summary, reference_curves(base.workload, options.platform));
-  return make_run_data(std::move(run), base.workload, std::move(recorder.trace));
+  Platform platform = base.run.info.platform;
+  platform.memory_bytes = memory_bytes;
+  auto again = core::replay_again(base.run, base.workload, platform);
+  if (!again) return again.error();
+  return make_run_data(std::move(*again));
 }
 
 std::string RunData::title() const {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "store/store.hpp"
+#include "core/runs.hpp"
 
 namespace tilelens::gui {
 
 struct RunData {
-  db::StoredRun run;
+  StoredRun run;
   Workload workload;
   Trace trace;
   std::vector<std::uint32_t> order_of;      // per task: rank among all task starts; kNoId if it never ran
@@ -30,7 +30,7 @@ struct RunData {
   std::string task_tooltip(TaskId task) const;
 };
 
-RunData make_run_data(db::StoredRun run, Workload workload, Trace trace);
+RunData make_run_data(core::LoadedRun run);
 Result<RunData> load_run_data(db::Store& store, std::int64_t run_id);
 // "What if": the same workload, scheduler, eviction and platform replayed with another memory
 // per GPU; the result is not stored (id 0).

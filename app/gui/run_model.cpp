@@ -6,7 +6,7 @@
 
 namespace tilelens::gui {
 
-void RunModel::set_runs(std::vector<db::StoredRun> runs) {
+void RunModel::set_runs(std::vector<StoredRun> runs) {
   beginResetModel();
   runs_ = std::move(runs);
   endResetModel();
@@ -14,7 +14,7 @@ void RunModel::set_runs(std::vector<db::StoredRun> runs) {
 
 QVariant RunModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
-  const db::StoredRun& run = runs_[static_cast<std::size_t>(index.row())];
+  const StoredRun& run = runs_[static_cast<std::size_t>(index.row())];
   const RunInfo& info = run.info;
   const auto* metrics = run.metrics ? &*run.metrics : nullptr;
   const bool sort = role == Qt::UserRole;

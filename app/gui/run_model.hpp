@@ -16,8 +16,8 @@ class RunModel : public QAbstractTableModel {
   enum Column { Id, Workload, Scheduler, Eviction, Memory, Gpus, Mode, Loads, Ratio, Gflops, Makespan, Status, ColumnCount };
 
   explicit RunModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
-  void set_runs(std::vector<db::StoredRun> runs);
-  const db::StoredRun& run_at(int row) const { return runs_[static_cast<std::size_t>(row)]; }
+  void set_runs(std::vector<StoredRun> runs);
+  const StoredRun& run_at(int row) const { return runs_[static_cast<std::size_t>(row)]; }
 
   int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : static_cast<int>(runs_.size()); }
   int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : ColumnCount; }
@@ -25,7 +25,7 @@ class RunModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
  private:
-  std::vector<db::StoredRun> runs_;
+  std::vector<StoredRun> runs_;
 };
 
 }  // namespace tilelens::gui

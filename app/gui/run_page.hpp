@@ -51,6 +51,7 @@ class RunPage : public QWidget, public FigurePage {
   QString figure_name() const override;
   TileView* view() const { return view_; }
   TimelineView* timeline() const { return timeline_; }
+  const RunData& run() const { return *run_; }
   ~RunPage() override;
   void set_dark(bool dark) {
     controls_->set_dark(dark);

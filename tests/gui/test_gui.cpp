@@ -9,9 +9,8 @@
 #include <QTemporaryDir>
 #include <QSignalSpy>
 #include <QtTest>
-#include <sstream>
 
-#include "app/cli/commands.hpp"
+#include "core/sweep.hpp"
 #include "app/gui/compare_page.hpp"
 #include "app/gui/curves_page.hpp"
 #include "app/gui/replay_dialog.hpp"
@@ -25,12 +24,33 @@ using namespace tilelens::gui;
 
 namespace {
 
-bool replay_into(const QString& db, std::vector<std::string> options) {
-  std::vector<std::string> args = {"replay"};
-  args.insert(args.end(), options.begin(), options.end());
-  args.insert(args.end(), {"--db", db.toStdString()});
-  std::ostringstream out, err;
-  return cli::run_cli(args, out, err) == 0;
+// Stores one replay through the core, as the app's dialog does.
+bool replay_into(const QString& db, core::ReplayRequest request) {
+  auto outcome = core::run_replay(request, core::stored_in(db.toStdString()));
+  return outcome && outcome->error.empty();
+}
+
+core::ReplayRequest replay_request(std::string workload, std::string scheduler, std::string eviction, std::string memory,
+                                   std::uint32_t gpus = 1) {
+  core::ReplayRequest request;
+  request.workload = std::move(workload);
+  request.scheduler = std::move(scheduler);
+  request.eviction = std::move(eviction);
+  request.platform.gpus = gpus;
+  if (!core::find_platform_option("memory")->set(memory, request.platform)) request.workload = "invalid memory " + memory;
+  return request;
+}
+
+// A sweep through the core, as `tilelens sweep --quiet` runs it.
+bool sweep_into(const QString& db, std::string workloads, std::string schedulers, std::string memories) {
+  core::SweepGrid grid;
+  grid.workloads = std::move(workloads);
+  grid.schedulers = std::move(schedulers);
+  grid.memories = std::move(memories);
+  core::SweepOptions options;
+  options.database = db.toStdString();
+  auto report = core::run_sweep(grid, options);
+  return report && report->failed + report->invalid == 0;
 }
 
 double lightness(QRgb pixel) { return 0.299 * qRed(pixel) + 0.587 * qGreen(pixel) + 0.114 * qBlue(pixel); }
@@ -48,9 +68,13 @@ class GuiTests : public QObject {
     QVERIFY(dir_.isValid());
     db_ = dir_.filePath("runs.db");
     // Run 1: fgcs Fig. 4's setting (matmul2d N=4, 4 rows or columns, no prefetch window).
-    QVERIFY(replay_into(db_, {"--workload", "matmul2d:N=4", "--scheduler", "eager", "--memory", "4items", "--buffer", "1"}));
-    QVERIFY(replay_into(db_, {"--workload", "matmul2d:N=4", "--scheduler", "hfp", "--eviction", "belady", "--memory", "4items", "--buffer", "1"}));
-    QVERIFY(replay_into(db_, {"--workload", "cholesky:N=6", "--scheduler", "dmdas", "--gpus", "2", "--memory", "20items"}));
+    auto one_at_a_time = [](core::ReplayRequest request) {
+      request.buffer_depth = 1;
+      return request;
+    };
+    QVERIFY(replay_into(db_, one_at_a_time(replay_request("matmul2d:N=4", "eager", "lru", "4items"))));
+    QVERIFY(replay_into(db_, one_at_a_time(replay_request("matmul2d:N=4", "hfp", "belady", "4items"))));
+    QVERIFY(replay_into(db_, replay_request("cholesky:N=6", "dmdas", "lru", "20items", 2)));
   }
 
   void tile_figure_pixels_follow_the_run() {
@@ -135,8 +159,10 @@ class GuiTests : public QObject {
   void cpu_workers_have_one_lane_each() {
     // One GPU and three CPU cores at equal rates: Heteroprio gives the cores work.
     const QString db = dir_.filePath("hetero.db");
-    QVERIFY(replay_into(db, {"--workload", "cholesky:N=8", "--scheduler", "heteroprio", "--memory", "20items", "--cpus", "3",
-                             "--cpu-rate", "13393GFlop/s"}));
+    auto request = replay_request("cholesky:N=8", "heteroprio", "lru", "20items");
+    request.platform.cpus = 3;
+    request.platform.cpu_rate = core::RateChoice{13393, {}};
+    QVERIFY(replay_into(db, request));
     auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
     auto run = load_run_data(*store, 1);
     QVERIFY(run.ok());
@@ -203,6 +229,13 @@ class GuiTests : public QObject {
     // Runs load on a worker thread: a placeholder first, the page once they arrive.
     QTRY_VERIFY(window.loading() == 0);
     QVERIFY(dynamic_cast<RunPage*>(window.tabs()->currentWidget()) != nullptr);
+    // File > Export run goes through the exporters `tilelens export` uses.
+    const QString paje = dir_.filePath("run1.paje");
+    QCOMPARE(window.export_run(paje, "paje"), QString());
+    QFile written(paje);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QVERIFY(written.readLine().startsWith("%EventDef"));
+    QVERIFY(!window.export_run(paje, "no-such-exporter").isEmpty());
     window.show_runs({1, 2});
     QTRY_VERIFY(window.loading() == 0);
     auto* compare = dynamic_cast<ComparePage*>(window.tabs()->currentWidget());
@@ -228,11 +261,8 @@ class GuiTests : public QObject {
 
   void sweep_curves_follow_the_sweep() {
     const QString db = dir_.filePath("sweeps.db");
-    std::ostringstream out, err;
-    QVERIFY(cli::run_cli({"sweep", "--db", db.toStdString(), "--workload", "matmul2d:N=4..8:4", "--scheduler", "eager/lru,hfp/belady",
-                          "--memory", "3items", "--quiet"}, out, err) == 0);
-    QVERIFY(cli::run_cli({"sweep", "--db", db.toStdString(), "--workload", "matmul2d:N=8", "--scheduler", "eager", "--memory",
-                          "3items,5items,7items", "--quiet"}, out, err) == 0);
+    QVERIFY(sweep_into(db, "matmul2d:N=4..8:4", "eager/lru,hfp/belady", "3items"));
+    QVERIFY(sweep_into(db, "matmul2d:N=8", "eager", "3items,5items,7items"));
     auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
     QVERIFY(store.ok());
     auto by_size = sweep_curves(*store, 1);
@@ -267,10 +297,12 @@ class GuiTests : public QObject {
     dialog.set_workload("matmul2d:N=6");
     dialog.select_schedulers({"eager", "hfp"});
     dialog.set_memory("3items");
-    const auto commands = dialog.replay_commands();
-    QCOMPARE(commands.size(), std::size_t{2});
-    QCOMPARE(commands[0][4], std::string("eager"));
-    QCOMPARE(commands[1][4], std::string("hfp"));
+    const auto requests = dialog.replay_requests();
+    QVERIFY(requests.ok());
+    QCOMPARE(requests->size(), std::size_t{2});
+    QCOMPARE((*requests)[0].scheduler, std::string("eager"));
+    QCOMPARE((*requests)[1].scheduler, std::string("hfp"));
+    QCOMPARE((*requests)[1].platform.memory->items, std::uint64_t{3});
     QSignalSpy done(&dialog, &ReplayDialog::finished_all);
     QSignalSpy stored(&dialog, &ReplayDialog::run_stored);
     dialog.start();

@@ -1,24 +1,14 @@
-// Named sweeps that reproduce the papers' experiments in replay (`tilelens sweep --preset
-// fgcs-fig5`), and what the papers report for them, so that `tilelens results` can print the
-// replay next to the paper. Each policy is a sweep entry "SCHEDULER/EVICTION[+time]".
+// The papers' experiments as named sweeps (`tilelens sweep --preset fgcs-fig5`), and what the
+// papers report for them, so that `tilelens results` can print the replay next to the paper.
+// Each policy is a sweep entry "SCHEDULER/EVICTION[+time]" (core/sweep.hpp reads them).
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace tilelens::cli {
-
-// One entry of `sweep --scheduler`: "SPEC[/EVICTION][+time]", the eviction pinned for this
-// entry (else the --eviction list applies) and its prepare() time charged. Not checked here.
-struct PolicyEntry {
-  std::string scheduler;
-  std::optional<std::string> eviction;
-  bool charged = false;
-};
-PolicyEntry parse_policy_entry(std::string text);
+namespace tilelens {
 
 struct PresetPolicy {
   std::string label;  // as the paper's legend names it: "EAGER", "HFP", "HFP only flip", ...
@@ -46,4 +36,4 @@ const SweepPreset* find_sweep_preset(const std::string& name);
 // "eager/lru,hfp/belady,..." as `sweep --scheduler` takes it.
 std::string scheduler_option(const SweepPreset& preset);
 
-}  // namespace tilelens::cli
+}  // namespace tilelens

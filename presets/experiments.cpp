@@ -2,9 +2,9 @@
 // V100 (platform v100-fgcs: 960x960 fp32 tiles, 13,393 GFlop/s, 12 GB/s), M = 500 MB (the
 // paper's MB are MiB), every scheduler with LRU except HFP with Belady. The HFP variants are
 // the paper's legends: "HFP" has all three options (flip, Ready, Belady).
-#include "app/cli/presets.hpp"
+#include "presets/experiments.hpp"
 
-namespace tilelens::cli {
+namespace tilelens {
 namespace {
 
 const std::vector<PresetPolicy> kReferences = {
@@ -245,24 +245,10 @@ const SweepPreset* find_sweep_preset(const std::string& name) {
   return nullptr;
 }
 
-PolicyEntry parse_policy_entry(std::string text) {
-  PolicyEntry entry;
-  if (text.size() > 5 && text.ends_with("+time")) {
-    entry.charged = true;
-    text.resize(text.size() - 5);
-  }
-  if (const auto slash = text.rfind('/'); slash != std::string::npos) {
-    entry.eviction = text.substr(slash + 1);
-    text.resize(slash);
-  }
-  entry.scheduler = std::move(text);
-  return entry;
-}
-
 std::string scheduler_option(const SweepPreset& preset) {
   std::string option;
   for (const auto& policy : preset.policies) option += (option.empty() ? "" : ",") + policy.entry;
   return option;
 }
 
-}  // namespace tilelens::cli
+}  // namespace tilelens

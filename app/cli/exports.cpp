@@ -1,0 +1,90 @@
+// `tilelens export csv|paje|chrome`: a stored run through the exporters of formats/exports.hpp
+// (the registry the app's File > Export run uses too), or a sweep's metrics as CSV rows.
+#include <ostream>
+
+#include "app/cli/commands.hpp"
+#include "app/cli/run_report.hpp"
+#include "core/runs.hpp"
+#include "formats/exports.hpp"
+
+namespace tilelens::cli {
+
+const CommandSpec kExportCsv{
+    "tilelens export csv --db FILE (--run ID [--table T] | --sweep ID | --all) [--output FILE]",
+    "Write CSV: a run's processing order (each task with its loads), its loads, or the metrics of a sweep's\n"
+    "runs (or of every run), one row per run with the lower bound and the ratio to it.",
+    {kDbOption,
+     {"run", "ID", "export this run's table", ""},
+     {"table", "T", "with --run: order (tasks with their loads, the tile-order figure's input) or loads", "order"},
+     {"sweep", "ID", "the metrics of every run of this sweep", ""},
+     {"all", "", "the metrics of every run", ""},
+     {"output", "FILE", "write there instead of standard output", ""}},
+    ""};
+
+const CommandSpec kExportPaje{"tilelens export paje --db FILE --run ID [--output FILE]",
+                              "Write a run as a Paje trace that ViTE opens: GPUs as containers, task states, transfers as\n"
+                              "links typed fetch (F), prefetch (PF) or unused (U), memory in use as a variable.",
+                              {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
+                              ""};
+
+const CommandSpec kExportChrome{"tilelens export chrome --db FILE --run ID [--output FILE]",
+                                "Write a run as Chrome trace-event JSON that Perfetto (ui.perfetto.dev) opens: a lane per GPU's\n"
+                                "compute and per transfer direction, memory in use as a counter.",
+                                {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
+                                ""};
+
+namespace {
+
+// The run named by --run through the exporter `name`.
+int export_run(const ParsedArgs& args, const std::string& name, std::ostream& out, std::ostream& err) {
+  const RunExporter* exporter = find_run_exporter(name);
+  if (!exporter) return fail(err, "no exporter '" + name + "'");
+  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
+  if (!store) return fail(err, store.error().message);
+  if (!args.has("run")) return fail(err, "--run ID is required");
+  auto id = parse_run_id(args.get("run"), "--run");
+  if (!id) return fail(err, id.error().message);
+  auto loaded = core::load_run(*store, *id);
+  if (!loaded) return fail(err, loaded.error().message);
+  return with_output(args, out, err, [&](std::ostream& file) {
+    exporter->write({loaded->workload, loaded->run.info, loaded->trace}, file);
+    return Status::success();
+  });
+}
+
+}  // namespace
+
+int cmd_export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  const int chosen = (args.has("run") ? 1 : 0) + (args.has("sweep") ? 1 : 0) + (args.has("all") ? 1 : 0);
+  if (chosen != 1) {
+    if (auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading); !store) return fail(err, store.error().message);
+    return fail(err, "give exactly one of --run ID, --sweep ID or --all");
+  }
+  if (args.has("run")) {
+    const std::string table = args.get("table");
+    if (table != "order" && table != "loads") return fail(err, "--table must be order or loads (got '" + table + "')");
+    return export_run(args, table, out, err);
+  }
+  auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
+  if (!store) return fail(err, store.error().message);
+  db::RunFilter filter;
+  if (args.has("sweep")) {
+    auto id = parse_run_id(args.get("sweep"), "--sweep");
+    if (!id) return fail(err, id.error().message);
+    filter.sweep_id = *id;
+  }
+  auto runs = store->load_runs(filter);
+  if (!runs) return fail(err, runs.error().message);
+  return with_output(args, out, err, [&](std::ostream& file) {
+    print_csv_header(file);
+    for (const auto& run : *runs) {
+      if (run.metrics) print_csv_row(run.info, *run.metrics, file);
+    }
+    return Status::success();
+  });
+}
+
+int cmd_export_paje(const ParsedArgs& args, std::ostream& out, std::ostream& err) { return export_run(args, "paje", out, err); }
+int cmd_export_chrome(const ParsedArgs& args, std::ostream& out, std::ostream& err) { return export_run(args, "chrome", out, err); }
+
+}  // namespace tilelens::cli

@@ -1,0 +1,111 @@
+// `tilelens replay`: one replay, printed, and stored with --db.
+#include <fstream>
+#include <ostream>
+
+#include "app/cli/commands.hpp"
+#include "app/cli/run_report.hpp"
+#include "core/replay_request.hpp"
+#include "formats/exports.hpp"
+
+namespace tilelens::cli {
+
+namespace {
+
+std::vector<OptionSpec> replay_options() {
+  std::vector<OptionSpec> options = {
+      {"workload", "SPEC|FILE", "a generator spec (matmul2d:N=20) or a workload file", ""},
+      {"scheduler", "NAME[:k=v]", "scheduling policy; 'list' prints them", "eager"},
+      {"eviction", "NAME", "eviction policy; 'list' prints them", "lru"},
+      {"platform", "PRESET|FILE", "start from a platform preset ('list' prints them) or a platform file (tilelens calibrate)", "v100-fgcs"}};
+  for (auto& option : platform_option_specs()) options.push_back(std::move(option));
+  options.insert(options.end(),
+                 {{"buffer", "DEPTH", "tasks a GPU holds (running one included); 1 = no prefetch window", "4"},
+                  {"charge-scheduling", "", "delay the start by the scheduler's prepare() wall time (fgcs \"HFP with sched. time\")", ""},
+                  {"json", "", "print the summary as JSON", ""},
+                  {"csv", "", "print the summary as one CSV row (with --csv-header, the header first)", ""},
+                  {"csv-header", "", "with --csv, print the header row too", ""},
+                  {"order-out", "FILE", "write the processing order with each task's loads as CSV", ""},
+                  {"trace-out", "FILE", "write the whole trace in tilelens' text form", ""},
+                  {"db", "FILE", "store the run, its trace and its metrics in this database (created if absent)", ""}});
+  return options;
+}
+
+}  // namespace
+
+const CommandSpec kReplay{
+    "tilelens replay --workload SPEC|FILE [options]",
+    "Replay a workload under a scheduler and an eviction policy on simulated GPUs (DESIGN section 3)\n"
+    "and print what it cost: loads (fetch/prefetch), bytes, the lower bound and the ratio to it,\n"
+    "makespan, GFlop/s, idle time and the scheduler's own time.",
+    replay_options(),
+    "Sizes: B, KB, MB, GB (powers of 1000) and KiB, MiB, GiB (powers of 1024). The papers' \"MB\" are MiB.\n"
+    "examples:\n"
+    "  tilelens replay --workload matmul2d:N=20 --scheduler rcm --eviction lru --memory 250MiB\n"
+    "  tilelens replay --workload matmul2d:N=4 --memory 4items --buffer 1 --eviction belady --order-out o.csv\n"
+    "  tilelens replay --workload cholesky:N=20 --scheduler eager --db runs.db   (then: tilelens runs list --db runs.db)"};
+
+Result<std::uint32_t> parse_buffer_depth(const std::string& text) {
+  auto depth = parse_integer(text);
+  if (!depth || *depth < 1 || *depth > 100000) return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + text + "')");
+  return static_cast<std::uint32_t>(*depth);
+}
+
+int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.get("scheduler") == "list") {
+    out << list_schedulers();
+    return 0;
+  }
+  if (args.get("eviction") == "list") {
+    out << list_evictions();
+    return 0;
+  }
+  if (args.get("platform") == "list") {
+    out << list_platforms();
+    return 0;
+  }
+  if (!args.positional.empty()) return fail(err, "unexpected argument '" + args.positional[0] + "'; see tilelens replay --help");
+  core::ReplayRequest request;
+  request.workload = args.get("workload");
+  request.scheduler = args.get("scheduler");
+  request.eviction = args.get("eviction");
+  request.platform.base = args.get("platform");
+  if (auto status = read_platform_options(args, request.platform); !status) return fail(err, status.error().message);
+  auto depth = parse_buffer_depth(args.get("buffer"));
+  if (!depth) return fail(err, depth.error().message);
+  request.buffer_depth = *depth;
+  request.charge_scheduling = args.has("charge-scheduling");
+
+  core::RunOutputs outputs;
+  outputs.database = args.get("db");
+  outputs.keep_trace = args.has("order-out") || args.has("trace-out");
+  auto outcome = core::run_replay(request, outputs);
+  if (!outcome) return fail(err, outcome.error().message);
+  if (!outcome->error.empty()) {
+    if (outcome->info.id) err << "stored failed run " << outcome->info.id << " in " << outcome->database << "\n";
+    return fail(err, outcome->error);
+  }
+  if (outcome->info.id) err << "stored run " << outcome->info.id << " in " << outcome->database << "\n";
+  const RunInfo& info = outcome->info;
+  const RunMetrics& metrics = *outcome->metrics;
+  if (args.has("json")) {
+    print_json(info, metrics, out);
+  } else if (args.has("csv")) {
+    if (args.has("csv-header")) print_csv_header(out);
+    print_csv_row(info, metrics, out);
+  } else {
+    print_summary(info, metrics, out);
+  }
+  if (args.has("order-out")) {
+    std::ofstream file(args.get("order-out"));
+    if (!file) return fail(err, "cannot write --order-out file '" + args.get("order-out") + "'");
+    write_order_csv(outcome->workload, outcome->trace, file);
+  }
+  if (args.has("trace-out")) {
+    std::ofstream file(args.get("trace-out"));
+    if (!file) return fail(err, "cannot write --trace-out file '" + args.get("trace-out") + "'");
+    write_trace_text(outcome->trace, file);
+  }
+  return 0;
+}
+
+}  // namespace tilelens::cli

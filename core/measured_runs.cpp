@@ -1,0 +1,151 @@
+// Measured runs; see measured_runs.hpp.
+#include "core/measured_runs.hpp"
+
+#include <unistd.h>
+
+#include "formats/workload_io.hpp"
+
+namespace tilelens::core {
+namespace {
+
+std::string hostname() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+}  // namespace
+
+Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
+  if (request.workload.empty() == !request.from_run) return make_error("give --workload or --from-run (one of them)");
+  if (request.from_run && request.database.empty()) return make_error("--from-run needs --db, the database holding the run");
+  PreparedExecute prepared;
+  prepared.database = request.database;
+  std::string workload_spec, scheduler = request.scheduler.value_or("eager"), eviction = request.eviction.value_or("lru");
+  ReplayOptions options;
+  options.buffer_depth = request.buffer_depth.value_or(4);
+  if (!request.from_run) {
+    auto workload = resolve_workload(request.workload);
+    if (!workload) return make_error("--workload: " + workload.error().message);
+    prepared.workload = std::move(*workload);
+    workload_spec = prepared.workload.generator().spec.empty() ? request.workload : prepared.workload.generator().spec;
+    auto platform = resolve_platform(request.platform, prepared.workload);
+    if (!platform) return platform.error();
+    options.platform = std::move(*platform);
+  } else {
+    auto store = db::Store::open(request.database, db::Store::OpenMode::ReadOnlyUpgrading);
+    if (!store) return make_error("--db: " + store.error().message);
+    auto run = load_run(*store, *request.from_run, WithTrace::No);
+    if (!run) return make_error("--from-run: " + run.error().message);
+    prepared.workload = std::move(run->workload);
+    workload_spec = run->run.info.workload_spec;
+    if (!request.scheduler) scheduler = run->run.info.scheduler;
+    if (!request.eviction) eviction = run->run.info.eviction;
+    if (!request.buffer_depth) options.buffer_depth = run->run.info.buffer_depth;
+    auto platform = apply_platform_choice(request.platform, run->run.info.platform, prepared.workload);
+    if (!platform) return platform.error();
+    options.platform = std::move(*platform);
+  }
+  if (options.buffer_depth < 1) return make_error("--buffer must be a whole number of tasks, at least 1");
+  if (scheduler == "list" || eviction == "list") return make_error("tilelens schedulers and tilelens evictions list the policies");
+  auto made_scheduler = make_scheduler(scheduler);
+  if (!made_scheduler) return make_error("--scheduler: " + made_scheduler.error().message);
+  auto made_eviction = make_eviction(eviction);
+  if (!made_eviction) return make_error("--eviction: " + made_eviction.error().message);
+  prepared.scheduler = std::move(*made_scheduler);
+  prepared.eviction = std::move(*made_eviction);
+
+  instrument::ExecuteOptions& o = prepared.options;
+  o.platform = options.platform;
+  o.buffer_depth = options.buffer_depth;
+  o.tf32 = request.tf32;
+  o.cupti = request.cupti;
+  o.seed = request.seed;
+  o.verify_samples = request.verify_tiles;
+  o.verify_rows = request.verify_rows;
+  o.first_device = request.first_device;
+
+  RunInfo& info = prepared.info;
+  info = run_info_of(prepared.workload, workload_spec, prepared.scheduler.spec, prepared.eviction.spec, options);
+  info.mode = RunMode::Cuda;
+  info.host = hostname();
+  info.seed = static_cast<std::int64_t>(o.seed);
+  info.key = run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
+  return prepared;
+}
+
+Result<ExecuteOutcome> run_execute(PreparedExecute prepared) {
+  ExecuteOutcome outcome;
+  outcome.info = prepared.info;
+  std::optional<db::Store> store;
+  if (!prepared.database.empty()) {
+    auto opened = db::Store::open(prepared.database);
+    if (!opened) return make_error("--db: " + opened.error().message);
+    store.emplace(std::move(*opened));
+    auto workload_id = store->put_workload(prepared.workload, "generated");
+    if (!workload_id) return make_error("--db: " + workload_id.error().message);
+    outcome.info.workload_id = *workload_id;
+    outcome.database = store->path();
+  }
+  auto result = instrument::execute(prepared.workload, *prepared.scheduler.scheduler, *prepared.eviction.policy, prepared.options);
+  if (!result) {
+    std::string message = result.error().message;
+    if (store) {
+      if (auto begun = store->begin_run(outcome.info)) {
+        if (auto id = begun->fail(message)) message = "stored failed run " + std::to_string(*id) + " in " + store->path() + ": " + message;
+      }
+    }
+    return make_error(message);
+  }
+  outcome.info.gpu_name = result->measurement.device;
+  outcome.metrics = metrics_of(result->summary, reference_curves(prepared.workload, prepared.options.platform));
+  if (store) {
+    auto begun = store->begin_run(outcome.info);
+    if (!begun) return make_error("--db: " + begun.error().message);
+    begun->write(result->trace);
+    begun->write_measurement(result->measurement, result->cupti_records);
+    auto id = begun->finish(outcome.metrics);
+    if (!id) return make_error("--db: " + id.error().message);
+    outcome.info.id = *id;
+    outcome.info.status = RunStatus::Complete;
+  }
+  outcome.measurement = std::move(result->measurement);
+  outcome.trace = std::move(result->trace);
+  return outcome;
+}
+
+Result<LoadedRun> load_measured_run(db::Store& store, std::int64_t run_id) {
+  auto loaded = load_run(store, run_id);
+  if (!loaded) return loaded.error();
+  if (loaded->run.info.status != RunStatus::Complete) return make_error("run " + std::to_string(run_id) + " did not complete");
+  return loaded;
+}
+
+Result<Calibration> calibrate_run(const LoadedRun& run) {
+  auto calibration = calibrate(run.workload, run.trace, run.run.info.platform);
+  if (!calibration) return make_error("run " + std::to_string(run.run.info.id) + ": " + calibration.error().message);
+  calibration->platform.name = "calibrated-run-" + std::to_string(run.run.info.id);
+  return calibration;
+}
+
+Result<FidelityReport> fidelity(db::Store& store, std::int64_t run_id, bool store_replay) {
+  auto measured = load_measured_run(store, run_id);
+  if (!measured) return measured.error();
+  auto calibration = calibrate_run(*measured);
+  if (!calibration) return calibration.error();
+  auto replayed = replay_again(measured->run, measured->workload, calibration->platform);
+  if (!replayed) return make_error("the replay failed: " + replayed.error().message);
+  FidelityReport report{std::move(*measured), std::move(*calibration), std::move(*replayed), 0};
+  if (store_replay) {
+    auto begun = store.begin_run(report.replayed.run.info);
+    if (!begun) return make_error("--db: " + begun.error().message);
+    begun->write(report.replayed.trace);
+    auto id = begun->finish(*report.replayed.run.metrics);
+    if (!id) return make_error("--db: " + id.error().message);
+    report.stored_run_id = *id;
+    report.replayed.run.info.id = *id;
+  }
+  return report;
+}
+
+}  // namespace tilelens::core

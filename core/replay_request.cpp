@@ -1,0 +1,94 @@
+// Replay requests; see replay_request.hpp.
+#include "core/replay_request.hpp"
+
+#include <filesystem>
+
+#include "formats/workload_io.hpp"
+
+namespace tilelens::core {
+
+Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
+  PreparedReplay prepared;
+  if (request.workload.empty()) return make_error("--workload is required (a spec such as matmul2d:N=20, or a file)");
+  auto workload = resolve_workload(request.workload);
+  if (!workload) return make_error("--workload: " + workload.error().message);
+  prepared.workload = std::move(*workload);
+  prepared.workload_spec = prepared.workload.generator().spec.empty() ? request.workload : prepared.workload.generator().spec;
+  std::error_code ec;
+  prepared.source = std::filesystem::is_regular_file(request.workload, ec) ? "file " + request.workload : "generated";
+  auto platform = resolve_platform(request.platform, prepared.workload);
+  if (!platform) return platform.error();
+  if (request.buffer_depth < 1 || request.buffer_depth > 100000) {
+    return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + std::to_string(request.buffer_depth) + "')");
+  }
+  prepared.options.platform = std::move(*platform);
+  prepared.options.buffer_depth = request.buffer_depth;
+  prepared.options.charge_scheduling = request.charge_scheduling;
+  auto scheduler = make_scheduler(request.scheduler);
+  if (!scheduler) return make_error("--scheduler: " + scheduler.error().message);
+  auto eviction = make_eviction(request.eviction);
+  if (!eviction) return make_error("--eviction: " + eviction.error().message);
+  prepared.scheduler = std::move(*scheduler);
+  prepared.eviction = std::move(*eviction);
+  prepared.info = run_info_of(prepared.workload, prepared.workload_spec, prepared.scheduler.spec, prepared.eviction.spec,
+                              prepared.options);
+  return prepared;
+}
+
+RunOutputs stored_in(const std::string& database) {
+  RunOutputs outputs;
+  outputs.database = database;
+  return outputs;
+}
+
+Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs& outputs) {
+  auto prepared = prepare_replay(request);
+  if (!prepared) return prepared.error();
+  ReplayOutcome outcome;
+  outcome.info = prepared->info;
+  std::optional<db::Store> store;
+  std::optional<db::RunWriter> writer;
+  if (!outputs.database.empty()) {
+    auto opened = db::Store::open(outputs.database);
+    if (!opened) return make_error("--db: " + opened.error().message);
+    store.emplace(std::move(*opened));
+    auto workload_id = store->put_workload(prepared->workload, prepared->source);
+    if (!workload_id) return make_error("--db: " + workload_id.error().message);
+    outcome.info.workload_id = *workload_id;
+    auto begun = store->begin_run(outcome.info);
+    if (!begun) return make_error("--db: " + begun.error().message);
+    writer.emplace(std::move(*begun));
+    outcome.database = store->path();
+  }
+  TraceRecorder recorder;
+  ObserverList observers;
+  if (outputs.keep_trace) observers.add(&recorder);
+  if (writer) observers.add(&*writer);
+  if (outputs.observer) observers.add(outputs.observer);
+  auto summary = replay(prepared->workload, *prepared->scheduler.scheduler, *prepared->eviction.policy, prepared->options,
+                        observers.empty() ? nullptr : &observers);
+  if (!summary) {
+    outcome.error = summary.error().message;
+    if (writer) {
+      if (auto id = writer->fail(outcome.error)) {
+        outcome.info.id = *id;
+        outcome.info.status = RunStatus::Failed;
+      }
+    }
+    outcome.workload = std::move(prepared->workload);
+    return outcome;
+  }
+  const RunMetrics metrics = metrics_of(*summary, reference_curves(prepared->workload, prepared->options.platform));
+  if (writer) {
+    auto id = writer->finish(metrics);
+    if (!id) return make_error("--db: " + id.error().message);
+    outcome.info.id = *id;
+    outcome.info.status = RunStatus::Complete;
+  }
+  outcome.metrics = metrics;
+  outcome.trace = std::move(recorder.trace);
+  outcome.workload = std::move(prepared->workload);
+  return outcome;
+}
+
+}  // namespace tilelens::core

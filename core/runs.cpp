@@ -1,0 +1,83 @@
+// Runs for the front ends; see runs.hpp.
+#include "core/runs.hpp"
+
+#include "eviction/policy.hpp"
+#include "model/params.hpp"
+#include "model/units.hpp"
+
+namespace tilelens::core {
+
+RunInfo run_info_of(const Workload& w, const std::string& workload_spec, const std::string& scheduler_spec,
+                    const std::string& eviction_spec, const ReplayOptions& options) {
+  RunInfo run;
+  run.workload_spec = workload_spec;
+  run.workload_name = w.name();
+  run.workload_tasks = w.task_count();
+  run.workload_data = w.data_count();
+  run.working_set_bytes = w.working_set_bytes();
+  run.scheduler = scheduler_spec;
+  run.eviction = eviction_spec;
+  run.platform = options.platform;
+  run.buffer_depth = options.buffer_depth;
+  run.mode = RunMode::Replay;
+  run.tilelens_version = kVersion;
+  // The seed a run used: the scheduler's when it takes one, else the generator's.
+  if (auto spec = parse_spec(scheduler_spec); spec && spec->values.count("seed")) {
+    if (auto seed = parse_integer(spec->values.at("seed"))) run.seed = *seed;
+  } else if (!w.generator().name.empty()) {
+    run.seed = static_cast<std::int64_t>(w.generator().seed);
+  }
+  run.key = run_key(run.workload_spec, run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
+                    options.charge_scheduling);
+  return run;
+}
+
+RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curves) {
+  RunMetrics metrics;
+  metrics.summary = summary;
+  metrics.lower_bound_bytes = curves.lower_bound_bytes;
+  metrics.lower_bound = curves.bound + (curves.asymptotic ? ", leading term only" : "");
+  metrics.bus_limit_bytes = curves.bus_limit_bytes;
+  metrics.ideal_compute_ns = curves.ideal_compute_ns;
+  return metrics;
+}
+
+std::string policy_label(const RunInfo& run) {
+  return short_scheduler_spec(run.scheduler) + "/" + run.eviction + (charged_scheduling(run) ? "+time" : "");
+}
+
+Result<LoadedRun> load_run(db::Store& store, std::int64_t run_id, WithTrace with_trace) {
+  auto run = store.load_run(run_id);
+  if (!run) return run.error();
+  auto workload = store.load_workload(run->info.workload_id);
+  if (!workload) return workload.error();
+  LoadedRun loaded{std::move(*run), std::move(*workload), {}};
+  if (with_trace == WithTrace::Yes) {
+    auto trace = store.load_trace(run_id);
+    if (!trace) return trace.error();
+    loaded.trace = std::move(*trace);
+  }
+  return loaded;
+}
+
+Result<LoadedRun> replay_again(const StoredRun& run, const Workload& workload, const Platform& platform) {
+  const RunInfo& info = run.info;
+  auto scheduler = make_scheduler(info.scheduler);
+  if (!scheduler) return make_error("cannot replay scheduler '" + info.scheduler + "': " + scheduler.error().message);
+  auto eviction = make_eviction(info.eviction);
+  if (!eviction) return make_error("cannot replay eviction '" + info.eviction + "': " + eviction.error().message);
+  ReplayOptions options;
+  options.platform = platform;
+  options.buffer_depth = info.buffer_depth;
+  TraceRecorder recorder;
+  auto summary = replay(workload, *scheduler->scheduler, *eviction->policy, options, &recorder);
+  if (!summary) return summary.error();
+  LoadedRun again{StoredRun{}, workload, std::move(recorder.trace)};
+  again.run.info = run_info_of(workload, info.workload_spec, scheduler->spec, eviction->spec, options);
+  again.run.info.workload_id = info.workload_id;
+  again.run.info.status = RunStatus::Complete;
+  again.run.metrics = metrics_of(*summary, reference_curves(workload, platform));
+  return again;
+}
+
+}  // namespace tilelens::core

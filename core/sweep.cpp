@@ -1,0 +1,511 @@
+// Sweeps; see sweep.hpp.
+#include "core/sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "model/params.hpp"
+#include "presets/experiments.hpp"
+#include "presets/seed_workloads.hpp"
+
+namespace tilelens::core {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(separator, start);
+    if (end == std::string::npos) end = text.size();
+    parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+// "5..60:5" -> 5,10,...,60; "a|b" -> a,b (with '|' as separator); anything else as is.
+Result<std::vector<std::string>> expand_value(const std::string& text, char separator) {
+  std::vector<std::string> values;
+  for (const std::string& item : split(text, separator)) {
+    const auto dots = item.find("..");
+    if (dots == std::string::npos) {
+      values.push_back(item);
+      continue;
+    }
+    const auto colon = item.find(':', dots);
+    auto first = parse_integer(item.substr(0, dots));
+    auto last = parse_integer(item.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2));
+    auto step = colon == std::string::npos ? Result<std::int64_t>(std::int64_t{1}) : parse_integer(item.substr(colon + 1));
+    if (!first || !last || !step || *step < 1 || *last < *first || (*last - *first) / *step > 100000) {
+      return make_error("'" + item + "' is not a range: write FIRST..LAST or FIRST..LAST:STEP with whole numbers, FIRST <= LAST, STEP >= 1");
+    }
+    for (std::int64_t v = *first; v <= *last; v += *step) values.push_back(std::to_string(v));
+  }
+  return values;
+}
+
+// Every spec a spec with ranges or lists in its values stands for, the first key outermost.
+Result<std::vector<std::string>> expand_spec(const std::string& text) {
+  auto spec = parse_spec(text);
+  if (!spec) return spec.error();
+  std::vector<std::string> out = {spec->name};
+  char separator = ':';
+  for (const auto& [key, value] : spec->values) {
+    auto values = expand_value(value, '|');
+    if (!values) return make_error("in '" + text + "', " + key + ": " + values.error().message);
+    std::vector<std::string> next;
+    for (const auto& prefix : out) {
+      for (const auto& v : *values) next.push_back(prefix + separator + key + "=" + v);
+    }
+    out = std::move(next);
+    separator = ',';
+  }
+  return out;
+}
+
+// "random:seed=1,x=2,rcm" -> {"random:seed=1,x=2", "rcm"}: a piece without '=' starts a spec.
+std::vector<std::string> split_specs(const std::string& text) {
+  std::vector<std::string> specs;
+  for (const std::string& piece : split(text, ',')) {
+    if (piece.empty()) continue;
+    if (piece.find('=') != std::string::npos && piece.find(':') == std::string::npos && !specs.empty()) {
+      specs.back() += "," + piece;
+    } else {
+      specs.push_back(piece);
+    }
+  }
+  return specs;
+}
+
+bool sets_seed(const std::string& spec_text) {
+  auto spec = parse_spec(spec_text);
+  return spec && spec->values.count("seed");
+}
+
+bool scheduler_takes_seed(const std::string& spec_text) {
+  auto spec = parse_spec(spec_text);
+  if (!spec) return false;
+  for (const auto& info : scheduler_registry()) {
+    if (info.name != spec->name) continue;
+    for (const auto& param : info.params) {
+      if (param.key == "seed") return true;
+    }
+  }
+  return false;
+}
+
+bool generator_is_seeded(const std::string& spec_text) {
+  auto spec = parse_spec(spec_text);
+  if (!spec) return false;
+  for (const auto& generator : workload_generators()) {
+    if (generator.name == spec->name) return generator.randomized;
+  }
+  return false;
+}
+
+std::string with_seed(const std::string& spec, std::int64_t seed) {
+  return spec + (spec.find(':') == std::string::npos ? ":" : ",") + "seed=" + std::to_string(seed);
+}
+
+// A generator spec is checked against the generator's parameters without generating it; a
+// file must exist.
+Status check_workload_spec(const std::string& text) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(text, ec)) return Status::success();
+  auto spec = parse_spec(text);
+  if (!spec) return spec.error();
+  for (const auto& generator : workload_generators()) {
+    if (generator.name != spec->name) continue;
+    auto params = Params::bind(*spec, generator.params, "workload");
+    if (!params) return params.error();
+    return Status::success();
+  }
+  return make_error("--workload '" + text + "' is neither a file nor a generator spec (tilelens workload list shows the generators)");
+}
+
+// A list option: its values, or one empty value (the platform's own) when none is given.
+Result<std::vector<std::string>> list_values(const char* name, const std::string& text) {
+  if (text.empty()) return std::vector<std::string>{""};
+  auto values = expand_value(text, ',');
+  if (!values) return make_error(std::string("--") + name + ": " + values.error().message);
+  return values;
+}
+
+// The platform options a sweep shares between its runs, in the order a sweep's identity names them.
+constexpr const char* kSharedPlatformOptions[] = {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory"};
+
+}  // namespace
+
+PolicyEntry parse_policy_entry(std::string text) {
+  PolicyEntry entry;
+  if (text.size() > 5 && text.ends_with("+time")) {
+    entry.charged = true;
+    text.resize(text.size() - 5);
+  }
+  if (const auto slash = text.rfind('/'); slash != std::string::npos) {
+    entry.eviction = text.substr(slash + 1);
+    text.resize(slash);
+  }
+  entry.scheduler = std::move(text);
+  return entry;
+}
+
+Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view text) {
+  const std::string value(text);
+  if (name == "workload") grid.workloads = value;
+  else if (name == "scheduler") grid.schedulers = value;
+  else if (name == "eviction") grid.evictions = value;
+  else if (name == "platform") grid.platform = value;
+  else if (name == "memory") grid.memories = value;
+  else if (name == "gpus") grid.gpus = value;
+  else if (name == "buffer") grid.buffers = value;
+  else if (name == "seeds") grid.seeds = value;
+  else if (name == "charge-scheduling") grid.charge_scheduling = true;
+  else if (name == "metrics-only") grid.metrics_only = true;
+  else if (find_platform_option(name)) grid.platform_options[std::string(name)] = value;
+  else return make_error("a sweep has no option '" + std::string(name) + "'");
+  return Status::success();
+}
+
+Status apply_sweep_preset(SweepGrid& grid, std::string_view name, const std::vector<std::string>& keep) {
+  const SweepPreset* preset = find_sweep_preset(std::string(name));
+  if (!preset) return make_error("--preset: unknown preset '" + std::string(name) + "'; tilelens sweep --preset list shows them");
+  grid.preset = preset->name;
+  const auto kept = [&](const std::string& option) { return std::find(keep.begin(), keep.end(), option) != keep.end(); };
+  for (const auto& [option, value] : preset->options) {
+    if (kept(option)) continue;
+    if (auto status = set_sweep_option(grid, option, value); !status) return make_error("preset " + preset->name + ": " + status.error().message);
+  }
+  if (!kept("scheduler")) grid.schedulers = scheduler_option(*preset);
+  return Status::success();
+}
+
+std::string sweep_identity(const SweepGrid& grid) {
+  std::string identity = grid.preset.empty() ? "" : "--preset=" + grid.preset;
+  const auto add = [&](const char* name, const std::string& value) {
+    if (!value.empty()) identity += std::string(identity.empty() ? "" : " ") + "--" + name + "=" + value;
+  };
+  const auto option = [&](const char* name) {
+    const auto it = grid.platform_options.find(name);
+    return it == grid.platform_options.end() ? std::string() : it->second;
+  };
+  add("workload", grid.workloads);
+  add("scheduler", grid.schedulers);
+  add("eviction", grid.evictions);
+  add("platform", grid.platform);
+  add("memory", grid.memories);
+  add("gpus", grid.gpus);
+  for (const char* name : {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory"}) add(name, option(name));
+  add("buffer", grid.buffers);
+  add("charge-scheduling", grid.charge_scheduling ? "1" : "");
+  add("seeds", grid.seeds);
+  add("metrics-only", grid.metrics_only ? "1" : "");
+  return identity;
+}
+
+Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
+  if (grid.workloads.empty()) return make_error("--workload is required");
+  std::vector<std::string> workloads, evictions;
+  for (const auto& text : split(grid.workloads, ';')) {
+    if (text.empty()) continue;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(text, ec)) {
+      workloads.push_back(text);
+      continue;
+    }
+    auto specs = expand_spec(text);
+    if (!specs) return make_error("--workload: " + specs.error().message);
+    for (const auto& spec : *specs) {
+      if (auto status = check_workload_spec(spec); !status) return make_error("--workload: " + status.error().message);
+      workloads.push_back(spec);
+    }
+  }
+  std::vector<PolicyEntry> policies;  // each expanded entry "SPEC[/EVICTION][+time]"
+  for (const std::string& text : split_specs(grid.schedulers)) {
+    PolicyEntry policy = parse_policy_entry(text);
+    if (policy.eviction) {
+      if (auto made = make_eviction(*policy.eviction); !made) return make_error("--scheduler: " + made.error().message);
+    }
+    auto specs = expand_spec(policy.scheduler);
+    if (!specs) return make_error("--scheduler: " + specs.error().message);
+    for (const auto& spec : *specs) {
+      if (auto made = make_scheduler(spec); !made) return make_error("--scheduler: " + made.error().message);
+      policy.scheduler = spec;
+      policies.push_back(policy);
+    }
+  }
+  for (const auto& text : split_specs(grid.evictions)) {
+    if (auto made = make_eviction(text); !made) return make_error("--eviction: " + made.error().message);
+    evictions.push_back(text);
+  }
+  auto memories = list_values("memory", grid.memories);
+  auto gpu_counts = list_values("gpus", grid.gpus);
+  auto buffers = list_values("buffer", grid.buffers);
+  auto seeds_text = list_values("seeds", grid.seeds);
+  for (auto* list : {&memories, &gpu_counts, &buffers, &seeds_text}) {
+    if (!*list) return list->error();
+  }
+  std::vector<std::int64_t> seeds;
+  for (const auto& text : *seeds_text) {
+    if (text.empty()) continue;
+    auto seed = parse_integer(text);
+    if (!seed || *seed < 0) return make_error("--seeds: '" + text + "' is not a seed (a whole number, 0 or more)");
+    seeds.push_back(*seed);
+  }
+  if (workloads.empty()) return make_error("--workload: no workload given");
+
+  // The platform: the base and the shared options, then each memory and GPU count, all
+  // checked once here.
+  PlatformChoice shared;
+  shared.base = grid.platform;
+  if (auto base = base_platform(shared.base); !base) return base.error();
+  for (const char* name : kSharedPlatformOptions) {
+    const auto it = grid.platform_options.find(name);
+    if (it == grid.platform_options.end()) continue;
+    if (auto status = find_platform_option(name)->set(it->second, shared); !status) return status.error();
+  }
+  for (const auto& [name, value] : grid.platform_options) {
+    if (std::find_if(std::begin(kSharedPlatformOptions), std::end(kSharedPlatformOptions),
+                     [&](const char* shared_name) { return name == shared_name; }) == std::end(kSharedPlatformOptions)) {
+      return make_error("--" + name + ": a sweep takes this option as a list (--memory, --gpus)");
+    }
+  }
+  std::vector<PlatformChoice> with_memory;
+  for (const auto& memory : *memories) {
+    PlatformChoice choice = shared;
+    if (!memory.empty()) {
+      if (auto status = find_platform_option("memory")->set(memory, choice); !status) return status.error();
+    }
+    with_memory.push_back(std::move(choice));
+  }
+  std::vector<std::uint32_t> depths;
+  for (const auto& buffer : *buffers) {
+    auto depth = buffer.empty() ? Result<std::int64_t>(std::int64_t{4}) : parse_integer(buffer);
+    if (!depth || *depth < 1 || *depth > 100000) {
+      return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + buffer + "')");
+    }
+    depths.push_back(static_cast<std::uint32_t>(*depth));
+  }
+
+  std::vector<SweepJob> jobs;
+  for (const auto& workload : workloads) {
+    for (std::size_t m = 0; m < memories->size(); ++m) {
+      const std::string& memory = (*memories)[m];
+      for (const auto& gpus : *gpu_counts) {
+        PlatformChoice platform = with_memory[m];
+        if (!gpus.empty()) {
+          if (auto status = find_platform_option("gpus")->set(gpus, platform); !status) return status.error();
+        }
+        for (std::size_t b = 0; b < buffers->size(); ++b) {
+          const std::string& buffer = (*buffers)[b];
+          for (const auto& policy : policies) {
+            const std::string& scheduler = policy.scheduler;
+            const bool charged = policy.charged || grid.charge_scheduling;
+            for (const auto& eviction : policy.eviction ? std::vector<std::string>{*policy.eviction} : evictions) {
+              const bool seed_workload = generator_is_seeded(workload) && !sets_seed(workload);
+              const bool seed_scheduler = scheduler_takes_seed(scheduler) && !sets_seed(scheduler);
+              std::vector<std::optional<std::int64_t>> run_seeds = {std::nullopt};
+              if (!seeds.empty() && (seed_workload || seed_scheduler)) run_seeds.assign(seeds.begin(), seeds.end());
+              for (const auto& seed : run_seeds) {
+                SweepJob job;
+                job.request.workload = seed && seed_workload ? with_seed(workload, *seed) : workload;
+                job.request.scheduler = seed && seed_scheduler ? with_seed(scheduler, *seed) : scheduler;
+                job.request.eviction = eviction;
+                job.request.platform = platform;
+                job.request.buffer_depth = depths[b];
+                job.request.charge_scheduling = charged;
+                job.label = job.request.workload + " " + job.request.scheduler + "/" + eviction + (charged ? "+time" : "") +
+                            (memory.empty() ? "" : " M=" + memory) + (gpus.empty() ? "" : " K=" + gpus) +
+                            (buffer.empty() ? "" : " buffer=" + buffer);
+                jobs.push_back(std::move(job));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return jobs;
+}
+
+namespace {
+
+struct Outcome {
+  enum class Kind { Done, Skipped, Failed, Invalid, Cancelled } kind = Kind::Done;
+  std::string message;
+  std::optional<PreparedReplay> prepared;
+  ReplaySummary summary;
+  Trace trace;
+};
+
+}  // namespace
+
+Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options) {
+  auto expanded = expand_grid(grid);
+  if (!expanded) return expanded.error();
+  const std::vector<SweepJob>& jobs = *expanded;
+  auto store = db::Store::open(options.database);
+  if (!store) return make_error("--db: " + store.error().message);
+  auto sweep_id = store->put_sweep(sweep_identity(grid));
+  if (!sweep_id) return sweep_id.error();
+  auto done_keys = store->complete_run_keys(*sweep_id);
+  if (!done_keys) return done_keys.error();
+
+  SweepReport report;
+  report.sweep_id = *sweep_id;
+  report.database = store->path();
+  report.total = jobs.size();
+  std::size_t threads = options.threads ? options.threads : std::thread::hardware_concurrency();
+  threads = std::max<std::size_t>(1, std::min(threads, jobs.size()));
+  report.threads = threads;
+  const bool keep_trace = !grid.metrics_only;
+  const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+
+  std::mutex mutex;
+  std::condition_variable ready, room;
+  // Finished runs wait here until every earlier one is stored: runs are stored in grid order
+  // whatever the threads' timing, so run ids are the same from one sweep to the next.
+  std::map<std::size_t, Outcome> finished;
+  std::size_t next_to_store = 0;
+  std::atomic<std::size_t> next_job{0};
+  bool stopping = false;  // under mutex: the writer gave up, workers drop what they have
+  const std::size_t window = 4 * threads;  // jobs a worker may run ahead of the writer
+  auto worker = [&] {
+    for (std::size_t i = next_job++; i < jobs.size(); i = next_job++) {
+      {
+        std::unique_lock lock(mutex);
+        room.wait(lock, [&] { return stopping || i < next_to_store + window; });
+        if (stopping) return;
+      }
+      Outcome outcome;
+      if (cancelled()) {
+        outcome.kind = Outcome::Kind::Cancelled;
+      } else if (auto prepared = prepare_replay(jobs[i].request); !prepared) {
+        outcome.kind = Outcome::Kind::Invalid;
+        outcome.message = prepared.error().message;
+      } else if (done_keys->count(prepared->info.key)) {
+        outcome.kind = Outcome::Kind::Skipped;
+      } else {
+        TraceRecorder recorder;
+        auto summary = replay(prepared->workload, *prepared->scheduler.scheduler, *prepared->eviction.policy, prepared->options,
+                              keep_trace ? &recorder : nullptr);
+        if (summary) {
+          outcome.summary = std::move(*summary);
+          outcome.trace = std::move(recorder.trace);
+        } else {
+          outcome.kind = Outcome::Kind::Failed;
+          outcome.message = summary.error().message;
+        }
+        outcome.prepared = std::move(*prepared);
+      }
+      std::unique_lock lock(mutex);
+      finished.emplace(i, std::move(outcome));
+      ready.notify_one();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+
+  const auto started = std::chrono::steady_clock::now();
+  std::map<std::string, std::int64_t> workload_ids;  // by canonical spec, to hash each workload once
+  std::string fatal;
+  SweepProgress progress;
+  progress.total = jobs.size();
+  for (std::size_t handled = 0; handled < jobs.size() && fatal.empty(); ++handled) {
+    Outcome outcome;
+    {
+      std::unique_lock lock(mutex);
+      ready.wait(lock, [&] { return finished.count(handled) > 0; });
+      outcome = std::move(finished.at(handled));
+      finished.erase(handled);
+      next_to_store = handled + 1;
+      room.notify_all();
+    }
+    const SweepJob& job = jobs[handled];
+    std::string line;
+    if (outcome.kind == Outcome::Kind::Cancelled) {
+      report.cancelled = true;
+      break;
+    }
+    if (outcome.kind == Outcome::Kind::Skipped) {
+      ++report.skipped;
+      line = "skipped (stored before)";
+    } else if (outcome.kind == Outcome::Kind::Invalid) {
+      ++report.invalid;
+      line = "invalid: " + outcome.message;
+      if (report.first_problem.empty()) report.first_problem = job.label + ": " + outcome.message;
+    } else {
+      PreparedReplay& prepared = *outcome.prepared;
+      RunInfo info = prepared.info;
+      info.sweep_id = *sweep_id;
+      auto id = workload_ids.find(prepared.workload_spec);
+      if (id == workload_ids.end()) {
+        auto stored_id = store->put_workload(prepared.workload, prepared.source);
+        if (!stored_id) {
+          fatal = stored_id.error().message;
+          break;
+        }
+        id = workload_ids.emplace(prepared.workload_spec, *stored_id).first;
+      }
+      info.workload_id = id->second;
+      auto writer = store->begin_run(info);
+      if (!writer) {
+        fatal = writer.error().message;
+        break;
+      }
+      if (outcome.kind == Outcome::Kind::Failed) {
+        auto run_id = writer->fail(outcome.message);
+        if (!run_id) {
+          fatal = run_id.error().message;
+          break;
+        }
+        ++report.failed;
+        line = "failed (run " + std::to_string(*run_id) + "): " + outcome.message;
+        if (report.first_problem.empty()) report.first_problem = job.label + ": " + outcome.message;
+      } else {
+        writer->write(outcome.trace);
+        const RunMetrics metrics = metrics_of(outcome.summary, reference_curves(prepared.workload, prepared.options.platform));
+        auto run_id = writer->finish(metrics);
+        if (!run_id) {
+          fatal = run_id.error().message;
+          break;
+        }
+        ++report.stored;
+        line = "run " + std::to_string(*run_id) + ": " + format_fixed(metrics.ratio_to_lower_bound(), 2) + "x the lower bound, " +
+               format_fixed(metrics.summary.gflops, 0) + " GFlop/s";
+      }
+    }
+    if (options.on_progress) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const std::size_t done = handled + 1;
+      const std::size_t executed = report.stored + report.failed;
+      progress.done = done;
+      progress.stored = report.stored;
+      progress.skipped = report.skipped;
+      progress.failed = report.failed;
+      progress.invalid = report.invalid;
+      progress.label = job.label;
+      progress.line = line;
+      progress.elapsed_seconds = elapsed;
+      progress.left_seconds = executed ? elapsed / static_cast<double>(executed) * static_cast<double>(jobs.size() - done) : 0;
+      options.on_progress(progress);
+    }
+  }
+  {
+    std::lock_guard lock(mutex);
+    stopping = true;
+    next_job = jobs.size();
+    room.notify_all();
+  }
+  for (auto& thread : pool) thread.join();
+  if (!fatal.empty()) return make_error("sweep stopped, the runs stored so far are kept: " + fatal);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace tilelens::core

@@ -1,0 +1,91 @@
+// Sweeps: a grid of workloads x memories x GPU counts x buffer depths x policies x seeds,
+// replayed on a pool of threads and stored in one database as the runs finish. The grid is
+// written in the sweep's own small language (ranges A..B:STEP, lists a|b, entries
+// SCHEDULER/EVICTION+time), set option by option with the names the command line uses, so a
+// paper's preset, the CLI's flags and the app fill it the same way. expand_grid() checks it
+// whole and turns it into typed replay requests before anything runs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/replay_request.hpp"
+
+namespace tilelens::core {
+
+// One entry of a sweep's scheduler list: "SPEC[/EVICTION][+time]", the eviction pinned for
+// this entry (else the grid's eviction list applies) and its prepare() time charged. Not
+// checked here.
+struct PolicyEntry {
+  std::string scheduler;
+  std::optional<std::string> eviction;
+  bool charged = false;
+};
+PolicyEntry parse_policy_entry(std::string text);
+
+struct SweepGrid {
+  std::string preset;                // the paper's experiment it starts from, if any
+  std::string workloads;             // "SPEC[;SPEC]": generator specs with ranges, or files
+  std::string schedulers = "eager";  // comma-separated entries SPEC[/EVICTION][+time]
+  std::string evictions = "lru";
+  std::string platform = "v100-fgcs";  // a preset or a platform file
+  std::string memories, gpus;          // comma-separated lists (gpus: ranges too); "" keeps the platform's
+  std::string buffers = "4";
+  std::string seeds;                   // given to every seeded generator and scheduler whose spec sets none
+  std::map<std::string, std::string> platform_options;  // the other platform options (bandwidth, pcie, ...), as typed
+  bool charge_scheduling = false;
+  bool metrics_only = false;  // store each run's metrics without its trace
+};
+// Sets one option by its command-line name (workload, scheduler, eviction, platform, memory,
+// gpus, buffer, seeds, charge-scheduling, metrics-only, or a platform option).
+Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view text);
+// Applies a preset (presets/experiments.hpp): its options, except those in `keep`, and its
+// policies unless the schedulers are kept.
+Status apply_sweep_preset(SweepGrid& grid, std::string_view name, const std::vector<std::string>& keep);
+// What names the sweep in the database: the same grid resumes the same sweep.
+std::string sweep_identity(const SweepGrid& grid);
+
+struct SweepJob {
+  ReplayRequest request;
+  std::string label;  // "matmul2d:N=5 eager/lru M=500MiB"
+};
+// Every run of the grid, in the order they are stored (workload outermost, then memory, GPUs,
+// buffer, policy, eviction, seed); errors name the option at fault.
+Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid);
+
+struct SweepProgress {
+  std::size_t done = 0, total = 0;
+  std::size_t stored = 0, skipped = 0, failed = 0, invalid = 0;
+  std::string label;  // the run just handled
+  std::string line;   // what happened to it: "run 12: 2.10x the lower bound, ..." or the error
+  double elapsed_seconds = 0, left_seconds = 0;
+};
+
+struct SweepOptions {
+  std::string database;
+  std::size_t threads = 0;  // 0: one per core
+  std::function<void(const SweepProgress&)> on_progress;  // on the calling thread, after each run is handled
+  const std::atomic<bool>* cancel = nullptr;               // stop after the runs in progress
+};
+
+struct SweepReport {
+  std::int64_t sweep_id = 0;
+  std::string database;
+  std::size_t total = 0, stored = 0, skipped = 0, failed = 0, invalid = 0;
+  std::size_t threads = 0;
+  double seconds = 0;
+  bool cancelled = false;
+  std::string first_problem;  // the first failed or invalid run, with its label
+};
+// Replays every job not already stored complete in this sweep (a rerun resumes), storing the
+// runs in grid order whatever the threads' timing, one transaction each. An error means the
+// store failed; the runs stored until then are kept.
+Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options);
+
+}  // namespace tilelens::core
