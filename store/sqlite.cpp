@@ -75,8 +75,7 @@ std::int64_t Connection::last_insert_id() const { return sqlite3_last_insert_row
 
 bool Connection::in_transaction() const { return handle_ != nullptr && sqlite3_get_autocommit(handle_) == 0; }
 
-Statement::Statement(Statement&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), connection_(other.connection_), bind_error_(other.bind_error_) {}
+Statement::Statement(Statement&& other) noexcept { *this = std::move(other); }
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
@@ -84,8 +83,53 @@ Statement& Statement::operator=(Statement&& other) noexcept {
     handle_ = std::exchange(other.handle_, nullptr);
     connection_ = other.connection_;
     bind_error_ = other.bind_error_;
+    unknown_parameter_ = std::move(other.unknown_parameter_);
+    parameter_names_ = std::move(other.parameter_names_);
+    column_names_ = std::move(other.column_names_);
+    next_parameter_ = other.next_parameter_;
+    next_column_ = other.next_column_;
   }
   return *this;
+}
+
+namespace {
+
+// The position of `name` in `names`, searched from `next` on and wrapping; -1 when absent.
+int find_name(const std::vector<std::string>& names, std::string_view name, std::size_t& next) {
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const std::size_t i = (next + k) % names.size();
+    if (names[i] == name) {
+      next = i + 1;
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+int Statement::parameter(std::string_view name) {
+  if (parameter_names_.empty()) {
+    const int count = sqlite3_bind_parameter_count(handle_);
+    for (int i = 1; i <= count; ++i) {
+      const char* text = sqlite3_bind_parameter_name(handle_, i);
+      parameter_names_.emplace_back(text == nullptr ? "" : text + 1);  // without the ':'
+    }
+  }
+  const int index = find_name(parameter_names_, name, next_parameter_);
+  if (index < 0 && unknown_parameter_.empty()) unknown_parameter_ = name;
+  return index + 1;  // 0 when absent: SQLite refuses it, and step() names it
+}
+
+int Statement::column_index(std::string_view name) const {
+  if (column_names_.empty()) {
+    const int count = sqlite3_column_count(handle_);
+    for (int i = 0; i < count; ++i) {
+      const char* text = sqlite3_column_name(handle_, i);
+      column_names_.emplace_back(text == nullptr ? "" : text);
+    }
+  }
+  return find_name(column_names_, name, next_column_);
 }
 
 Statement::~Statement() {
@@ -116,6 +160,10 @@ Statement& Statement::bind_null(int index) {
 }
 
 Result<bool> Statement::step() {
+  if (!unknown_parameter_.empty()) {
+    bind_error_ = 0;
+    return make_error(connection_->path() + ": internal: the statement has no parameter :" + std::exchange(unknown_parameter_, ""));
+  }
   if (bind_error_ != 0) {
     const int rc = std::exchange(bind_error_, 0);
     return make_error(connection_->path() + ": cannot bind a value: " + sqlite3_errstr(rc));
@@ -129,17 +177,19 @@ Result<bool> Statement::step() {
 Status Statement::run() {
   auto row = step();
   reset();
+  sqlite3_clear_bindings(handle_);
   if (!row) return row.error();
   return Status::success();
 }
 
-// Bindings stay: every caller binds each parameter before the next step.
 void Statement::reset() { sqlite3_reset(handle_); }
 
-std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(handle_, column); }
-double Statement::real(int column) const { return sqlite3_column_double(handle_, column); }
-bool Statement::is_null(int column) const { return sqlite3_column_type(handle_, column) == SQLITE_NULL; }
+// A column index of -1 (an unknown name) reads as NULL.
+std::int64_t Statement::integer(int column) const { return column < 0 ? 0 : sqlite3_column_int64(handle_, column); }
+double Statement::real(int column) const { return column < 0 ? 0 : sqlite3_column_double(handle_, column); }
+bool Statement::is_null(int column) const { return column < 0 || sqlite3_column_type(handle_, column) == SQLITE_NULL; }
 std::string Statement::text(int column) const {
+  if (column < 0) return {};
   const auto* data = sqlite3_column_text(handle_, column);
   return data == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(handle_, column)));
 }

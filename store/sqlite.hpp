@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/result.hpp"
 
@@ -67,10 +68,20 @@ class Statement {
   Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bind_null(index);
   }
+  // By the parameter's name, ":name" in the SQL (the schema's INSERTs, store/tables.hpp). A
+  // name the statement lacks makes the next step fail, naming it.
+  Statement& bind(std::string_view name, std::int64_t value) { return bind(parameter(name), value); }
+  Statement& bind(std::string_view name, double value) { return bind(parameter(name), value); }
+  Statement& bind(std::string_view name, std::string_view value) { return bind(parameter(name), value); }
+  template <class T>
+  Statement& bind(std::string_view name, const std::optional<T>& value) {
+    return bind(parameter(name), value);
+  }
 
   // One step: true while a row is available, false when done; errors name the database.
   Result<bool> step();
-  // Runs a statement that returns no rows, then resets it for the next binds.
+  // Runs a statement that returns no rows, then resets it and clears its binds (a parameter
+  // left unbound next time is NULL, never the last row's value).
   Status run();
   void reset();
 
@@ -78,13 +89,25 @@ class Statement {
   double real(int column) const;
   std::string text(int column) const;
   bool is_null(int column) const;
+  // By the column's name in the result ("t.x" for the schema's select_columns). An unknown
+  // name reads as NULL.
+  std::int64_t integer(std::string_view column) const { return integer(column_index(column)); }
+  double real(std::string_view column) const { return real(column_index(column)); }
+  std::string text(std::string_view column) const { return text(column_index(column)); }
+  bool is_null(std::string_view column) const { return is_null(column_index(column)); }
 
  private:
   friend class Connection;
   Statement(sqlite3_stmt* handle, const Connection* connection) : handle_(handle), connection_(connection) {}
+  // Names are looked up where the last one was found, then around: callers go in order.
+  int parameter(std::string_view name);
+  int column_index(std::string_view name) const;
   sqlite3_stmt* handle_ = nullptr;
   const Connection* connection_ = nullptr;
   int bind_error_ = 0;
+  std::string unknown_parameter_;
+  mutable std::vector<std::string> parameter_names_, column_names_;  // filled on first use
+  mutable std::size_t next_parameter_ = 0, next_column_ = 0;
 };
 
 // BEGIN on construction (IMMEDIATE: take the write lock now rather than fail later), ROLLBACK

@@ -1,5 +1,6 @@
 // The trace store: round trips, crash safety, a reader beside a writer, refusing files that
 // are not tilelens databases of this version, and the sweep / runs / export commands.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "store/schema.hpp"
 #include "store/store.hpp"
+#include "store/tables.hpp"
 #include "helpers.hpp"
 #include "model/rng.hpp"
 #include "formats/workload_io.hpp"
@@ -364,4 +366,81 @@ TEST_CASE("sweep and runs refuse bad input with a message that names it", "[db][
   REQUIRE(dry.code == 0);
   // random takes a seed (3 runs per workload), eager does not (1): 2 x (1 + 3).
   CHECK_THAT(dry.out, Catch::Contains("8 runs") && Catch::Contains("random:seed=3"));
+}
+
+TEST_CASE("the schema is declared once: docs/database.md shows the declaration as it is", "[db][docs]") {
+  std::ifstream in(TILELENS_SOURCE_DIR "/docs/database.md");
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::string begin = "<!-- tilelens db schema: begin -->\n", end = "<!-- tilelens db schema: end -->";
+  const auto from = doc.find(begin), to = doc.find(end);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  INFO("regenerate the section with: tilelens db schema --markdown");
+  CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == db::schema_markdown());
+}
+
+namespace {
+
+// Every table's columns as SQLite reports them: name, type, NOT NULL, default, key rank.
+std::string table_shapes(db::Connection& connection) {
+  std::string shapes;
+  for (const db::Table& table : db::schema_tables()) {
+    auto info = connection.prepare("SELECT name, type, \"notnull\", coalesce(dflt_value, ''), pk FROM pragma_table_info('" +
+                                   std::string(table.name) + "')");
+    REQUIRE(info.ok());
+    shapes += std::string(table.name) + ":";
+    while (*info->step()) {
+      shapes += " " + info->text(0) + " " + info->text(1) + " " + info->text(2) + " " + info->text(3) + " " + info->text(4) + ";";
+    }
+    shapes += "\n";
+  }
+  return shapes;
+}
+
+}  // namespace
+
+TEST_CASE("a file of every older schema version upgrades to the tables of a new file", "[db]") {
+  TempFile fresh("schema-fresh.db");
+  REQUIRE(db::Store::open(fresh.path).ok());
+  auto reference = db::Connection::open(fresh.path, db::Connection::Access::ReadOnly);
+  REQUIRE(reference.ok());
+  const std::string expected = table_shapes(*reference);
+  for (int version = 1; version < db::kSchemaVersion; ++version) {
+    INFO("from version " << version);
+    TempFile old("schema-v" + std::to_string(version) + ".db");
+    {
+      auto connection = db::Connection::open(old.path, db::Connection::Access::ReadWrite);
+      REQUIRE(connection.ok());
+      REQUIRE(connection->exec(db::create_sql(version)).ok());
+      REQUIRE(connection->exec("PRAGMA application_id = " + std::to_string(db::kApplicationId) +
+                               "; PRAGMA user_version = " + std::to_string(version))
+                  .ok());
+    }
+    auto upgraded = db::Store::open(old.path, db::Store::OpenMode::ReadOnlyUpgrading);
+    REQUIRE(upgraded.ok());
+    auto connection = db::Connection::open(old.path, db::Connection::Access::ReadOnly);
+    REQUIRE(connection.ok());
+    CHECK(*connection->query_integer("PRAGMA user_version") == db::kSchemaVersion);
+    CHECK(table_shapes(*connection) == expected);
+  }
+}
+
+TEST_CASE("every table's named INSERT and SELECT are valid SQL on a new file", "[db]") {
+  TempFile file("schema-statements.db");
+  REQUIRE(db::Store::open(file.path).ok());
+  auto connection = db::Connection::open(file.path, db::Connection::Access::ReadOnly);
+  REQUIRE(connection.ok());
+  for (const db::Table& table : db::schema_tables()) {
+    INFO(table.name);
+    CHECK(connection->prepare(db::insert_sql(table)).ok());
+    CHECK(connection->prepare("SELECT " + db::select_columns(table, "t") + " FROM " + std::string(table.name) + " t").ok());
+  }
+  // The tables a run's deletion visits: every one with a run_id, the measured runs' included.
+  const auto tables = db::run_tables();
+  for (const char* name : {"task_executions", "loads", "evictions", "writebacks", "allocations", "metrics", "gpu_metrics", "measurements", "cupti_records"}) {
+    CHECK(std::find(tables.begin(), tables.end(), name) != tables.end());
+  }
 }

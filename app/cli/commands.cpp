@@ -74,6 +74,7 @@ const std::vector<Command>& commands() {
       {"export", "paje", "", kExportPaje, cmd_export_paje},
       {"export", "chrome", "", kExportChrome, cmd_export_chrome},
       {"import", "starpu", "a StarPU execution (tasks.rec, data.rec) as a workload and a run", kImportStarpu, cmd_import_starpu},
+      {"db", "schema", "the database itself: its schema", kDbSchema, cmd_db_schema},
       {"execute", "", "run a workload on real GPUs (CUDA) under a scheduler, measured", kExecute, cmd_execute},
       {"calibrate", "", "a replay platform file from a measured run", kCalibrate, cmd_calibrate},
       {"fidelity", "", "replay a measured run on its calibrated platform, and compare", kFidelity, cmd_fidelity},

@@ -74,6 +74,9 @@ int cmd_execute(const ParsedArgs&, std::ostream&, std::ostream&);
 int cmd_calibrate(const ParsedArgs&, std::ostream&, std::ostream&);
 int cmd_fidelity(const ParsedArgs&, std::ostream&, std::ostream&);
 
+extern const CommandSpec kDbSchema;  // db.cpp
+int cmd_db_schema(const ParsedArgs&, std::ostream&, std::ostream&);
+
 extern const CommandSpec kBenchReplay, kBenchDb, kBenchSchedulers, kBenchGpu;  // bench.cpp, bench_gpu.cpp
 int cmd_bench_replay(const ParsedArgs&, std::ostream&, std::ostream&);
 int cmd_bench_db(const ParsedArgs&, std::ostream&, std::ostream&);

@@ -1,0 +1,65 @@
+// What the store's files share, internal to store/: the connection behind a Store, the state of
+// a run being written, the identity of the rows stored once, and small helpers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/sqlite.hpp"
+#include "store/store.hpp"
+#include "store/tables.hpp"
+
+namespace tilelens::db {
+
+struct Store::Impl {
+  Connection connection;
+};
+
+struct RunWriter::State {
+  Connection* connection = nullptr;
+  std::optional<Transaction> transaction;
+  std::int64_t platform_id = 0;
+  RunInfo info;
+  Statement insert_task, insert_load, insert_eviction, insert_writeback, insert_allocation;
+  std::int64_t load_seq = 0, eviction_seq = 0, writeback_seq = 0, allocation_seq = 0;
+  std::optional<Error> error;
+
+  void keep(Status status) {
+    if (!status && !error) error = status.error();
+  }
+};
+
+// keys.cpp: a workload's content hash (FNV-1a of its file form: identical workloads are stored
+// once whatever produced them), and a platform row's identity (every field).
+Result<std::string> content_hash(const Workload& workload);
+std::string platform_key(const Platform& platform);
+
+inline std::int64_t to_int(std::uint64_t value) { return static_cast<std::int64_t>(value); }
+inline std::optional<std::int64_t> optional_id(std::uint32_t id) {
+  if (id == kNoId) return std::nullopt;
+  return static_cast<std::int64_t>(id);
+}
+
+// The schema's INSERT of every column of `table`, bound by name.
+inline Result<Statement> prepare_insert(Connection& c, std::string_view table) { return c.prepare(insert_sql(schema_table(table))); }
+
+// Runs `sql` with ?1 bound to `id` and hands each row to `read`.
+template <class Read>
+Status for_each_row(Connection& c, const std::string& sql, std::int64_t id, Read&& read) {
+  auto query = c.prepare(sql);
+  if (!query) return query.error();
+  query->bind(1, id);
+  while (true) {
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return Status::success();
+    read(*query);
+  }
+}
+
+// The id of the row whose unique `column` holds `key`, if any.
+Result<std::optional<std::int64_t>> find_id(Connection& c, const std::string& table, const std::string& column, const std::string& key);
+
+}  // namespace tilelens::db

@@ -1,0 +1,382 @@
+// The schema's one declaration; see tables.hpp. Times are integer nanoseconds from the start
+// of the run; task and data ids are the workload's own (0-based), so a trace row joins its
+// workload's tables on (workload_id, id); small enumerations are integers with a lookup table.
+// A change here bumps kSchemaVersion (schema.hpp) and marks what it adds with `since`.
+#include "store/tables.hpp"
+
+#include <stdexcept>
+
+#include "store/schema.hpp"
+
+namespace tilelens::db {
+namespace {
+
+const std::vector<Table> kTables = {
+    {"meta", "Free key-value pairs about the file (reserved; tilelens writes none yet).",
+     {{"key", "TEXT PRIMARY KEY", "the key"}, {"value", "TEXT NOT NULL", "its value"}},
+     "", true, {}, ""},
+    {"access_modes", "How a task accesses a data: 0 R (read), 1 W (write only), 2 RW.",
+     {{"id", "INTEGER PRIMARY KEY", "the mode as stored in accesses.mode"}, {"name", "TEXT NOT NULL UNIQUE", "R, W or RW"}},
+     "", false, {}, "(0, 'R'), (1, 'W'), (2, 'RW')"},
+    {"load_kinds", "What a load turned out to be (DESIGN section 3): 0 fetch, 1 prefetch, 2 unused.",
+     {{"id", "INTEGER PRIMARY KEY", "the kind as stored in loads.kind"}, {"name", "TEXT NOT NULL UNIQUE", "fetch, prefetch or unused"}},
+     "", false, {}, "(0, 'fetch'), (1, 'prefetch'), (2, 'unused')"},
+    {"eviction_causes", "Why a copy left a GPU: 0 capacity (room for a load), 1 invalidated (a write elsewhere).",
+     {{"id", "INTEGER PRIMARY KEY", "the cause as stored in evictions.cause"}, {"name", "TEXT NOT NULL UNIQUE", "capacity or invalidated"}},
+     "", false, {}, "(0, 'capacity'), (1, 'invalidated')"},
+    {"writeback_causes", "Why a copy went back to the host: 0 eviction of the last copy, 1 request (another worker needs it), 2 flush at the end.",
+     {{"id", "INTEGER PRIMARY KEY", "the cause as stored in writebacks.cause"}, {"name", "TEXT NOT NULL UNIQUE", "eviction, request or flush"}},
+     "", false, {}, "(0, 'eviction'), (1, 'request'), (2, 'flush')"},
+    {"workloads",
+     "One row per distinct workload; an identical workload (same content hash: FNV-1a of its file form, "
+     "docs/workload-format.md) is stored once whatever produced it.",
+     {{"id", "INTEGER PRIMARY KEY", "the workload's id"},
+      {"name", "TEXT NOT NULL", "its name"},
+      {"generator", "TEXT", "the seed workload that made it (matmul2d, ...); NULL for a file or an import"},
+      {"spec", "TEXT", "the generator's canonical spec, matmul2d:N=20,b=960,...; NULL as generator"},
+      {"source", "TEXT NOT NULL", "where it came from: generated, file PATH, starpu PATH"},
+      {"content_hash", "TEXT NOT NULL UNIQUE", "FNV-1a of its file form, 16 hex digits"},
+      {"task_count", "INTEGER NOT NULL", "tasks"},
+      {"data_count", "INTEGER NOT NULL", "data"},
+      {"dependency_count", "INTEGER NOT NULL", "dependency edges"},
+      {"working_set_bytes", "INTEGER NOT NULL", "the distinct data read by some task, bytes"},
+      {"total_flops", "REAL NOT NULL", "the tasks' flops summed"},
+      {"N_tiles", "INTEGER", "the generator's N (tiles per side)"},
+      {"n_inner", "INTEGER", "the generator's n (inner dimension in tiles)"},
+      {"tile_size", "INTEGER", "the generator's b (tile side in elements)"},
+      {"element_bytes", "INTEGER", "the generator's elem (bytes per element)"},
+      {"density", "REAL", "the generator's density (matmul2d-sparse)"},
+      {"seed", "INTEGER", "the generator's seed"}},
+     "", false, {}, ""},
+    {"kinds", "A workload's task kinds (GEMM, POTRF, ...).",
+     {{"workload_id", "INTEGER NOT NULL REFERENCES workloads(id)", "the workload"},
+      {"id", "INTEGER NOT NULL", "the kind's id in its workload"},
+      {"name", "TEXT NOT NULL", "its name"}},
+     "PRIMARY KEY (workload_id, id)", true, {}, ""},
+    {"data", "A workload's data (tiles, block-rows, handles).",
+     {{"workload_id", "INTEGER NOT NULL REFERENCES workloads(id)", "the workload"},
+      {"id", "INTEGER NOT NULL", "the data's id in its workload"},
+      {"name", "TEXT NOT NULL", "its name, A(3,1)"},
+      {"bytes", "INTEGER NOT NULL", "its size"},
+      {"matrix", "TEXT NOT NULL", "A, B, C or - (the figures' logical coordinates)"},
+      {"row", "INTEGER NOT NULL", "its tile row, -1 for a whole block-column"},
+      {"col", "INTEGER NOT NULL", "its tile column, -1 for a whole block-row"}},
+     "PRIMARY KEY (workload_id, id)", true, {}, ""},
+    {"tasks", "A workload's tasks.",
+     {{"workload_id", "INTEGER NOT NULL REFERENCES workloads(id)", "the workload"},
+      {"id", "INTEGER NOT NULL", "the task's id in its workload"},
+      {"kind_id", "INTEGER NOT NULL", "its kind (kinds.id)"},
+      {"flops", "REAL NOT NULL", "its work"},
+      {"priority", "INTEGER NOT NULL", "larger runs first (the seed DAGs: bottom level in flops)"},
+      {"i", "INTEGER NOT NULL", "its row in the figures (the output tile's)"},
+      {"j", "INTEGER NOT NULL", "its column in the figures"},
+      {"k", "INTEGER NOT NULL", "its layer or iteration"},
+      {"submit_order", "INTEGER NOT NULL", "its rank in the submission order"}},
+     "PRIMARY KEY (workload_id, id)", true, {}, ""},
+    {"accesses", "The data each task accesses, in order.",
+     {{"workload_id", "INTEGER NOT NULL REFERENCES workloads(id)", "the workload"},
+      {"task_id", "INTEGER NOT NULL", "the task"},
+      {"position", "INTEGER NOT NULL", "the access's rank in the task"},
+      {"data_id", "INTEGER NOT NULL", "the data"},
+      {"mode", "INTEGER NOT NULL REFERENCES access_modes(id)", "R, W or RW (access_modes)"}},
+     "PRIMARY KEY (workload_id, task_id, position)", true, {}, ""},
+    {"dependencies", "A workload's dependency edges: after_task waits for before_task.",
+     {{"workload_id", "INTEGER NOT NULL REFERENCES workloads(id)", "the workload"},
+      {"before_task", "INTEGER NOT NULL", "the predecessor"},
+      {"after_task", "INTEGER NOT NULL", "the successor"}},
+     "PRIMARY KEY (workload_id, after_task, before_task)", true, {}, ""},
+    {"platforms",
+     "The platforms runs were made on, one row per distinct platform (every field makes the description). "
+     "Workers 0..gpus-1 have a bounded memory, workers_per_memory of them sharing one memory node; the cpus "
+     "CPU workers on the host come after them in every gpu column.",
+     {{"id", "INTEGER PRIMARY KEY", "the platform's id"},
+      {"name", "TEXT NOT NULL", "the preset or file it came from"},
+      {"gpus", "INTEGER NOT NULL", "workers with a bounded memory"},
+      {"memory_bytes", "REAL NOT NULL", "M, bytes per memory node"},
+      {"bus_bandwidth", "REAL NOT NULL", "host bus, bytes/s each direction"},
+      {"gpu_link_bandwidth", "REAL NOT NULL", "GPU-to-GPU links, bytes/s; 0: none"},
+      {"latency_ns", "INTEGER NOT NULL", "added to every transfer"},
+      {"default_gflops", "REAL NOT NULL", "the rate of every kind without its own, GFlop/s"},
+      {"kind_gflops", "TEXT NOT NULL", "per-kind rates, KIND=RATE;KIND=RATE (0: no kernel)"},
+      {"description", "TEXT NOT NULL UNIQUE", "every field as one text: the row's identity"},
+      {"gpu_bus_bandwidth", "REAL NOT NULL DEFAULT 0", "each GPU's own PCIe link, bytes/s; 0: none", 3},
+      {"gpus_per_switch", "INTEGER NOT NULL DEFAULT 0", "GPUs behind one PCIe switch; 0: no switch level", 3},
+      {"switch_bandwidth", "REAL NOT NULL DEFAULT 0", "a switch's upstream link, bytes/s", 3},
+      {"workers_per_memory", "INTEGER NOT NULL DEFAULT 1", "GPU workers sharing one memory node", 4},
+      {"cpus", "INTEGER NOT NULL DEFAULT 0", "CPU workers computing from the host", 4},
+      {"cpu_default_gflops", "REAL NOT NULL DEFAULT 0", "a CPU worker's rate for kinds without their own", 4},
+      {"cpu_kind_gflops", "TEXT NOT NULL DEFAULT ''", "a CPU worker's per-kind rates, as kind_gflops", 4}},
+     "", false, {}, ""},
+    {"sweeps", "Sweeps, by the options that shape their grid: the same command maps to the same sweep, which is how a rerun resumes it.",
+     {{"id", "INTEGER PRIMARY KEY", "the sweep's id"},
+      {"spec", "TEXT NOT NULL UNIQUE", "its grid options, --workload=... --scheduler=... (the sweep's identity)"},
+      {"created_at", "TEXT NOT NULL", "UTC, ISO 8601"}},
+     "", false, {}, ""},
+    {"runs", "Every run, replayed, measured on a GPU or imported, with how it went.",
+     {{"id", "INTEGER PRIMARY KEY", "the run's id"},
+      {"workload_id", "INTEGER NOT NULL REFERENCES workloads(id)", "its workload"},
+      {"platform_id", "INTEGER NOT NULL REFERENCES platforms(id)", "its platform"},
+      {"scheduler", "TEXT NOT NULL", "the scheduler's canonical spec, hfp:fast_start=0,flip=1,... (starpu for an import)"},
+      {"eviction", "TEXT NOT NULL", "the eviction policy's spec"},
+      {"buffer_depth", "INTEGER NOT NULL", "tasks a worker holds, the running one included (0 for an import)"},
+      {"mode", "TEXT NOT NULL CHECK (mode IN ('replay', 'cuda', 'starpu'))", "replay, cuda (measured by tilelens execute) or starpu (imported)"},
+      {"seed", "INTEGER", "the seed it used: the scheduler's when it takes one, else the generator's"},
+      {"tilelens_version", "TEXT NOT NULL", "the tilelens that made it"},
+      {"started_at", "TEXT NOT NULL", "UTC, ISO 8601"},
+      {"finished_at", "TEXT", "UTC, ISO 8601; NULL while incomplete"},
+      {"status", "TEXT NOT NULL CHECK (status IN ('complete', 'failed', 'incomplete'))", "complete, failed (with error) or incomplete"},
+      {"error", "TEXT", "why a failed run failed"},
+      {"host", "TEXT", "the machine a measured run ran on"},
+      {"gpu_name", "TEXT", "the device a measured run ran on"},
+      {"transfers_recorded", "INTEGER NOT NULL", "0 for an imported measurement without its transfers (load figures unknown)"},
+      {"sweep_id", "INTEGER REFERENCES sweeps(id)", "the sweep it belongs to, if any"},
+      {"run_key", "TEXT NOT NULL",
+       "the workload spec, the policies, every platform field and the depth: a sweep skips the keys it holds complete"}},
+     "", false, {"runs_by_key ON runs(run_key)", "runs_by_sweep ON runs(sweep_id)", "runs_by_workload ON runs(workload_id)"}, ""},
+    {"task_executions", "Each task a run executed, in start order: one run's processing order is a range scan.",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
+      {"global_order", "INTEGER NOT NULL", "rank among all task starts"},
+      {"task_id", "INTEGER NOT NULL", "the task"},
+      {"gpu", "INTEGER NOT NULL", "the worker that ran it"},
+      {"gpu_order", "INTEGER NOT NULL", "rank among its worker's task starts"},
+      {"buffered_ns", "INTEGER NOT NULL", "entered the worker's task buffer"},
+      {"start_ns", "INTEGER NOT NULL", "started"},
+      {"end_ns", "INTEGER NOT NULL", "ended"}},
+     "PRIMARY KEY (run_id, global_order)", true, {}, ""},
+    {"loads", "Each load into a worker's memory, in the order they were classified.",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
+      {"seq", "INTEGER NOT NULL", "rank among the run's loads"},
+      {"data_id", "INTEGER NOT NULL", "the data loaded"},
+      {"gpu", "INTEGER NOT NULL", "the memory node, named by its first worker"},
+      {"source", "INTEGER NOT NULL", "-1 for the host, else the worker it was copied from"},
+      {"bytes", "INTEGER NOT NULL", "its size"},
+      {"issue_ns", "INTEGER NOT NULL", "room reserved and transfer requested"},
+      {"end_ns", "INTEGER NOT NULL", "resident"},
+      {"kind", "INTEGER NOT NULL REFERENCES load_kinds(id)", "fetch, prefetch or unused (load_kinds)"},
+      {"task_id", "INTEGER", "the first task there that used it after it arrived (DESIGN section 3); NULL when unused"}},
+     "PRIMARY KEY (run_id, seq)", true, {}, ""},
+    {"evictions", "Each copy that left a worker's memory.",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
+      {"seq", "INTEGER NOT NULL", "rank among the run's evictions"},
+      {"data_id", "INTEGER NOT NULL", "the data"},
+      {"gpu", "INTEGER NOT NULL", "the memory node, named by its first worker"},
+      {"time_ns", "INTEGER NOT NULL", "memory freed"},
+      {"cause", "INTEGER NOT NULL REFERENCES eviction_causes(id)", "capacity or invalidated (eviction_causes)"},
+      {"for_task", "INTEGER", "whose load needed the room, or whose write invalidated it"},
+      {"wrote_back", "INTEGER NOT NULL", "1 when the only valid copy was written back first"}},
+     "PRIMARY KEY (run_id, seq)", true, {}, ""},
+    {"writebacks", "Each copy written back to the host.",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
+      {"seq", "INTEGER NOT NULL", "rank among the run's write-backs"},
+      {"data_id", "INTEGER NOT NULL", "the data"},
+      {"gpu", "INTEGER NOT NULL", "the memory node it left, named by its first worker"},
+      {"bytes", "INTEGER NOT NULL", "its size"},
+      {"start_ns", "INTEGER NOT NULL", "transfer started"},
+      {"end_ns", "INTEGER NOT NULL", "host copy valid"},
+      {"cause", "INTEGER NOT NULL REFERENCES writeback_causes(id)", "eviction, request or flush (writeback_causes)"}},
+     "PRIMARY KEY (run_id, seq)", true, {}, ""},
+    {"allocations", "Room taken for a write-only output, without a transfer.",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
+      {"seq", "INTEGER NOT NULL", "rank among the run's allocations"},
+      {"data_id", "INTEGER NOT NULL", "the output"},
+      {"gpu", "INTEGER NOT NULL", "the memory node, named by its first worker"},
+      {"time_ns", "INTEGER NOT NULL", "room taken"},
+      {"task_id", "INTEGER NOT NULL", "the task that writes it"}},
+     "PRIMARY KEY (run_id, seq)", true, {}, ""},
+    {"metrics",
+     "A complete run's totals (docs/replay.md) and where it stands against the lower bound (docs/bounds.md). "
+     "The transfer columns are NULL when runs.transfers_recorded is 0.",
+     {{"run_id", "INTEGER PRIMARY KEY REFERENCES runs(id)", "the run"},
+      {"tasks", "INTEGER NOT NULL", "tasks executed"},
+      {"loads", "INTEGER", "loads into a worker's memory (fgcs section 3)"},
+      {"fetches", "INTEGER", "loads the worker sat idle waiting for"},
+      {"prefetches", "INTEGER", "loads that arrived before the worker was ready"},
+      {"unused_loads", "INTEGER", "loads evicted or left over before any task used them"},
+      {"loads_from_host", "INTEGER", "loads from the host"},
+      {"loads_from_gpu", "INTEGER", "loads over a GPU link"},
+      {"bytes_loaded", "REAL", "bytes of every load"},
+      {"bytes_from_host", "REAL", "bytes loaded from the host"},
+      {"bytes_gpu_to_gpu", "REAL", "bytes loaded over GPU links"},
+      {"bytes_fetched", "REAL", "bytes of the fetches"},
+      {"bytes_prefetched", "REAL", "bytes of the prefetches"},
+      {"evictions", "INTEGER", "copies evicted for room"},
+      {"invalidations", "INTEGER", "copies made stale by a write elsewhere"},
+      {"allocations", "INTEGER", "write-only outputs given room"},
+      {"writebacks", "INTEGER", "copies written back to the host"},
+      {"bytes_written_back", "REAL", "their bytes"},
+      {"makespan_ns", "INTEGER NOT NULL", "the last task's end"},
+      {"flush_end_ns", "INTEGER NOT NULL", "the last final write-back's end (at least the makespan)"},
+      {"total_flops", "REAL NOT NULL", "the workload's flops"},
+      {"gflops", "REAL NOT NULL", "total flops over the makespan"},
+      {"idle_ns", "INTEGER NOT NULL", "makespan minus busy time, summed over the workers"},
+      {"scheduling_ns", "INTEGER NOT NULL", "wall time inside the scheduler (measured, not simulated)"},
+      {"eviction_ns", "INTEGER NOT NULL", "wall time inside the eviction policy"},
+      {"events", "INTEGER NOT NULL", "events the engine processed"},
+      {"lower_bound_bytes", "REAL NOT NULL", "the largest valid lower bound on the bytes loaded"},
+      {"lower_bound", "TEXT NOT NULL", "which bound, with its formula"},
+      {"ratio_to_lower_bound", "REAL", "bytes_loaded over lower_bound_bytes"},
+      {"bus_limit_bytes", "REAL NOT NULL", "the most the bus moves in the ideal compute time"},
+      {"ideal_compute_ns", "REAL NOT NULL", "the work at the platform's peak on every worker"},
+      {"prepare_ns", "INTEGER NOT NULL DEFAULT 0", "the part of scheduling_ns spent in prepare() (the static schedule)", 2},
+      {"charged_ns", "INTEGER NOT NULL DEFAULT 0", "start delay charged to the makespan (fgcs \"HFP with sched. time\")", 2}},
+     "", false, {}, ""},
+    {"gpu_metrics",
+     "A complete run's figures per worker (CPU workers included); a shared memory's columns are on its first "
+     "worker, 0 on the others and on CPU workers.",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
+      {"gpu", "INTEGER NOT NULL", "the worker"},
+      {"tasks", "INTEGER NOT NULL", "tasks it executed"},
+      {"loads", "INTEGER NOT NULL", "loads into its memory"},
+      {"allocations", "INTEGER NOT NULL", "outputs given room in its memory"},
+      {"evictions", "INTEGER NOT NULL", "copies evicted from its memory for room"},
+      {"invalidations", "INTEGER NOT NULL", "copies made stale in its memory"},
+      {"resident_at_end", "INTEGER NOT NULL", "copies still resident at the end"},
+      {"busy_ns", "INTEGER NOT NULL", "time spent executing tasks"},
+      {"peak_bytes", "REAL NOT NULL", "the most bytes reserved in its memory at once"}},
+     "PRIMARY KEY (run_id, gpu)", true, {}, ""},
+    {"measurements", "How a measured run (tilelens execute, mode cuda) was measured and checked (docs/executor.md).",
+     {{"run_id", "INTEGER PRIMARY KEY REFERENCES runs(id)", "the run"},
+      {"device", "TEXT NOT NULL", "the device's name"},
+      {"cupti", "INTEGER NOT NULL", "1 when CUPTI recorded activity"},
+      {"cupti_records", "INTEGER NOT NULL", "records CUPTI kept"},
+      {"cupti_dropped", "INTEGER NOT NULL", "records CUPTI reported lost"},
+      {"verification", "TEXT NOT NULL", "passed, or not checked: why (a failed check fails the run)"},
+      {"worst_error", "REAL NOT NULL", "the largest relative error over the tiles checked"},
+      {"tiles_checked", "INTEGER NOT NULL", "tiles checked against the CPU reference"},
+      {"tf32", "INTEGER NOT NULL", "1 for TF32 tensor cores, 0 for fp32"},
+      {"seed", "INTEGER NOT NULL", "the seed of the tiles' values"},
+      {"arena_bytes", "REAL NOT NULL", "M, the arena reserved on each GPU"},
+      {"output_pool_bytes", "REAL NOT NULL", "the products' output pool, outside M"},
+      {"wall_ns", "INTEGER NOT NULL", "the host's wall time of the run"},
+      {"setup_ns", "INTEGER NOT NULL", "the host's wall time of the setup before it"}},
+     "", false, {}, "", 5},
+    {"cupti_records",
+     "CUPTI's activity records of a measured run, in start order; times in ns from the start of the run. "
+     "external_kind and external_index link a record to the executor's operation.",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
+      {"seq", "INTEGER NOT NULL", "rank among the run's records"},
+      {"kind", "TEXT NOT NULL", "kernel, memcpy, memset, runtime (runtime and driver calls), synchronization or overhead"},
+      {"start_ns", "INTEGER NOT NULL", "began"},
+      {"end_ns", "INTEGER NOT NULL", "ended"},
+      {"device", "INTEGER NOT NULL", "the CUDA device"},
+      {"stream", "INTEGER NOT NULL", "the CUDA stream"},
+      {"correlation", "INTEGER NOT NULL", "CUPTI's, shared by an API call and the activity it caused"},
+      {"external_kind", "TEXT", "task, load or writeback: the executor's operation that issued it"},
+      {"external_index", "INTEGER", "a task's id, or the executor's operation index for a copy"},
+      {"bytes", "INTEGER NOT NULL", "bytes of a memcpy or memset"},
+      {"name", "TEXT NOT NULL", "kernel name, copy direction, API call or overhead kind"}},
+     "PRIMARY KEY (run_id, seq)", true, {}, "", 5},
+};
+
+std::string column_definition(const Column& column) { return std::string(column.name) + " " + std::string(column.type); }
+
+std::string create_table_sql(const Table& table, int version) {
+  std::string sql = "CREATE TABLE " + std::string(table.name) + "(";
+  bool first = true;
+  for (const Column& column : table.columns) {
+    if (column.since > version) continue;
+    sql += (first ? "\n  " : ",\n  ") + column_definition(column);
+    first = false;
+  }
+  if (!table.key.empty()) sql += ",\n  " + std::string(table.key);
+  sql += ")";
+  if (table.without_rowid) sql += " WITHOUT ROWID";
+  sql += ";\n";
+  if (!table.rows.empty()) sql += "INSERT INTO " + std::string(table.name) + " VALUES " + std::string(table.rows) + ";\n";
+  for (const auto& index : table.indexes) sql += "CREATE INDEX " + std::string(index) + ";\n";
+  return sql;
+}
+
+bool has_column(const Table& table, std::string_view name) {
+  for (const Column& column : table.columns) {
+    if (column.name == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<Table>& schema_tables() { return kTables; }
+
+const Table& schema_table(std::string_view name) {
+  for (const Table& table : kTables) {
+    if (table.name == name) return table;
+  }
+  throw std::logic_error("no table " + std::string(name) + " in the schema");
+}
+
+std::string create_sql(int version) {
+  std::string sql;
+  for (const Table& table : kTables) {
+    if (table.since <= version) sql += create_table_sql(table, version);
+  }
+  return sql;
+}
+
+std::string migration_sql(int from) {
+  std::string sql;
+  for (const Table& table : kTables) {
+    if (table.since == from + 1) {
+      sql += create_table_sql(table, from + 1);
+      continue;
+    }
+    if (table.since > from) continue;
+    for (const Column& column : table.columns) {
+      if (column.since == from + 1) sql += "ALTER TABLE " + std::string(table.name) + " ADD COLUMN " + column_definition(column) + ";\n";
+    }
+  }
+  return sql;
+}
+
+std::string insert_sql(const Table& table) {
+  std::string names, values;
+  for (const Column& column : table.columns) {
+    names += (names.empty() ? "" : ", ") + std::string(column.name);
+    values += (values.empty() ? ":" : ", :") + std::string(column.name);
+  }
+  return "INSERT INTO " + std::string(table.name) + " (" + names + ") VALUES (" + values + ")";
+}
+
+std::string select_columns(const Table& table, std::string_view alias) {
+  std::string sql;
+  for (const Column& column : table.columns) {
+    sql += (sql.empty() ? "" : ", ") + std::string(alias) + "." + std::string(column.name) + " AS \"" + std::string(table.name) +
+           "." + std::string(column.name) + "\"";
+  }
+  return sql;
+}
+
+std::vector<std::string_view> run_tables() {
+  std::vector<std::string_view> tables;
+  for (const Table& table : kTables) {
+    if (table.name != "runs" && has_column(table, "run_id")) tables.push_back(table.name);
+  }
+  return tables;
+}
+
+std::vector<std::string_view> workload_tables() {
+  std::vector<std::string_view> tables;
+  for (const Table& table : kTables) {
+    if (table.name != "runs" && has_column(table, "workload_id")) tables.push_back(table.name);
+  }
+  return tables;
+}
+
+std::string schema_markdown() {
+  std::string text = "Schema version " + std::to_string(kSchemaVersion) +
+                     ", generated from `store/tables.cpp` by `tilelens db schema --markdown`.\n";
+  for (const Table& table : kTables) {
+    text += "\n### " + std::string(table.name) + "\n" + std::string(table.doc);
+    if (table.since > 1) text += " (Since version " + std::to_string(table.since) + ".)";
+    if (!table.key.empty()) text += " Key: `" + std::string(table.key.substr(table.key.find('('))) + "`.";
+    text += "\n\n| column | type | meaning |\n|---|---|---|\n";
+    for (const Column& column : table.columns) {
+      std::string type(column.type);
+      text += "| `" + std::string(column.name) + "` | " + type + " | " + std::string(column.doc) +
+              (column.since > table.since ? " (since version " + std::to_string(column.since) + ")" : "") + " |\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace tilelens::db
