@@ -1,9 +1,9 @@
 // Belady's MIN (fgcs Theorem 1): evict the data whose next use in the known future is the
 // furthest; data with no next use go first, the smallest id on ties. The known future is the
-// scheduler's (TaskFuture). Each GPU keeps a max-heap keyed on next use, with lazy deletion:
-// an entry is stale once its stamp is older than the data's, so every insertion, removal and
-// change of future costs O(log n), and a victim search pops stale entries and sets aside the
-// few pinned ones (as libCacheSim does with its precomputed next-use heap).
+// scheduler's (TaskFuture). Each memory node keeps its resident data in an indexed max-heap
+// keyed on next use: an insertion, a removal or a change of future moves one entry in place
+// (O(log n)), and a victim search walks the heap best-first from the top, past the few data
+// that are pinned, without changing it.
 #include <algorithm>
 
 #include "eviction/recency_list.hpp"
@@ -22,73 +22,96 @@ class Belady final : public EvictionPolicy {
     data_count_ = context.workload->data_count();
     const std::size_t nodes = platform_->memory_nodes();
     heaps_.assign(nodes, {});
-    stamp_.assign(nodes * data_count_, 0);
-    resident_.assign(nodes * data_count_, 0);
-    resident_count_.assign(nodes, 0);
+    position_.assign(nodes * data_count_, kNoId);
     return Status::success();
   }
 
   void on_inserted(GpuId gpu, DataId data) override {
-    if (!resident_[slot(gpu, data)]) {
-      resident_[slot(gpu, data)] = 1;
-      ++resident_count_[gpu];
+    if (position_[slot(gpu, data)] == kNoId) {
+      auto& heap = heaps_[gpu];
+      position_[slot(gpu, data)] = static_cast<std::uint32_t>(heap.size());
+      heap.push_back({0, data});
     }
     rekey(gpu, data);
   }
   void on_used(GpuId, DataId) override {}
+  bool follows_future() const override { return true; }
   void on_future_changed(GpuId gpu, DataId data) override {
-    if (resident_[slot(gpu, data)]) rekey(gpu, data);
+    if (position_[slot(gpu, data)] != kNoId) rekey(gpu, data);
   }
   void on_removed(GpuId gpu, DataId data) override {
-    if (resident_[slot(gpu, data)]) {
-      resident_[slot(gpu, data)] = 0;
-      --resident_count_[gpu];
-    }
-    ++stamp_[slot(gpu, data)];
+    const std::uint32_t at = position_[slot(gpu, data)];
+    if (at == kNoId) return;
+    auto& heap = heaps_[gpu];
+    position_[slot(gpu, data)] = kNoId;
+    const Entry last = heap.back();
+    heap.pop_back();
+    if (at == heap.size()) return;
+    heap[at] = last;
+    sift(gpu, at);
   }
 
   std::optional<DataId> choose_victim(GpuId gpu, const VictimRequest& request) override {
-    auto& heap = heaps_[gpu];
-    std::optional<DataId> victim;
-    set_aside_.clear();
-    while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end());
-      const Entry top = heap.back();
-      heap.pop_back();
-      if (top.stamp != stamp_[slot(gpu, top.data)] || !resident_[slot(gpu, top.data)]) continue;
-      if (!request.evictable(top.data)) {
-        set_aside_.push_back(top);
-        continue;
+    const auto& heap = heaps_[gpu];
+    if (heap.empty()) return std::nullopt;
+    // Best first from the top: a pinned entry's children are the next candidates. The order
+    // is strict (the data id breaks ties), so the victim is the best evictable data.
+    const auto worse = [&](std::uint32_t a, std::uint32_t b) { return heap[b].before(heap[a]); };
+    frontier_.assign(1, 0);
+    while (!frontier_.empty()) {
+      std::pop_heap(frontier_.begin(), frontier_.end(), worse);
+      const std::uint32_t at = frontier_.back();
+      frontier_.pop_back();
+      if (request.evictable(heap[at].data)) return heap[at].data;
+      for (std::uint32_t child : {2 * at + 1, 2 * at + 2}) {
+        if (child >= heap.size()) continue;
+        frontier_.push_back(child);
+        std::push_heap(frontier_.begin(), frontier_.end(), worse);
       }
-      victim = top.data;
-      set_aside_.push_back(top);  // stays until on_removed makes it stale
-      break;
     }
-    for (const Entry& entry : set_aside_) {
-      heap.push_back(entry);
-      std::push_heap(heap.begin(), heap.end());
-    }
-    return victim;
+    return std::nullopt;
   }
 
  private:
   struct Entry {
-    std::uint64_t key;
+    std::uint64_t key;  // the next use
     DataId data;
-    std::uint32_t stamp;
-    bool operator<(const Entry& other) const {  // max-heap: furthest use, then smallest id
-      return key != other.key ? key < other.key : data > other.data;
-    }
+    // Whether this goes before `other` as a victim: the furthest next use, then the smallest id.
+    bool before(const Entry& other) const { return key != other.key ? key > other.key : data < other.data; }
   };
 
   std::size_t slot(GpuId gpu, DataId data) const { return static_cast<std::size_t>(gpu) * data_count_ + data; }
 
   void rekey(GpuId gpu, DataId data) {
-    const std::uint32_t stamp = ++stamp_[slot(gpu, data)];
+    const std::uint32_t at = position_[slot(gpu, data)];
+    heaps_[gpu][at].key = next_use(gpu, data);
+    sift(gpu, at);
+  }
+
+  // Moves the entry at `at` up or down to its place.
+  void sift(GpuId gpu, std::uint32_t at) {
     auto& heap = heaps_[gpu];
-    heap.push_back({next_use(gpu, data), data, stamp});
-    std::push_heap(heap.begin(), heap.end());
-    if (heap.size() > 4 * resident_count_[gpu] + 64) compact(gpu);
+    std::uint32_t* position = &position_[slot(gpu, 0)];
+    const Entry moving = heap[at];
+    while (at > 0) {
+      const std::uint32_t parent = (at - 1) / 2;
+      if (!moving.before(heap[parent])) break;
+      heap[at] = heap[parent];
+      position[heap[at].data] = at;
+      at = parent;
+    }
+    while (true) {
+      const std::uint32_t left = 2 * at + 1;
+      if (left >= heap.size()) break;
+      std::uint32_t best = left;
+      if (left + 1 < heap.size() && heap[left + 1].before(heap[left])) best = left + 1;
+      if (!heap[best].before(moving)) break;
+      heap[at] = heap[best];
+      position[heap[at].data] = at;
+      at = best;
+    }
+    heap[at] = moving;
+    position[moving.data] = at;
   }
 
   // On a memory shared by several workers, the soonest next use among them. Positions of two
@@ -101,22 +124,12 @@ class Belady final : public EvictionPolicy {
     return next;
   }
 
-  // Drops stale entries when they outnumber live ones, keeping memory proportional to what
-  // is resident.
-  void compact(GpuId gpu) {
-    auto& heap = heaps_[gpu];
-    std::erase_if(heap, [&](const Entry& e) { return e.stamp != stamp_[slot(gpu, e.data)] || !resident_[slot(gpu, e.data)]; });
-    std::make_heap(heap.begin(), heap.end());
-  }
-
   const TaskFuture* future_ = nullptr;
   const Platform* platform_ = nullptr;
   std::size_t data_count_ = 0;
-  std::vector<std::vector<Entry>> heaps_;
-  std::vector<std::uint32_t> stamp_;
-  std::vector<char> resident_;
-  std::vector<std::size_t> resident_count_;
-  std::vector<Entry> set_aside_;
+  std::vector<std::vector<Entry>> heaps_;  // per node: resident data, best victim on top
+  std::vector<std::uint32_t> position_;    // per (node, data): index in the heap, or kNoId
+  std::vector<std::uint32_t> frontier_;     // a victim search's candidates
 };
 
 }  // namespace

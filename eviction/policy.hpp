@@ -6,7 +6,8 @@
 //      allocated); on_used(gpu, data) when a task starts using it; on_removed(gpu, data) when
 //      it leaves the GPU (eviction or invalidation) or stops being a candidate;
 //      on_future_changed(gpu, data) when the scheduler's known future of that data changed
-//      (a task reading it was popped, or the scheduler said so).
+//      (a task reading it was popped, or the scheduler said so), only for a policy whose
+//      follows_future() is true.
 //   3. choose_victim(gpu, request) when room is needed: returns a data for which
 //      request.evictable(data) is true, or nothing. Returning nothing is allowed only for a
 //      prefetch (request.prefetch); the executor then leaves that request for later.
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "model/function_ref.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "schedulers/scheduler.hpp"
@@ -49,7 +51,7 @@ struct EvictionContext {
 struct VictimRequest {
   TaskId for_task = kNoId;  // the task whose input needs room
   bool prefetch = false;    // the task is not the next one to run on that GPU
-  std::function<bool(DataId)> evictable;
+  FunctionRef<bool(DataId)> evictable;  // refers to the executor's test (it outlives the request)
 };
 
 class EvictionPolicy {
@@ -60,6 +62,7 @@ class EvictionPolicy {
   virtual void on_used(GpuId gpu, DataId data) = 0;
   virtual void on_removed(GpuId gpu, DataId data) = 0;
   virtual void on_future_changed(GpuId, DataId) {}
+  virtual bool follows_future() const { return false; }
   virtual std::optional<DataId> choose_victim(GpuId gpu, const VictimRequest& request) = 0;
 };
 

@@ -23,21 +23,27 @@ class RecencyList {
   }
   bool contains(GpuId gpu, DataId data) const { return next_[slot(gpu, data)] != kNoId; }
   void push_back(GpuId gpu, DataId data) {
+    std::uint32_t* prev = &prev_[slot(gpu, 0)];
+    std::uint32_t* next = &next_[slot(gpu, 0)];
     const auto sentinel = static_cast<std::uint32_t>(stride_ - 1);
-    const std::uint32_t last = prev_[slot(gpu, sentinel)];
-    next_[slot(gpu, last)] = data;
-    prev_[slot(gpu, data)] = last;
-    next_[slot(gpu, data)] = sentinel;
-    prev_[slot(gpu, sentinel)] = data;
+    const std::uint32_t last = prev[sentinel];
+    next[last] = data;
+    prev[data] = last;
+    next[data] = sentinel;
+    prev[sentinel] = data;
   }
   void unlink(GpuId gpu, DataId data) {
-    if (!contains(gpu, data)) return;
-    const std::uint32_t before = prev_[slot(gpu, data)], after = next_[slot(gpu, data)];
-    next_[slot(gpu, before)] = after;
-    prev_[slot(gpu, after)] = before;
-    prev_[slot(gpu, data)] = next_[slot(gpu, data)] = kNoId;
+    std::uint32_t* prev = &prev_[slot(gpu, 0)];
+    std::uint32_t* next = &next_[slot(gpu, 0)];
+    if (next[data] == kNoId) return;
+    const std::uint32_t before = prev[data], after = next[data];
+    next[before] = after;
+    prev[after] = before;
+    prev[data] = next[data] = kNoId;
   }
   void move_to_back(GpuId gpu, DataId data) {
+    std::uint32_t* next = &next_[slot(gpu, 0)];
+    if (next[data] == static_cast<std::uint32_t>(stride_ - 1)) return;  // already the most recent
     unlink(gpu, data);
     push_back(gpu, data);
   }

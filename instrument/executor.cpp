@@ -22,6 +22,7 @@
 #include "instrument/cupti_recorder.hpp"
 #include "instrument/device_kernels.hpp"
 #include "instrument/numeric.hpp"
+#include "trace/totals.hpp"
 
 namespace tilelens::instrument {
 namespace {
@@ -206,7 +207,7 @@ class CudaDevice final : public ExecutionDevice {
     gpu.address[data] = nullptr;
   }
 
-  void start_task(GpuId worker, TaskId task) override {
+  std::int64_t start_task(GpuId worker, TaskId task) override {
     Gpu& gpu = gpus_[worker];
     const std::uint32_t index = new_op(OpType::Kernel, worker, worker, task, kNoId);
     task_op_[task] = index;
@@ -220,10 +221,11 @@ class CudaDevice final : public ExecutionDevice {
     untag();
     for (const Access& access : w_.accesses(task)) gpu.last_use[access.data] = ops_[index].end;
     watch(worker, kCompute, index);
+    return kUnknownEnd;
   }
 
   std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) override {
-    if (in_flight_ == 0 || !error_.empty()) return INT64_MAX;
+    if (in_flight_ == 0 || !error_.empty()) return kNothingInFlight;
     std::uint32_t spins = 0;
     while (done_.count.load(std::memory_order_acquire) == seen_) {
       if (++spins < 4096) {
@@ -566,23 +568,6 @@ void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector
     if (op.type == OpType::Load) loads[{op.gpu, op.data}].push_back(i);
     if (op.type == OpType::Writeback) writebacks[{op.gpu, op.data}].push_back(i);
   }
-  // DESIGN section 3: the GPU is ready for a task when it finished the previous one and the
-  // task was in its buffer.
-  std::vector<std::int64_t> ready_of(w_.task_count(), 0);
-  {
-    std::vector<std::vector<const TaskRecord*>> per_gpu(gpus_.size());
-    for (const TaskRecord& t : trace.tasks) per_gpu[t.gpu].push_back(&t);
-    for (auto& list : per_gpu) {
-      std::stable_sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->gpu_order < b->gpu_order; });
-      std::int64_t previous_end = 0;
-      for (const TaskRecord* t : list) {
-        ready_of[t->task] = std::max(previous_end, t->buffered_ns);
-        previous_end = t->end_ns;
-      }
-    }
-  }
-  summary.fetches = summary.prefetches = 0;
-  summary.bytes_fetched = summary.bytes_prefetched = 0;
   for (LoadRecord& l : trace.loads) {
     auto& queue = loads[{static_cast<std::uint32_t>(l.gpu), l.data}];
     if (queue.empty()) continue;
@@ -590,13 +575,7 @@ void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector
     queue.pop_front();
     l.issue_ns = times.first;
     l.end_ns = times.second;
-    if (l.kind != LoadKind::Unused) {
-      l.kind = l.end_ns > ready_of[l.task] ? LoadKind::Fetch : LoadKind::Prefetch;
-      (l.kind == LoadKind::Fetch ? summary.fetches : summary.prefetches) += 1;
-      (l.kind == LoadKind::Fetch ? summary.bytes_fetched : summary.bytes_prefetched) += static_cast<double>(l.bytes);
-    }
   }
-  summary.flush_end_ns = 0;
   for (WritebackRecord& r : trace.writebacks) {
     auto& queue = writebacks[{static_cast<std::uint32_t>(r.gpu), r.data}];
     if (queue.empty()) continue;
@@ -604,18 +583,11 @@ void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector
     queue.pop_front();
     r.start_ns = times.first;
     r.end_ns = times.second;
-    summary.flush_end_ns = std::max(summary.flush_end_ns, r.end_ns);
   }
-  summary.makespan_ns = 0;
-  for (auto& g : summary.gpus) g.busy_ns = 0;
-  for (const TaskRecord& t : trace.tasks) {
-    summary.makespan_ns = std::max(summary.makespan_ns, t.end_ns);
-    summary.gpus[t.gpu].busy_ns += t.end_ns - t.start_ns;
-  }
-  summary.flush_end_ns = std::max(summary.flush_end_ns, summary.makespan_ns);
-  summary.idle_ns = 0;
-  for (const auto& g : summary.gpus) summary.idle_ns += summary.makespan_ns - g.busy_ns;
-  summary.gflops = summary.makespan_ns > 0 ? summary.total_flops / static_cast<double>(summary.makespan_ns) : 0;
+  // The loads classified again and the totals summed again on the measured times, by the
+  // same rule and the same sum as the replay (trace/totals.hpp).
+  classify_loads(trace);
+  sum_trace(trace, summary);
 }
 
 Result<HostTiles> pinned_tiles(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {

@@ -258,6 +258,11 @@ Result<Workload> WorkloadBuilder::finish() && {
     }
   }
   for (const Task& task : w.tasks_) w.total_flops_ += task.flops;
+  w.largest_footprint_.assign(w.kinds_.size(), 0);
+  for (TaskId t = 0; t < w.tasks_.size(); ++t) {
+    auto& largest = w.largest_footprint_[w.tasks_[t].kind];
+    largest = std::max(largest, w.footprint_bytes(t));
+  }
   return w;
 }
 
@@ -357,7 +362,12 @@ Status check_platform(const Platform& platform, const Workload& workload) {
       return make_error("no worker of the platform can run " + kind + " tasks (its compute rate is 0 everywhere)");
     }
   }
-  for (TaskId t = 0; t < workload.task_count(); ++t) {
+  bool too_large = false;  // some GPU-runnable kind has a task larger than M: name the first one
+  for (KindId k = 0; k < workload.kinds().size(); ++k) {
+    too_large |= static_cast<double>(workload.largest_footprint_by_kind()[k]) > platform.memory_bytes &&
+                 platform.gflops_of(workload.kinds()[k]) > 0;
+  }
+  for (TaskId t = 0; too_large && t < workload.task_count(); ++t) {
     const auto footprint = workload.footprint_bytes(t);
     if (static_cast<double>(footprint) > platform.memory_bytes &&
         platform.gflops_of(workload.kinds()[workload.tasks()[t].kind]) > 0) {

@@ -90,6 +90,8 @@ class Workload {
   std::uint64_t largest_data_bytes() const { return largest_data_; }
   // Bytes a task needs resident to run: its distinct accessed data.
   std::uint64_t footprint_bytes(TaskId task) const;
+  // The largest footprint among the tasks of each kind (by KindId).
+  const std::vector<std::uint64_t>& largest_footprint_by_kind() const { return largest_footprint_; }
   double total_flops() const { return total_flops_; }
   std::string task_label(TaskId task) const;  // "GEMM(3,1,0) #17"
 
@@ -112,6 +114,7 @@ class Workload {
   std::vector<TaskId> order_;
   std::uint64_t working_set_ = 0;
   std::uint64_t largest_data_ = 0;
+  std::vector<std::uint64_t> largest_footprint_;
   double total_flops_ = 0;
 };
 

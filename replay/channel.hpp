@@ -3,6 +3,8 @@
 // integer nanoseconds; completions are rounded up to the next nanosecond.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -12,15 +14,45 @@ namespace tilelens {
 class FluidChannel {
  public:
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+  static constexpr double kDoneBytes = 1e-3;  // below a thousandth of a byte a transfer is complete
 
   explicit FluidChannel(double bytes_per_second = 1) : bytes_per_ns_(bytes_per_second * 1e-9) {}
 
-  // Moves every transfer forward to `now`; call before any change at that instant.
-  void advance(std::int64_t now);
-  void add(std::uint32_t transfer, double bytes, std::int64_t now);
-  std::int64_t next_completion() const;
-  // Appends the transfers that are done at the current instant and removes them.
-  void take_completed(std::vector<std::uint32_t>& done);
+  // Moves every transfer forward to `now` (no earlier than the last time), then appends the
+  // transfers done at that instant and removes them.
+  void advance(std::int64_t now, std::vector<std::uint32_t>& done) {
+    const bool moves = now > now_ && !active_.empty();
+    const double moved = moves ? static_cast<double>(now - now_) * bytes_per_ns_ / static_cast<double>(active_.size()) : 0;
+    now_ = std::max(now_, now);
+    least_ = std::numeric_limits<double>::infinity();
+    auto keep = active_.begin();
+    for (auto it = active_.begin(); it != active_.end(); ++it) {
+      if (moves) it->remaining -= moved;
+      if (it->remaining <= kDoneBytes) {
+        done.push_back(it->transfer);
+      } else {
+        least_ = std::min(least_, it->remaining);
+        *keep++ = *it;
+      }
+    }
+    active_.erase(keep, active_.end());
+  }
+  void add(std::uint32_t transfer, double bytes, std::int64_t now) {
+    if (now > now_ && !active_.empty()) {  // the others move first (the smallest stays the smallest)
+      const double moved = static_cast<double>(now - now_) * bytes_per_ns_ / static_cast<double>(active_.size());
+      for (auto& a : active_) a.remaining -= moved;
+      least_ -= moved;
+    }
+    now_ = std::max(now_, now);
+    active_.push_back({transfer, bytes});
+    least_ = std::min(least_, bytes);
+  }
+  std::int64_t next_completion() const {
+    if (active_.empty()) return kNever;
+    if (least_ <= kDoneBytes) return now_;
+    const double ns = least_ * static_cast<double>(active_.size()) / bytes_per_ns_;
+    return now_ + std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(ns - 1e-9)));
+  }
   bool empty() const { return active_.empty(); }
   std::size_t size() const { return active_.size(); }
 
@@ -31,6 +63,7 @@ class FluidChannel {
   };
   double bytes_per_ns_;
   std::int64_t now_ = 0;
+  double least_ = std::numeric_limits<double>::infinity();  // the smallest remaining, kept as transfers change
   std::vector<Active> active_;
 };
 

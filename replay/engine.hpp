@@ -14,40 +14,22 @@
 // when another GPU needs the data and no GPU link exists, or at the end of the run.
 // The clock is integer nanoseconds; equal-time events are processed in a fixed order, so
 // the same inputs give the same trace bit for bit.
+//
+// The engine is the event loop and its decisions (engine.cpp). The books of the copies are
+// memory_state.hpp; the clock and the links are an ExecutionDevice (execution_device.hpp):
+// the simulated one (simulated_device.hpp, interconnect.hpp) unless a real executor gives its
+// own (instrument/), which then runs the very same decisions on a GPU.
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "eviction/policy.hpp"
+#include "replay/execution_device.hpp"
 #include "schedulers/scheduler.hpp"
 #include "trace/summary.hpp"
 #include "trace/trace.hpp"
 
 namespace tilelens {
-
-// The physics of a real executor (instrument/): when ReplayOptions::device is set, the engine
-// takes every decision exactly as in a replay (pops, requests, victims, write-backs), but the
-// device moves the data and runs the kernels, and says when they end. Transfer ids and the
-// order of the calls are the engine's; the device keeps whatever it needs (slots, events).
-class ExecutionDevice {
- public:
-  virtual ~ExecutionDevice() = default;
-  // A load of `data` into memory node `node`, from the host (source kFromHost) or from the
-  // copy of memory node `source`. Room was reserved by the engine when it asked for it.
-  virtual void start_load(std::uint32_t transfer, std::uint32_t node, DataId data, std::int32_t source) = 0;
-  // The copy of `data` on `node` goes back to the host.
-  virtual void start_writeback(std::uint32_t transfer, std::uint32_t node, DataId data) = 0;
-  virtual void allocate(std::uint32_t node, DataId data) = 0;  // room for a write-only output
-  virtual void release(std::uint32_t node, DataId data) = 0;   // the copy left: its room is free
-  virtual void start_task(GpuId worker, TaskId task) = 0;
-  // Waits until at least one started transfer or task has ended, appends those that ended
-  // (transfer ids; workers whose task ended) and returns the time (ns since the run began).
-  // Returns INT64_MAX at once when nothing is in flight.
-  virtual std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) = 0;
-  virtual std::int64_t now() const = 0;  // ns since the run began
-};
 
 struct ReplayOptions {
   Platform platform;
@@ -57,13 +39,18 @@ struct ReplayOptions {
   // makespan. Decisions taken during the run (push, pop) stay uncharged: the simulated clock
   // does not model the CPU. The run is then no longer reproducible bit for bit.
   bool charge_scheduling = false;
-  // Set by the real executor: the engine's clock and events are then the device's.
+  // Set by a real executor: the engine's clock and events are then the device's.
   ExecutionDevice* device = nullptr;
 };
 
 // Runs the workload to completion. Errors: a task that cannot fit (checked before the run),
 // a Belady policy without a known future, or a scheduler that stops handing out tasks while
 // some remain (reported with the time and the count).
+//
+// The summary's scheduling_ns and eviction_ns are the wall time of the decisions taken by the
+// scheduler (prepare, push, pop) and by the policy (attach, choose_victim, on_future_changed);
+// the bookkeeping hooks that follow every replica change are not timed, as timing each would
+// cost more than most of them do.
 Result<ReplaySummary> replay(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
                              const ReplayOptions& options, ReplayObserver* observer = nullptr);
 

@@ -12,7 +12,7 @@ class Eager final : public Scheduler, public TaskFuture {
   void prepare(const Workload& workload, const Platform&, const SchedulerContext& context) override {
     workload_ = &workload;
     context_ = &context;
-    uses_.reset(workload.data_count());
+    if (context.future_needed) uses_.reset_for_every_read(workload);
     fifo_.clear();
     released_ = 0;
     served_ = 0;
@@ -21,6 +21,7 @@ class Eager final : public Scheduler, public TaskFuture {
   void push(TaskId task) override {
     const std::uint64_t sequence = released_++;
     fifo_.push_back(task);
+    if (!context_->future_needed) return;
     for (const Access& access : workload_->accesses(task)) {
       if (!reads(access.mode)) continue;
       const bool had_future = next_use(0, access.data) != kNever;
@@ -37,6 +38,7 @@ class Eager final : public Scheduler, public TaskFuture {
     return task;
   }
 
+  bool follows_replicas() const override { return false; }
   const TaskFuture* future() const override { return this; }
   std::uint64_t next_use(GpuId, DataId data) const override {
     return uses_.next(data, [this](std::uint64_t sequence) { return sequence < served_; });

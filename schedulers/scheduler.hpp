@@ -10,7 +10,8 @@
 //      nothing for now (the GPU asks again after the next event). Every pushed task is popped
 //      exactly once.
 //   4. hooks, as things happen: on_task_started, on_task_done, on_load_requested,
-//      on_data_loaded, on_data_evicted (together they follow every replica state change).
+//      on_data_loaded, on_data_evicted (together they follow every replica state change; a
+//      scheduler whose follows_replicas() is false is not told of the last three).
 //
 // A scheduler that knows its future order exposes it through future() for Belady-style
 // eviction (DESIGN section 3: "with a dynamic scheduler the known future is what it has
@@ -67,6 +68,9 @@ class PlanView {
 struct SchedulerContext {
   const MemoryView* memory = nullptr;
   std::uint64_t seed = 0;
+  // Whether the eviction policy reads the known future (future()); a scheduler may skip
+  // keeping it up to date when it does not.
+  bool future_needed = true;
   // Tells the executor that the scheduler's future changed for this data (on every GPU).
   std::function<void(DataId)> future_changed;
 };
@@ -83,6 +87,7 @@ class Scheduler {
   virtual void on_load_requested(GpuId, DataId) {}  // Absent -> Loading
   virtual void on_data_loaded(GpuId, DataId) {}     // -> Resident (a load arrived, or a write-only output was allocated)
   virtual void on_data_evicted(GpuId, DataId) {}    // -> Absent (evicted or invalidated)
+  virtual bool follows_replicas() const { return true; }
 
   virtual const TaskFuture* future() const { return nullptr; }
   virtual const PlanView* plan() const { return nullptr; }

@@ -11,10 +11,12 @@ void OrderedScheduler::prepare(const Workload& workload, const Platform& platfor
   position_.assign(workload.task_count(), 0);
   for (std::uint32_t p = 0; p < order_.size(); ++p) position_[order_[p]] = p;
   served_.assign(order_.size(), 0);
-  uses_.reset(workload.data_count());
-  for (std::uint32_t p = 0; p < order_.size(); ++p) {
-    for (const Access& access : workload.accesses(order_[p])) {
-      if (reads(access.mode)) uses_.append(access.data, p);
+  if (context.future_needed) {
+    uses_.reset_for_every_read(workload);
+    for (std::uint32_t p = 0; p < order_.size(); ++p) {
+      for (const Access& access : workload.accesses(order_[p])) {
+        if (reads(access.mode)) uses_.append(access.data, p);
+      }
     }
   }
   sequential_ = !workload.has_dependencies();

@@ -20,6 +20,16 @@ class NextUseIndex {
     uses_.assign(data_count, {});
     cursor_.assign(data_count, 0);
   }
+  // As reset(), with room for one use per read access of the workload (no growth when every
+  // read is appended, as EAGER and the static orders do).
+  void reset_for_every_read(const Workload& workload) {
+    reset(workload.data_count());
+    std::vector<std::uint32_t> reads_of(workload.data_count(), 0);
+    for (TaskId t = 0; t < workload.task_count(); ++t) {
+      for (const Access& access : workload.accesses(t)) reads_of[access.data] += reads(access.mode) ? 1 : 0;
+    }
+    for (DataId d = 0; d < workload.data_count(); ++d) uses_[d].reserve(reads_of[d]);
+  }
   void append(DataId data, std::uint64_t position) { uses_[data].push_back(position); }
   template <class Consumed>
   std::uint64_t next(DataId data, Consumed&& consumed) const {
@@ -39,6 +49,7 @@ class OrderedScheduler : public Scheduler, public TaskFuture {
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) override;
   void push(TaskId task) override;
   std::optional<TaskId> pop(GpuId gpu) override;
+  bool follows_replicas() const override { return false; }
   const TaskFuture* future() const override { return this; }
   std::uint64_t next_use(GpuId gpu, DataId data) const override;
 

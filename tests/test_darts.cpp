@@ -85,7 +85,8 @@ TEST_CASE("LUF's order: unused first, then fewest planned uses, refuse a prefetc
   REQUIRE(w.data()[B(1)].matrix == 'B');
   for (DataId d : {A(0), A(1), A(2), B(0), B(1), B(2)}) luf.on_inserted(0, d);  // A0 is the least recent
   VictimRequest request;
-  request.evictable = [](DataId) { return true; };
+  const auto anything = [](DataId) { return true; };
+  request.evictable = anything;
   // Buffer: T(0,0) then T(1,1); plan: T(2,1), T(2,2).
   buffers.tasks = {0 * 3 + 0, 1 * 3 + 1};
   plan.tasks = {2 * 3 + 1, 2 * 3 + 2};
@@ -96,7 +97,8 @@ TEST_CASE("LUF's order: unused first, then fewest planned uses, refuse a prefetc
   CHECK(luf.choose_victim(0, request) == B(2));
   // Only data the buffer uses are evictable: a prefetch is refused, a fetch gets Belady's
   // furthest first use in the buffer (T(1,1)'s inputs, A1 before B1 as the older).
-  request.evictable = [&](DataId d) { return d == A(0) || d == B(0) || d == A(1) || d == B(1); };
+  const auto only_some = [&](DataId d) { return d == A(0) || d == B(0) || d == A(1) || d == B(1); };
+  request.evictable = only_some;
   request.prefetch = true;
   CHECK_FALSE(luf.choose_victim(0, request).has_value());
   request.prefetch = false;

@@ -57,15 +57,16 @@ class HostDevice final : public ExecutionDevice {
     used_[n] -= static_cast<double>(w_.data()[d].bytes);
     node_[n].data[d].clear();
   }
-  void start_task(GpuId worker, TaskId task) override {
+  std::int64_t start_task(GpuId worker, TaskId task) override {
     for (const Access& a : w_.accesses(task)) {
       if (node_[worker].data[a.data].empty()) problems.push_back("a kernel on a tile not resident");
     }
     run_on_host(plan_, task, node_[worker]);
     queue_.push_back({false, worker});
+    return kUnknownEnd;
   }
   std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) override {
-    if (queue_.empty()) return INT64_MAX;
+    if (queue_.empty()) return kNothingInFlight;
     const auto [is_transfer, id] = queue_.front();
     queue_.pop_front();
     (is_transfer ? transfers : workers).push_back(id);

@@ -1,0 +1,98 @@
+// The simulated platform's links; see interconnect.hpp.
+#include "replay/interconnect.hpp"
+
+#include <algorithm>
+
+namespace tilelens {
+
+Interconnect::Interconnect(const Platform& platform)
+    : latency_ns_(platform.latency_ns), nodes_(platform.memory_nodes()), tree_used_(platform.has_pcie_tree()),
+      gpus_per_switch_(platform.gpus_per_switch) {
+  channels_.emplace_back(platform.bus_bandwidth);  // 0: host to GPUs
+  channels_.emplace_back(platform.bus_bandwidth);  // 1: GPUs to host
+  if (platform.gpu_link_bandwidth > 0) {
+    for (std::uint32_t i = 0; i < nodes_ * nodes_; ++i) channels_.emplace_back(platform.gpu_link_bandwidth);
+  }
+  if (!tree_used_) return;
+  // Link indices break ties in the max-min sharing: they are added in this fixed order.
+  host_down_ = tree_.add_link(platform.bus_bandwidth);
+  host_up_ = tree_.add_link(platform.bus_bandwidth);
+  if (platform.gpus_per_switch > 0 && platform.switch_bandwidth > 0) {
+    for (std::uint32_t s = 0; s < (nodes_ + platform.gpus_per_switch - 1) / platform.gpus_per_switch; ++s) {
+      switch_down_.push_back(tree_.add_link(platform.switch_bandwidth));
+      switch_up_.push_back(tree_.add_link(platform.switch_bandwidth));
+    }
+  }
+  if (platform.gpu_bus_bandwidth > 0) {
+    for (std::uint32_t n = 0; n < nodes_; ++n) {
+      gpu_down_.push_back(tree_.add_link(platform.gpu_bus_bandwidth));
+      gpu_up_.push_back(tree_.add_link(platform.gpu_bus_bandwidth));
+    }
+  }
+}
+
+Interconnect::Route Interconnect::host_route(std::uint32_t node, bool to_gpu) const {
+  Route route;
+  route.channel = to_gpu ? 0 : 1;
+  if (!tree_used_) return route;
+  route.on_tree = true;
+  FluidNetwork::Path& path = route.path;
+  path.links[path.length++] = to_gpu ? host_down_ : host_up_;
+  if (!switch_down_.empty()) path.links[path.length++] = to_gpu ? switch_down_[node / gpus_per_switch_] : switch_up_[node / gpus_per_switch_];
+  if (!gpu_down_.empty()) path.links[path.length++] = to_gpu ? gpu_down_[node] : gpu_up_[node];
+  return route;
+}
+
+void Interconnect::start_load(std::uint32_t transfer, double bytes, std::uint32_t node, std::int32_t source, std::int64_t now) {
+  if (latency_ns_ == 0 && !tree_used_ && source == kFromHost) {  // the common case: straight onto the bus
+    channels_[0].add(transfer, bytes, now);
+    return;
+  }
+  Route route;
+  if (source == kFromHost) {
+    route = host_route(node, true);
+  } else {
+    route.channel = 2 + static_cast<std::uint32_t>(source) * nodes_ + node;
+  }
+  if (latency_ns_ > 0) latency_.push_back({now + latency_ns_, transfer, bytes, route});
+  else join(transfer, bytes, route, now);
+}
+
+void Interconnect::start_writeback(std::uint32_t transfer, double bytes, std::uint32_t node, std::int64_t now) {
+  const Route route = host_route(node, false);
+  if (latency_ns_ > 0) latency_.push_back({now + latency_ns_, transfer, bytes, route});
+  else join(transfer, bytes, route, now);
+}
+
+void Interconnect::join(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now) {
+  if (route.on_tree) tree_.add(transfer, bytes, route.path, now);
+  else channels_[route.channel].add(transfer, bytes, now);
+}
+
+std::int64_t Interconnect::next_event() const {
+  std::int64_t next = kNever;
+  for (const auto& channel : channels_) {
+    if (!channel.empty()) next = std::min(next, channel.next_completion());
+  }
+  if (!tree_.empty()) next = std::min(next, tree_.next_completion());
+  if (!latency_.empty()) next = std::min(next, latency_.front().joins_at);
+  return next;
+}
+
+void Interconnect::advance(std::int64_t now, std::vector<std::uint32_t>& ended) {
+  for (auto& channel : channels_) {
+    if (channel.empty()) continue;
+    channel.advance(now, ended);
+  }
+  if (!tree_.empty()) {
+    tree_.advance(now);
+    tree_.take_completed(ended);
+  }
+  while (!latency_.empty() && latency_.front().joins_at <= now) {
+    const Waiting waiting = latency_.front();
+    latency_.pop_front();
+    join(waiting.transfer, waiting.bytes, waiting.route, now);
+  }
+}
+
+}  // namespace tilelens

@@ -1,0 +1,59 @@
+// The links of a simulated platform (DESIGN section 1): the host bus, one channel per
+// direction shared fluidly by its transfers; GPU-to-GPU links, one channel per ordered pair;
+// or a node's PCIe tree (host link, switch uplinks, each GPU's own link) shared max-min
+// fairly. Every transfer first waits out the platform's latency.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include "model/model.hpp"
+#include "replay/channel.hpp"
+#include "replay/network.hpp"
+#include "trace/trace.hpp"
+
+namespace tilelens {
+
+class Interconnect {
+ public:
+  static constexpr std::int64_t kNever = FluidChannel::kNever;
+  explicit Interconnect(const Platform& platform);
+
+  // A transfer of `bytes` into memory node `node` from the host (source kFromHost) or from
+  // node `source`, or out of `node` to the host.
+  void start_load(std::uint32_t transfer, double bytes, std::uint32_t node, std::int32_t source, std::int64_t now);
+  void start_writeback(std::uint32_t transfer, double bytes, std::uint32_t node, std::int64_t now);
+  std::int64_t next_event() const;
+  // Moves every transfer to `now` (a time next_event() gave): appends those that ended, then
+  // puts on their links the transfers whose latency ran out.
+  void advance(std::int64_t now, std::vector<std::uint32_t>& ended);
+
+ private:
+  struct Route {
+    bool on_tree = false;
+    std::uint32_t channel = 0;
+    FluidNetwork::Path path;
+  };
+  Route host_route(std::uint32_t node, bool to_gpu) const;
+  void join(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now);
+
+  std::int64_t latency_ns_ = 0;
+  std::uint32_t nodes_ = 0;
+  bool tree_used_ = false;
+  std::uint32_t gpus_per_switch_ = 0;
+  std::vector<FluidChannel> channels_;  // 0: host to GPUs, 1: GPUs to host, 2 + s * nodes + n: GPU s to GPU n
+  FluidNetwork tree_;
+  std::uint32_t host_down_ = 0, host_up_ = 0;
+  std::vector<std::uint32_t> switch_down_, switch_up_, gpu_down_, gpu_up_;
+  struct Waiting {
+    std::int64_t joins_at;
+    std::uint32_t transfer;
+    double bytes;
+    Route route;
+  };
+  std::deque<Waiting> latency_;  // transfers waiting out their latency, in start order
+};
+
+}  // namespace tilelens
