@@ -1,787 +1,100 @@
-// The real executor on CUDA; see executor.hpp.
+// The executor's entry points in every tilelens: they load the CUDA module on first use
+// (dlopen) and call it, or say why it cannot be loaded. See executor.hpp and cuda_module.hpp.
 #include "instrument/executor.hpp"
 
-#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <map>
-#include <memory>
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
 #include <mutex>
-#include <optional>
-#include <thread>
-#include <tuple>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include <string>
+#include <vector>
 
-#include "instrument/cuda_status.hpp"
-#include "instrument/cupti_recorder.hpp"
-#include "instrument/device_kernels.hpp"
-#include "instrument/numeric.hpp"
-#include "trace/totals.hpp"
+#include "instrument/cuda_module.hpp"
 
 namespace tilelens::instrument {
 namespace {
 
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-enum class OpType : std::uint8_t { Kernel, Load, Writeback };
-enum StreamRole : std::uint32_t { kCompute = 0, kToDevice = 1, kToHost = 2, kStreams = 3 };
-
-struct Op {
-  OpType type = OpType::Kernel;
-  std::uint32_t gpu = 0;      // memory node (one worker per GPU)
-  std::uint32_t engine_id = 0;  // the engine's transfer id, or the worker of a kernel
-  TaskId task = kNoId;
-  DataId data = kNoId;
-  std::int32_t source = kFromHost;
-  cudaEvent_t start = nullptr, end = nullptr;
-};
-
-// Completions, as the watcher threads see them.
-struct Completions {
-  std::mutex mutex;
-  std::vector<std::uint32_t> ops;
-  std::atomic<std::uint64_t> count{0};
-  std::string error;
-};
-
-// Waits, in order, on the end events of the operations queued on one stream, and reports
-// each as it ends. One thread per stream: a stream's operations end in order, so the oldest
-// is the only one worth waiting on.
-class StreamWatcher {
- public:
-  // `on_start`: an operation counts as ended when it starts (the compute stream's
-  // launch-ahead: the previous kernel ended then).
-  StreamWatcher(int device, std::deque<Op>& ops, Completions& done, bool on_start)
-      : device_(device), ops_(ops), done_(done), on_start_(on_start) {
-    thread_ = std::thread([this] { loop(); });
+// Where the module may be, in the order tried: $TILELENS_CUDA_MODULE, beside the running
+// program, in ../lib/tilelens from it (an installed layout), in the build folder it was built
+// in, then the dynamic linker's own search path.
+std::vector<std::string> module_candidates() {
+  std::vector<std::string> candidates;
+  if (const char* path = std::getenv("TILELENS_CUDA_MODULE"); path && *path) candidates.emplace_back(path);
+  char self[PATH_MAX] = {};
+  if (const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1); length > 0) {
+    const std::filesystem::path folder = std::filesystem::path(std::string(self, static_cast<std::size_t>(length))).parent_path();
+    candidates.push_back((folder / kCudaModuleFile).string());
+    candidates.push_back((folder / ".." / "lib" / "tilelens" / kCudaModuleFile).string());
   }
-  ~StreamWatcher() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_one();
-    thread_.join();
-  }
-  void watch(std::uint32_t op) {
-    {
-      std::lock_guard lock(mutex_);
-      queue_.push_back(op);
-    }
-    wake_.notify_one();
-  }
-
- private:
-  void loop() {
-    cudaSetDevice(device_);
-    while (true) {
-      std::uint32_t op = 0;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        op = queue_.front();
-        queue_.pop_front();
-      }
-      cudaEvent_t end = nullptr;
-      {
-        std::lock_guard lock(done_.mutex);  // ops_ may grow (a deque keeps its elements in place)
-        end = on_start_ ? ops_[op].start : ops_[op].end;
-      }
-      const cudaError_t error = cudaEventSynchronize(end);
-      std::lock_guard lock(done_.mutex);
-      if (error != cudaSuccess && done_.error.empty()) done_.error = std::string("a GPU operation failed: ") + cudaGetErrorString(error);
-      done_.ops.push_back(op);
-      done_.count.fetch_add(1, std::memory_order_release);
-    }
-  }
-
-  int device_;
-  std::deque<Op>& ops_;
-  Completions& done_;
-  bool on_start_ = false;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::uint32_t> queue_;
-  bool stop_ = false;
-  std::thread thread_;
-};
-
-struct Gpu {
-  int device = 0;
-  cudaStream_t streams[kStreams] = {};
-  std::unique_ptr<DeviceKernels> kernels;
-  char* arena = nullptr;
-  std::uint64_t arena_bytes = 0, top = 0;
-  std::map<std::uint64_t, std::vector<std::uint64_t>> free_slots;  // by size
-  std::vector<std::int64_t> slot;  // per data: offset in the arena, -1 when none
-  std::vector<float*> address;     // per data: the device address, for the kernels
-  // Launch-ahead: the engine hears that a task ended when its kernel starts, so copies that
-  // touch its tiles wait on the kernel's real end event on the device.
-  std::vector<cudaEvent_t> last_use;        // per data: end of the last kernel that used it here
-  std::map<std::uint64_t, cudaEvent_t> slot_busy;  // per freed slot: end of the last kernel that used it
-  std::vector<cudaEvent_t> fill_after;      // per data: its slot's previous tenant's last kernel
-  float* outputs = nullptr;
-  cudaEvent_t origin = nullptr;
-  std::unique_ptr<StreamWatcher> watchers[kStreams];
-  // Events made before the run: creating two per operation during it would add two traced
-  // API calls to each (CUPTI's overhead grows with the calls).
-  std::vector<cudaEvent_t> spare_events;
-};
-
-class CudaDevice final : public ExecutionDevice {
- public:
-  CudaDevice(const Workload& workload, const KernelPlan& plan, HostTiles& tiles, const ExecuteOptions& options)
-      : w_(workload), plan_(plan), tiles_(tiles), options_(options) {}
-  ~CudaDevice() override { teardown(); }
-
-  Status setup();
-  void begin_clock();
-
-  void start_load(std::uint32_t transfer, std::uint32_t node, DataId data, std::int32_t source) override {
-    if (!ensure_slot(node, data)) return;
-    Gpu& gpu = gpus_[node];
-    const std::uint32_t index = new_op(OpType::Load, node, transfer, kNoId, data);
-    ops_[index].source = source;
-    const std::size_t bytes = w_.data()[data].bytes;
-    tag(external_id(ExternalKind::Load, index));
-    use(gpu.device);
-    if (gpu.fill_after[data]) {
-      check(cudaStreamWaitEvent(gpu.streams[kToDevice], gpu.fill_after[data], 0), "slot reuse wait");
-      gpu.fill_after[data] = nullptr;
-    }
-    if (source != kFromHost && gpus_[static_cast<std::size_t>(source)].last_use[data]) {
-      check(cudaStreamWaitEvent(gpu.streams[kToDevice], gpus_[static_cast<std::size_t>(source)].last_use[data], 0), "peer copy wait");
-    }
-    check(cudaEventRecord(ops_[index].start, gpu.streams[kToDevice]), "event");
-    if (source == kFromHost) {
-      check(cudaMemcpyAsync(gpu.address[data], tiles_.data[data].data(), bytes, cudaMemcpyHostToDevice, gpu.streams[kToDevice]),
-            "host-to-device copy");
-    } else {
-      const Gpu& from = gpus_[static_cast<std::size_t>(source)];
-      check(cudaMemcpyPeerAsync(gpu.address[data], gpu.device, from.address[data], from.device, bytes, gpu.streams[kToDevice]),
-            "GPU-to-GPU copy");
-    }
-    check(cudaEventRecord(ops_[index].end, gpu.streams[kToDevice]), "event");
-    untag();
-    // The source's copy may be evicted while this one reads it: its slot waits for the copy too.
-    if (source != kFromHost) gpus_[static_cast<std::size_t>(source)].last_use[data] = ops_[index].end;
-    watch(node, kToDevice, index);
-  }
-
-  void start_writeback(std::uint32_t transfer, std::uint32_t node, DataId data) override {
-    Gpu& gpu = gpus_[node];
-    const std::uint32_t index = new_op(OpType::Writeback, node, transfer, kNoId, data);
-    tag(external_id(ExternalKind::Writeback, index));
-    use(gpu.device);
-    if (gpu.last_use[data]) check(cudaStreamWaitEvent(gpu.streams[kToHost], gpu.last_use[data], 0), "write-back wait");
-    check(cudaEventRecord(ops_[index].start, gpu.streams[kToHost]), "event");
-    check(cudaMemcpyAsync(tiles_.data[data].data(), gpu.address[data], w_.data()[data].bytes, cudaMemcpyDeviceToHost,
-                          gpu.streams[kToHost]),
-          "device-to-host copy");
-    check(cudaEventRecord(ops_[index].end, gpu.streams[kToHost]), "event");
-    untag();
-    watch(node, kToHost, index);
-  }
-
-  void allocate(std::uint32_t node, DataId data) override { ensure_slot(node, data); }
-
-  void release(std::uint32_t node, DataId data) override {
-    Gpu& gpu = gpus_[node];
-    const std::int64_t offset = gpu.slot[data];
-    if (offset < 0) return;
-    gpu.free_slots[w_.data()[data].bytes].push_back(static_cast<std::uint64_t>(offset));
-    if (gpu.last_use[data]) gpu.slot_busy[static_cast<std::uint64_t>(offset)] = gpu.last_use[data];
-    else gpu.slot_busy.erase(static_cast<std::uint64_t>(offset));
-    gpu.last_use[data] = nullptr;
-    gpu.fill_after[data] = nullptr;
-    gpu.slot[data] = -1;
-    gpu.address[data] = nullptr;
-  }
-
-  std::int64_t start_task(GpuId worker, TaskId task) override {
-    Gpu& gpu = gpus_[worker];
-    const std::uint32_t index = new_op(OpType::Kernel, worker, worker, task, kNoId);
-    task_op_[task] = index;
-    tag(external_id(ExternalKind::Task, task));
-    use(gpu.device);
-    check(cudaEventRecord(ops_[index].start, gpu.streams[kCompute]), "event");
-    const TaskKernel& kernel = plan_.tasks[task];
-    float* output = kernel.output == kNoId ? nullptr : gpu.outputs + static_cast<std::size_t>(kernel.output) * output_floats();
-    if (auto status = gpu.kernels->launch(kernel, gpu.address, output); !status) fail(w_.task_label(task) + ": " + status.error().message);
-    check(cudaEventRecord(ops_[index].end, gpu.streams[kCompute]), "event");
-    untag();
-    for (const Access& access : w_.accesses(task)) gpu.last_use[access.data] = ops_[index].end;
-    watch(worker, kCompute, index);
-    return kUnknownEnd;
-  }
-
-  std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) override {
-    if (in_flight_ == 0 || !error_.empty()) return kNothingInFlight;
-    std::uint32_t spins = 0;
-    while (done_.count.load(std::memory_order_acquire) == seen_) {
-      if (++spins < 4096) {
-#if defined(__x86_64__)
-        _mm_pause();
+#ifdef TILELENS_CUDA_MODULE_BUILD_DIR
+  candidates.push_back(std::string(TILELENS_CUDA_MODULE_BUILD_DIR) + "/" + kCudaModuleFile);
 #endif
-      } else {
-        std::this_thread::yield();
+  candidates.emplace_back(kCudaModuleFile);
+  return candidates;
+}
+
+Result<const CudaModule*> load() {
+  std::string tried;
+  for (const std::string& candidate : module_candidates()) {
+    const bool by_path = candidate.find('/') != std::string::npos;
+    std::error_code ec;
+    if (by_path && !std::filesystem::exists(candidate, ec)) {
+      tried += (tried.empty() ? "" : ", ") + candidate;
+      continue;
+    }
+    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char* why = dlerror();
+      if (!by_path) {
+        tried += (tried.empty() ? "" : ", ") + candidate + " on the library path";
+        continue;
       }
+      // The module is there but cannot load: usually a CUDA library it needs is missing.
+      return make_error("the CUDA module " + candidate + " cannot be loaded: " + (why ? why : "unknown error") +
+                        " (the CUDA 13 runtime, cuBLAS, cuSOLVER and CUPTI must be installed)");
     }
-    std::vector<std::uint32_t> ended;
-    {
-      std::lock_guard lock(done_.mutex);
-      ended.swap(done_.ops);
-      seen_ += ended.size();
-      if (!done_.error.empty()) fail(done_.error);
+    const auto entry = reinterpret_cast<TilelensCudaModuleEntry>(dlsym(handle, kCudaModuleEntry));
+    const CudaModule* module = entry ? entry() : nullptr;
+    if (!module) return make_error(candidate + " is not a tilelens CUDA module (no " + kCudaModuleEntry + ")");
+    if (module->version != kCudaModuleVersion || module->options_size != sizeof(ExecuteOptions) ||
+        module->result_size != sizeof(ExecuteResult)) {
+      return make_error("the CUDA module " + candidate + " comes from another build of tilelens (module version " +
+                        std::to_string(module->version) + ", this tilelens expects " + std::to_string(kCudaModuleVersion) +
+                        "): rebuild it, or point TILELENS_CUDA_MODULE at the right one");
     }
-    for (std::uint32_t index : ended) {
-      --in_flight_;
-      const Op& op = ops_[index];
-      if (op.type == OpType::Kernel) workers.push_back(op.engine_id);
-      else transfers.push_back(op.engine_id);
-    }
-    return now();
+    return module;
   }
-
-  std::int64_t now() const override { return steady_ns() - host_origin_; }
-
-  const std::string& error() const { return error_; }
-  // Waits for everything, checks the factorizations, and brings the outputs back.
-  Status finish();
-  // Rewrites the engine's trace with the times the events measured, and the summary to match.
-  void measure(Trace& trace, ReplaySummary& summary, const std::vector<CuptiRecord>* cupti) const;
-  double output_pool_bytes() const { return static_cast<double>(plan_.outputs) * static_cast<double>(output_floats()) * 4; }
-
- private:
-  std::size_t output_floats() const { return static_cast<std::size_t>(plan_.output_n * plan_.output_n); }
-  void fail(const std::string& message) {
-    if (error_.empty()) error_ = message;
-  }
-  void check(cudaError_t error, const char* what) {
-    if (auto status = cuda_status(error, what); !status) fail(status.error().message);
-  }
-  void tag(std::uint64_t external) {
-    if (options_.cupti) CuptiRecorder::push(external);
-  }
-  void untag() {
-    if (options_.cupti) CuptiRecorder::pop();
-  }
-  std::uint32_t new_op(OpType type, std::uint32_t gpu, std::uint32_t engine_id, TaskId task, DataId data) {
-    std::uint32_t index = 0;
-    {
-      std::lock_guard lock(done_.mutex);
-      index = static_cast<std::uint32_t>(ops_.size());
-      ops_.push_back({type, gpu, engine_id, task, data, kFromHost, nullptr, nullptr});
-    }
-    Op& op = ops_[index];
-    use(gpus_[gpu].device);
-    op.start = event(gpus_[gpu]);
-    op.end = event(gpus_[gpu]);
-    return index;
-  }
-  // The engine's thread selects a device only when it changes (each call is one more API
-  // call for CUPTI to trace).
-  void use(int device) {
-    if (device == current_device_) return;
-    cudaSetDevice(device);
-    current_device_ = device;
-  }
-  cudaEvent_t event(Gpu& gpu) {
-    cudaEvent_t e = nullptr;
-    if (!gpu.spare_events.empty()) {
-      e = gpu.spare_events.back();
-      gpu.spare_events.pop_back();
-    } else {
-      check(cudaEventCreate(&e), "event");
-    }
-    return e;
-  }
-  void watch(std::uint32_t gpu, StreamRole role, std::uint32_t index) {
-    ++in_flight_;
-    gpus_[gpu].watchers[role]->watch(index);
-  }
-  bool ensure_slot(std::uint32_t node, DataId data) {
-    Gpu& gpu = gpus_[node];
-    if (gpu.slot[data] >= 0) return true;
-    const std::uint64_t bytes = w_.data()[data].bytes;
-    auto& free = gpu.free_slots[bytes];
-    std::uint64_t offset = 0;
-    if (!free.empty()) {
-      offset = free.back();
-      free.pop_back();
-      if (const auto busy = gpu.slot_busy.find(offset); busy != gpu.slot_busy.end()) {
-        gpu.fill_after[data] = busy->second;  // a load waits on it; a kernel writing here is behind it on the stream
-        gpu.slot_busy.erase(busy);
-      }
-    } else if (gpu.top + bytes <= gpu.arena_bytes) {
-      offset = gpu.top;
-      gpu.top += (bytes + 255) / 256 * 256;
-    } else {
-      // The engine keeps reserved bytes within M; with data of several sizes, slots of one
-      // size cannot serve another and the arena can run out first.
-      fail("GPU " + std::to_string(node) + ": no free slot of " + std::to_string(bytes) + " bytes in the arena of " +
-           std::to_string(gpu.arena_bytes) + " bytes (slots of other sizes hold the rest)");
-      return false;
-    }
-    gpu.slot[data] = static_cast<std::int64_t>(offset);
-    gpu.address[data] = reinterpret_cast<float*>(gpu.arena + offset);
-    return true;
-  }
-  void teardown();
-  Status warm_up(Gpu& gpu);
-
-  const Workload& w_;
-  const KernelPlan& plan_;
-  HostTiles& tiles_;
-  const ExecuteOptions& options_;
-  std::vector<Gpu> gpus_;
-  std::deque<Op> ops_;
-  Completions done_;
-  std::uint64_t seen_ = 0;
-  std::uint64_t in_flight_ = 0;
-  std::vector<std::uint32_t> task_op_;
-  std::int64_t host_origin_ = 0;
-  int current_device_ = -1;
-  std::string error_;
-};
-
-Status CudaDevice::setup() {
-  int count = 0;
-  if (auto s = cuda_status(cudaGetDeviceCount(&count), "CUDA devices"); !s) return s;
-  const std::uint32_t K = options_.platform.gpus;
-  if (options_.first_device < 0 || options_.first_device + static_cast<int>(K) > count) {
-    return make_error("the platform has " + std::to_string(K) + " GPUs from device " + std::to_string(options_.first_device) +
-                      ", and this machine has " + std::to_string(count));
-  }
-  task_op_.assign(w_.task_count(), kNoId);
-  gpus_.resize(K);
-  const std::uint64_t arena = static_cast<std::uint64_t>(options_.platform.memory_bytes);
-  for (std::uint32_t g = 0; g < K; ++g) {
-    Gpu& gpu = gpus_[g];
-    gpu.device = options_.first_device + static_cast<int>(g);
-    if (auto s = cuda_status(cudaSetDevice(gpu.device), "select device"); !s) return s;
-    for (auto& stream : gpu.streams) {
-      if (auto s = cuda_status(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream"); !s) return s;
-    }
-    auto kernels = DeviceKernels::create(gpu.streams[kCompute], plan_.b, options_.tf32);
-    if (!kernels) return kernels.error();
-    gpu.kernels = std::make_unique<DeviceKernels>(std::move(*kernels));
-    gpu.arena_bytes = arena;
-    if (auto s = cuda_status(cudaMalloc(&gpu.arena, arena), "the arena of M bytes"); !s) {
-      return make_error(s.error().message + " (M = " + std::to_string(arena) + " bytes on device " + std::to_string(gpu.device) + ")");
-    }
-    if (plan_.outputs > 0) {
-      const std::size_t bytes = static_cast<std::size_t>(output_pool_bytes());
-      if (auto s = cuda_status(cudaMalloc(&gpu.outputs, bytes), "the output pool"); !s) {
-        return make_error(s.error().message + " (the products' outputs take " + std::to_string(bytes) + " bytes outside M)");
-      }
-      if (auto s = cuda_status(cudaMemset(gpu.outputs, 0, bytes), "output pool"); !s) return s;
-    }
-    if (auto s = warm_up(gpu); !s) return s;
-    gpu.slot.assign(w_.data_count(), -1);
-    gpu.address.assign(w_.data_count(), nullptr);
-    if (auto s = cuda_status(cudaEventCreate(&gpu.origin), "event"); !s) return s;
-    for (std::uint32_t role = 0; role < kStreams; ++role) {
-      gpu.watchers[role] = std::make_unique<StreamWatcher>(gpu.device, ops_, done_, role == kCompute && options_.launch_ahead);
-    }
-    gpu.last_use.assign(w_.data_count(), nullptr);
-    gpu.fill_after.assign(w_.data_count(), nullptr);
-    // Each task brings a kernel and, on average, a few copies; more are made if needed.
-    const std::size_t expected = 2 * (3 * w_.task_count() / K + w_.data_count() + 16);
-    gpu.spare_events.resize(expected);
-    for (auto& e : gpu.spare_events) {
-      if (auto s = cuda_status(cudaEventCreate(&e), "event"); !s) return s;
-    }
-    // Peer access where the devices allow it (GPU-to-GPU loads go direct then).
-    for (std::uint32_t h = 0; h < g; ++h) {
-      int can = 0;
-      cudaDeviceCanAccessPeer(&can, gpu.device, gpus_[h].device);
-      if (can) {
-        cudaDeviceEnablePeerAccess(gpus_[h].device, 0);
-        cudaSetDevice(gpus_[h].device);
-        cudaDeviceEnablePeerAccess(gpu.device, 0);
-        cudaSetDevice(gpu.device);
-      }
-    }
-    cudaGetLastError();  // peer access already enabled is not an error here
-  }
-  for (std::uint32_t g = 0; g < K; ++g) {
-    cudaSetDevice(gpus_[g].device);
-    if (auto s = cuda_status(cudaDeviceSynchronize(), "setup"); !s) return s;
-  }
-  return Status::success();
+  return make_error("this tilelens has no CUDA module (" + std::string(kCudaModuleFile) + " is not in " + tried +
+                    "): it was built without the CUDA toolkit, or the module was moved; set TILELENS_CUDA_MODULE to its path");
 }
 
-// Each kernel the plan uses, once, on scratch tiles: CUDA loads modules lazily at a kernel's
-// first launch (about 90 ms for cuBLAS's GEMMs on an H100), which must not count in the run.
-Status CudaDevice::warm_up(Gpu& gpu) {
-  std::size_t largest = static_cast<std::size_t>(plan_.output_n * plan_.output_n) * 4;
-  for (const Data& d : w_.data()) largest = std::max<std::size_t>(largest, d.bytes);
-  char* scratch = nullptr;
-  if (auto s = cuda_status(cudaMalloc(&scratch, 4 * largest), "warm-up tiles"); !s) return s;
-  cudaMemset(scratch, 0, 4 * largest);
-  std::vector<float*> address = {reinterpret_cast<float*>(scratch), reinterpret_cast<float*>(scratch + largest),
-                                 reinterpret_cast<float*>(scratch + 2 * largest)};
-  std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>, TaskKernel> kinds;
-  for (const TaskKernel& k : plan_.tasks) kinds.emplace(std::make_tuple(static_cast<int>(k.op), k.m, k.n, k.k), k);
-  Status status = Status::success();
-  for (auto& [key, kernel] : kinds) {
-    TaskKernel k = kernel;
-    k.a = k.a == kNoId ? kNoId : 0;
-    k.b = k.b == kNoId ? kNoId : 1;
-    k.target = k.target == kNoId ? kNoId : 2;
-    if (auto s = gpu.kernels->launch(k, address, reinterpret_cast<float*>(scratch + 3 * largest)); !s) {
-      status = make_error("warm-up of " + std::string(to_string(k.op)) + ": " + s.error().message);
-      break;
-    }
-  }
-  (void)gpu.kernels->check_factorizations();  // zeros are not positive definite: the status means nothing here
-  cudaStreamSynchronize(gpu.streams[kCompute]);
-  cudaFree(scratch);
-  return status;
-}
-
-void CudaDevice::begin_clock() {
-  host_origin_ = steady_ns();
-  for (Gpu& gpu : gpus_) {
-    cudaSetDevice(gpu.device);
-    cudaEventRecord(gpu.origin, gpu.streams[kCompute]);
-  }
-  current_device_ = gpus_.empty() ? -1 : gpus_.back().device;
-}
-
-Status CudaDevice::finish() {
-  for (Gpu& gpu : gpus_) {
-    cudaSetDevice(gpu.device);
-    if (auto s = cuda_status(cudaDeviceSynchronize(), "end of the run"); !s) return s;
-    // cholesky-tasks runs its kernels for their cost on tiles that no order keeps positive
-    // definite: its status words mean nothing (numeric.hpp).
-    const Status factorizations = gpu.kernels->check_factorizations();
-    if (!factorizations && plan_.checkable) return factorizations;
-  }
-  if (plan_.outputs > 0) {
-    // Each output was computed on one GPU; the others hold zeros there, so the sum of the
-    // pools is the result.
-    const std::size_t n = output_floats();
-    std::vector<float> pool(static_cast<std::size_t>(plan_.outputs) * n);
-    for (Gpu& gpu : gpus_) {
-      cudaSetDevice(gpu.device);
-      if (auto s = cuda_status(cudaMemcpy(pool.data(), gpu.outputs, pool.size() * 4, cudaMemcpyDeviceToHost), "outputs back"); !s) return s;
-      for (std::uint32_t o = 0; o < plan_.outputs; ++o) {
-        auto& out = tiles_.outputs[o];
-        for (std::size_t i = 0; i < n; ++i) out[i] += pool[o * n + i];
-      }
-    }
-  }
-  return Status::success();
-}
-
-void CudaDevice::teardown() {
-  for (Gpu& gpu : gpus_) {
-    cudaSetDevice(gpu.device);
-    cudaDeviceSynchronize();
-    for (auto& watcher : gpu.watchers) watcher.reset();
-  }
-  for (Op& op : ops_) {
-    if (op.start) cudaEventDestroy(op.start);
-    if (op.end) cudaEventDestroy(op.end);
-  }
-  for (Gpu& gpu : gpus_) {
-    cudaSetDevice(gpu.device);
-    for (cudaEvent_t e : gpu.spare_events) {
-      if (e) cudaEventDestroy(e);
-    }
-    gpu.spare_events.clear();
-  }
-  ops_.clear();
-  for (Gpu& gpu : gpus_) {
-    cudaSetDevice(gpu.device);
-    gpu.kernels.reset();
-    if (gpu.origin) cudaEventDestroy(gpu.origin);
-    if (gpu.arena) cudaFree(gpu.arena);
-    if (gpu.outputs) cudaFree(gpu.outputs);
-    for (auto& stream : gpu.streams) {
-      if (stream) cudaStreamDestroy(stream);
-    }
-  }
-  gpus_.clear();
-}
-
-void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector<CuptiRecord>* cupti) const {
-  const auto at = [&](const Gpu& gpu, cudaEvent_t event) {
-    float ms = 0;
-    cudaEventElapsedTime(&ms, gpu.origin, event);
-    return static_cast<std::int64_t>(static_cast<double>(ms) * 1e6);
-  };
-  // With CUPTI, every time comes from its records, on one clock: a task's kernel time is the
-  // span of the kernels it launched (POTRF launches several), a copy's its memcpy record.
-  // Without CUPTI, from the events around each operation.
-  using Span = std::pair<std::int64_t, std::int64_t>;
-  std::vector<Span> kernel_span(w_.task_count(), {INT64_MAX, INT64_MIN});
-  std::vector<Span> copy_span(ops_.size(), {INT64_MAX, INT64_MIN});
-  if (cupti) {
-    for (const CuptiRecord& r : *cupti) {
-      if (r.external == 0) continue;
-      const std::uint64_t index = external_index(r.external);
-      Span* span = nullptr;
-      if (r.kind == CuptiRecord::Kind::Kernel && external_kind(r.external) == ExternalKind::Task && index < kernel_span.size()) {
-        span = &kernel_span[index];
-      } else if (r.kind == CuptiRecord::Kind::Memcpy && external_kind(r.external) != ExternalKind::Task && index < copy_span.size()) {
-        span = &copy_span[index];
-      }
-      if (!span) continue;
-      span->first = std::min(span->first, r.start_ns);
-      span->second = std::max(span->second, r.end_ns);
-    }
-  }
-  const auto times_of = [&](std::uint32_t index) -> Span {
-    const Span& span = copy_span[index];
-    if (span.first <= span.second) return span;
-    const Op& op = ops_[index];
-    return {at(gpus_[op.gpu], op.start), at(gpus_[op.gpu], op.end)};
-  };
-  for (TaskRecord& t : trace.tasks) {
-    const Op& op = ops_[task_op_[t.task]];
-    const Gpu& gpu = gpus_[op.gpu];
-    const auto& span = kernel_span[t.task];
-    if (span.first <= span.second) {
-      t.start_ns = span.first;
-      t.end_ns = span.second;
-    } else {
-      t.start_ns = at(gpu, op.start);
-      t.end_ns = at(gpu, op.end);
-    }
-  }
-  // The k-th load (write-back) record of a (GPU, data) is its k-th load (write-back) issued.
-  std::map<std::pair<std::uint32_t, DataId>, std::deque<std::uint32_t>> loads, writebacks;
-  for (std::uint32_t i = 0; i < ops_.size(); ++i) {
-    const Op& op = ops_[i];
-    if (op.type == OpType::Load) loads[{op.gpu, op.data}].push_back(i);
-    if (op.type == OpType::Writeback) writebacks[{op.gpu, op.data}].push_back(i);
-  }
-  for (LoadRecord& l : trace.loads) {
-    auto& queue = loads[{static_cast<std::uint32_t>(l.gpu), l.data}];
-    if (queue.empty()) continue;
-    const Span times = times_of(queue.front());
-    queue.pop_front();
-    l.issue_ns = times.first;
-    l.end_ns = times.second;
-  }
-  for (WritebackRecord& r : trace.writebacks) {
-    auto& queue = writebacks[{static_cast<std::uint32_t>(r.gpu), r.data}];
-    if (queue.empty()) continue;
-    const Span times = times_of(queue.front());
-    queue.pop_front();
-    r.start_ns = times.first;
-    r.end_ns = times.second;
-  }
-  // The loads classified again and the totals summed again on the measured times, by the
-  // same rule and the same sum as the replay (trace/totals.hpp).
-  classify_loads(trace);
-  sum_trace(trace, summary);
-}
-
-Result<HostTiles> pinned_tiles(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {
-  HostTiles tiles = make_tiles(workload, plan, seed);
-  for (auto& values : tiles.data) {
-    if (auto s = cuda_status(cudaHostRegister(values.data(), values.size() * sizeof(float), cudaHostRegisterDefault), "pinning a tile");
-        !s) {
-      return s.error();
-    }
-  }
-  return tiles;
-}
-void unpin(HostTiles& tiles) {
-  for (auto& values : tiles.data) cudaHostUnregister(values.data());
+// Loaded once per process; the outcome, good or bad, is kept.
+const Result<const CudaModule*>& module() {
+  static const Result<const CudaModule*> loaded = load();
+  return loaded;
 }
 
 }  // namespace
 
 Status cuda_available() {
-  auto device = probe_device();
-  if (!device) return device.error();
-  return Status::success();
+  const auto& loaded = module();
+  if (!loaded) return loaded.error();
+  return (*loaded)->available();
 }
 
-Result<ExecuteResult> execute(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
-                              const ExecuteOptions& options) {
-  if (auto status = cuda_available(); !status) return status.error();
-  if (options.platform.cpus > 0 || options.platform.workers_per_memory != 1) {
-    return make_error("the executor runs one worker per GPU (no CPU workers, no shared memories)");
-  }
-  auto plan = plan_kernels(workload);
-  if (!plan) return plan.error();
-  const std::int64_t setup_begin = steady_ns();
-  auto tiles = pinned_tiles(workload, *plan, options.seed);
-  if (!tiles) return tiles.error();
-  struct Unpin {
-    HostTiles& tiles;
-    ~Unpin() { unpin(tiles); }
-  } unpin_at_exit{*tiles};
-  // The factorizations overwrite their tiles: keep the input for the check.
-  std::optional<HostTiles> input;
-  if (plan->checkable && plan->outputs == 0 && options.verify_samples > 0) {
-    input.emplace();
-    input->data = tiles->data;
-  }
-
-  ExecuteResult result;
-  std::unique_ptr<CuptiRecorder> recorder;
-  CudaDevice device(workload, *plan, *tiles, options);
-  if (auto status = device.setup(); !status) return status.error();
-  if (options.cupti) {
-    auto started = CuptiRecorder::start();
-    if (!started) return started.error();
-    recorder = std::move(*started);
-  }
-  result.measurement.setup_ns = steady_ns() - setup_begin;
-
-  ReplayOptions replay_options;
-  replay_options.platform = options.platform;
-  replay_options.buffer_depth = options.buffer_depth;
-  replay_options.device = &device;
-  TraceRecorder trace;
-  if (recorder) recorder->set_origin();
-  device.begin_clock();
-  const std::int64_t run_begin = steady_ns();
-  auto summary = replay(workload, scheduler, eviction, replay_options, &trace);
-  result.measurement.wall_ns = steady_ns() - run_begin;  // the engine returns once every write-back ended
-  const Status finished = device.finish();
-  std::optional<CuptiRecorder::Capture> capture;
-  if (recorder) {
-    auto captured = recorder->finish();
-    if (!captured) return captured.error();
-    capture = std::move(*captured);
-  }
-  if (!device.error().empty()) return make_error(device.error());
-  if (!summary) return summary.error();
-  if (!finished) return finished.error();
-
-  result.summary = *summary;
-  result.trace = std::move(trace.trace);
-  device.measure(result.trace, result.summary, capture ? &capture->records : nullptr);
-
-  Measurement& m = result.measurement;
-  if (auto info = probe_device()) m.device = info->name;
-  m.tf32 = options.tf32;
-  m.seed = options.seed;
-  m.arena_bytes = options.platform.memory_bytes;
-  m.output_pool_bytes = device.output_pool_bytes();
-  if (capture) {
-    m.cupti = true;
-    m.cupti_records = capture->records.size();
-    m.cupti_dropped = capture->dropped;
-    result.cupti_records = std::move(capture->records);
-  }
-  if (options.verify_samples == 0) {
-    m.verification = "not checked: --verify 0";
-  } else if (!plan->checkable) {
-    m.verification = "not checked: " + plan->what + " has no result to check";
-  } else {
-    const Verdict verdict = verify(workload, *plan, input ? *input : *tiles, *tiles, options.verify_samples, options.seed,
-                                   options.tf32 ? 2e-2 : 1e-3, options.verify_rows);
-    m.worst_error = verdict.worst;
-    m.tiles_checked = verdict.checked;
-    if (!verdict.ok) return make_error("the result is wrong: " + verdict.detail);
-    m.verification = "passed";
-  }
-  return result;
+Result<ExecuteResult> execute(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction, const ExecuteOptions& options) {
+  const auto& loaded = module();
+  if (!loaded) return loaded.error();
+  return (*loaded)->execute(workload, scheduler, eviction, options);
 }
 
-Result<BareFigures> measure_bare(const Workload& workload, bool tf32, std::size_t copies, int device_index) {
-  if (auto status = cuda_available(); !status) return status.error();
-  auto plan = plan_kernels(workload);
-  if (!plan) return plan.error();
-  BareFigures figures;
-  cudaSetDevice(device_index);
-  cudaStream_t stream = nullptr;
-  if (auto s = cuda_status(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream"); !s) return s.error();
-  auto tiles = pinned_tiles(workload, *plan, 1);
-  if (!tiles) return tiles.error();
-  struct Cleanup {
-    HostTiles& tiles;
-    cudaStream_t stream;
-    std::vector<void*> buffers;
-    ~Cleanup() {
-      cudaStreamSynchronize(stream);
-      for (void* b : buffers) cudaFree(b);
-      cudaStreamDestroy(stream);
-      unpin(tiles);
-    }
-  } cleanup{*tiles, stream, {}};
-  std::vector<float*> address(workload.data_count(), nullptr);
-  for (DataId d = 0; d < workload.data_count(); ++d) {
-    void* p = nullptr;
-    if (auto s = cuda_status(cudaMalloc(&p, workload.data()[d].bytes), "bare: tiles on the device"); !s) return s.error();
-    cleanup.buffers.push_back(p);
-    address[d] = static_cast<float*>(p);
-    cudaMemcpy(p, tiles->data[d].data(), workload.data()[d].bytes, cudaMemcpyHostToDevice);
-  }
-  float* outputs = nullptr;
-  if (plan->outputs > 0) {
-    void* p = nullptr;
-    const std::size_t bytes = static_cast<std::size_t>(plan->outputs) * static_cast<std::size_t>(plan->output_n * plan->output_n) * 4;
-    if (auto s = cuda_status(cudaMalloc(&p, bytes), "bare: outputs"); !s) return s.error();
-    cleanup.buffers.push_back(p);
-    outputs = static_cast<float*>(p);
-  }
-  auto kernels = DeviceKernels::create(stream, plan->b, tf32);
-  if (!kernels) return kernels.error();
-  cudaEvent_t begin = nullptr, end = nullptr;
-  cudaEventCreate(&begin);
-  cudaEventCreate(&end);
-  const auto run_all = [&]() -> Status {
-    for (TaskId t : workload.submission_order()) {
-      const TaskKernel& k = plan->tasks[t];
-      float* out = k.output == kNoId ? nullptr : outputs + static_cast<std::size_t>(k.output) * static_cast<std::size_t>(plan->output_n * plan->output_n);
-      if (auto s = kernels->launch(k, address, out); !s) return s;
-    }
-    return Status::success();
-  };
-  if (auto s = run_all(); !s) return s.error();  // warm-up (module load, handles)
-  if (auto s = cuda_status(cudaStreamSynchronize(stream), "bare warm-up"); !s) return s.error();
-  cudaEventRecord(begin, stream);
-  if (auto s = run_all(); !s) return s.error();
-  cudaEventRecord(end, stream);
-  if (auto s = cuda_status(cudaEventSynchronize(end), "bare run"); !s) return s.error();
-  float ms = 0;
-  cudaEventElapsedTime(&ms, begin, end);
-  figures.gflops = workload.total_flops() / (static_cast<double>(ms) * 1e6);
-  (void)kernels->check_factorizations();  // a factorization run twice on its own output: the status means nothing here
-
-  // Copies of the largest data, pinned, one after another on one stream.
-  DataId largest = 0;
-  for (DataId d = 0; d < workload.data_count(); ++d) {
-    if (workload.data()[d].bytes > workload.data()[largest].bytes) largest = d;
-  }
-  const std::size_t bytes = workload.data()[largest].bytes;
-  const auto time_copies = [&](bool to_device) {
-    cudaEventRecord(begin, stream);
-    for (std::size_t i = 0; i < copies; ++i) {
-      if (to_device) cudaMemcpyAsync(address[largest], tiles->data[largest].data(), bytes, cudaMemcpyHostToDevice, stream);
-      else cudaMemcpyAsync(tiles->data[largest].data(), address[largest], bytes, cudaMemcpyDeviceToHost, stream);
-    }
-    cudaEventRecord(end, stream);
-    cudaEventSynchronize(end);
-    float elapsed = 0;
-    cudaEventElapsedTime(&elapsed, begin, end);
-    return static_cast<double>(bytes) * static_cast<double>(copies) / (static_cast<double>(elapsed) * 1e-3);
-  };
-  time_copies(true);
-  figures.h2d_bytes_per_s = time_copies(true);
-  figures.d2h_bytes_per_s = time_copies(false);
-  cudaEventDestroy(begin);
-  cudaEventDestroy(end);
-  return figures;
+Result<BareFigures> measure_bare(const Workload& workload, bool tf32, std::size_t copies, int device) {
+  const auto& loaded = module();
+  if (!loaded) return loaded.error();
+  return (*loaded)->measure_bare(workload, tf32, copies, device);
 }
 
 }  // namespace tilelens::instrument

@@ -15,7 +15,9 @@
 // rewritten from the events (or CUPTI's kernel records), and loads are classified again on
 // measured times by the rule of DESIGN section 3.
 //
-// Without the CUDA toolkit this builds to a stub whose execute() says so.
+// The CUDA side is a module loaded on first use (cuda_module.hpp): a tilelens built without the
+// CUDA toolkit, or run where the module or CUDA's libraries are missing, says so through
+// cuda_available() and every entry point's error, and never loads CUDA otherwise.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +51,7 @@ struct ExecuteResult {
   std::vector<CuptiRecord> cupti_records;
 };
 
-// Whether this build has the CUDA executor, and a GPU to run it on; the reason when not.
+// Whether the CUDA module loads and sees a GPU to run on; the reason when not.
 Status cuda_available();
 
 Result<ExecuteResult> execute(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "instrument/device_kernels.hpp"
+#include "instrument/cuda/device_kernels.hpp"
 #include "presets/seed_workloads.hpp"
 
 using namespace tilelens;

@@ -1,11 +1,14 @@
 // CUPTI activity recording; see cupti_recorder.hpp.
-#include "instrument/cupti_recorder.hpp"
+#include "instrument/cuda/cupti_recorder.hpp"
+
+#include "instrument/cuda/cuda_check.hpp"
 
 #include <cupti.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 namespace tilelens::instrument {
@@ -21,17 +24,20 @@ struct Shared {
   std::uint64_t dropped = 0;
   std::uint64_t origin = 0;
   bool active = false;
+  std::string error;  // the first CUPTI call that failed where it could not be reported at once
 };
 Shared& shared() {
   static Shared s;
   return s;
 }
 
-Status cupti_status(CUptiResult result, const char* what) {
-  if (result == CUPTI_SUCCESS) return Status::success();
-  const char* text = nullptr;
-  cuptiGetResultString(result, &text);
-  return make_error(std::string("CUPTI ") + what + ": " + (text ? text : "error " + std::to_string(static_cast<int>(result))));
+// Keeps the first failure of a call made where no error can be returned (CUPTI's callbacks,
+// the tags around each operation); finish() reports it.
+void note(const Status& status) {
+  if (status) return;
+  Shared& s = shared();
+  std::lock_guard lock(s.mutex);
+  if (s.error.empty()) s.error = status.error().message;
 }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -65,7 +71,13 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
     r.stream = a.streamId;
     r.correlation = a.correlationId;
   };
-  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+  while (true) {
+    const CUptiResult next = cuptiActivityGetNextRecord(buffer, valid, &record);
+    if (next == CUPTI_ERROR_MAX_LIMIT_REACHED) break;  // the end of the buffer
+    if (next != CUPTI_SUCCESS) {
+      note(TILELENS_CUDA(next));
+      break;
+    }
     CuptiRecord r;
     switch (record->kind) {
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -134,7 +146,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
     batch.push_back(std::move(r));
   }
   std::size_t dropped = 0;
-  cuptiActivityGetNumDroppedRecords(context, stream, &dropped);
+  note(TILELENS_CUDA(cuptiActivityGetNumDroppedRecords(context, stream, &dropped)));
   std::free(buffer);
   std::lock_guard lock(s.mutex);
   s.dropped += dropped;
@@ -158,15 +170,16 @@ Result<std::unique_ptr<CuptiRecorder>> CuptiRecorder::start() {
     s.records.clear();
     s.external_of.clear();
     s.dropped = 0;
+    s.error.clear();
     s.active = true;
   }
-  if (auto st = cupti_status(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "register callbacks"); !st) {
+  if (auto st = TILELENS_CUDA(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)); !st) {
     shared().active = false;
     return st.error();
   }
   for (CUpti_ActivityKind kind : kKinds) {
-    if (auto st = cupti_status(cuptiActivityEnable(kind), "enable activity"); !st) {
-      for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+    if (auto st = TILELENS_CUDA(cuptiActivityEnable(kind)); !st) {
+      for (CUpti_ActivityKind k : kKinds) (void)TILELENS_CUDA(cuptiActivityDisable(k));  // some were never enabled
       shared().active = false;
       return st.error();
     }
@@ -182,28 +195,28 @@ CuptiRecorder::~CuptiRecorder() {
 
 void CuptiRecorder::set_origin() {
   std::uint64_t now = 0;
-  cuptiGetTimestamp(&now);
+  note(TILELENS_CUDA(cuptiGetTimestamp(&now)));
   std::lock_guard lock(shared().mutex);
   shared().origin = now;
 }
 
 void CuptiRecorder::push(std::uint64_t external) {
-  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external);
+  note(TILELENS_CUDA(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external)));
 }
 void CuptiRecorder::pop() {
   std::uint64_t last = 0;
-  cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+  note(TILELENS_CUDA(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last)));
 }
 
 Result<CuptiRecorder::Capture> CuptiRecorder::finish() {
   finished_ = true;
-  const Status flushed = cupti_status(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "flush");
-  for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  note(TILELENS_CUDA(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)));
+  for (CUpti_ActivityKind kind : kKinds) note(TILELENS_CUDA(cuptiActivityDisable(kind)));
+  note(TILELENS_CUDA(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)));
   Shared& s = shared();
   std::lock_guard lock(s.mutex);
   s.active = false;
-  if (!flushed) return flushed.error();
+  if (!s.error.empty()) return make_error(s.error);
   Capture capture;
   capture.records = std::move(s.records);
   s.records.clear();

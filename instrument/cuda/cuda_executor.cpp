@@ -1,0 +1,812 @@
+// The real executor on CUDA, inside the CUDA module; see executor.hpp for what it does and
+// cuda_executor.hpp for its entry points.
+#include "instrument/cuda/cuda_executor.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <tuple>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "instrument/cuda/cuda_check.hpp"
+#include "instrument/cuda/cupti_recorder.hpp"
+#include "instrument/cuda/device_kernels.hpp"
+#include "instrument/numeric.hpp"
+#include "trace/totals.hpp"
+
+namespace tilelens::instrument {
+namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Peer access from the current device to `peer`; already enabled is not an error here.
+cudaError_t enable_peer_access(int peer) {
+  const cudaError_t error = cudaDeviceEnablePeerAccess(peer, 0);
+  if (error != cudaErrorPeerAccessAlreadyEnabled) return error;
+  (void)cudaGetLastError();  // clears the sticky error that call left
+  return cudaSuccess;
+}
+
+enum class OpType : std::uint8_t { Kernel, Load, Writeback };
+enum StreamRole : std::uint32_t { kCompute = 0, kToDevice = 1, kToHost = 2, kStreams = 3 };
+
+struct Op {
+  OpType type = OpType::Kernel;
+  std::uint32_t gpu = 0;      // memory node (one worker per GPU)
+  std::uint32_t engine_id = 0;  // the engine's transfer id, or the worker of a kernel
+  TaskId task = kNoId;
+  DataId data = kNoId;
+  std::int32_t source = kFromHost;
+  cudaEvent_t start = nullptr, end = nullptr;
+};
+
+// Completions, as the watcher threads see them.
+struct Completions {
+  std::mutex mutex;
+  std::vector<std::uint32_t> ops;
+  std::atomic<std::uint64_t> count{0};
+  std::string error;
+};
+
+// Waits, in order, on the end events of the operations queued on one stream, and reports
+// each as it ends. One thread per stream: a stream's operations end in order, so the oldest
+// is the only one worth waiting on.
+class StreamWatcher {
+ public:
+  // `on_start`: an operation counts as ended when it starts (the compute stream's
+  // launch-ahead: the previous kernel ended then).
+  StreamWatcher(int device, std::deque<Op>& ops, Completions& done, bool on_start)
+      : device_(device), ops_(ops), done_(done), on_start_(on_start) {
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~StreamWatcher() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  void watch(std::uint32_t op) {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(op);
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  void loop() {
+    if (const Status selected = TILELENS_CUDA(cudaSetDevice(device_)); !selected) report(selected);
+    while (true) {
+      std::uint32_t op = 0;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        op = queue_.front();
+        queue_.pop_front();
+      }
+      cudaEvent_t end = nullptr;
+      {
+        std::lock_guard lock(done_.mutex);  // ops_ may grow (a deque keeps its elements in place)
+        end = on_start_ ? ops_[op].start : ops_[op].end;
+      }
+      if (const Status ended = TILELENS_CUDA(cudaEventSynchronize(end)); !ended) report(ended);
+      std::lock_guard lock(done_.mutex);
+      done_.ops.push_back(op);
+      done_.count.fetch_add(1, std::memory_order_release);
+    }
+  }
+
+  void report(const Status& failure) {
+    std::lock_guard lock(done_.mutex);
+    if (done_.error.empty()) done_.error = "a GPU operation failed: " + failure.error().message;
+  }
+
+  int device_;
+  std::deque<Op>& ops_;
+  Completions& done_;
+  bool on_start_ = false;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::uint32_t> queue_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+struct Gpu {
+  int device = 0;
+  cudaStream_t streams[kStreams] = {};
+  std::unique_ptr<DeviceKernels> kernels;
+  char* arena = nullptr;
+  std::uint64_t arena_bytes = 0, top = 0;
+  std::map<std::uint64_t, std::vector<std::uint64_t>> free_slots;  // by size
+  std::vector<std::int64_t> slot;  // per data: offset in the arena, -1 when none
+  std::vector<float*> address;     // per data: the device address, for the kernels
+  // Launch-ahead: the engine hears that a task ended when its kernel starts, so copies that
+  // touch its tiles wait on the kernel's real end event on the device.
+  std::vector<cudaEvent_t> last_use;        // per data: end of the last kernel that used it here
+  std::map<std::uint64_t, cudaEvent_t> slot_busy;  // per freed slot: end of the last kernel that used it
+  std::vector<cudaEvent_t> fill_after;      // per data: its slot's previous tenant's last kernel
+  float* outputs = nullptr;
+  cudaEvent_t origin = nullptr;
+  std::unique_ptr<StreamWatcher> watchers[kStreams];
+  // Events made before the run: creating two per operation during it would add two traced
+  // API calls to each (CUPTI's overhead grows with the calls).
+  std::vector<cudaEvent_t> spare_events;
+};
+
+class CudaDevice final : public ExecutionDevice {
+ public:
+  CudaDevice(const Workload& workload, const KernelPlan& plan, HostTiles& tiles, const ExecuteOptions& options)
+      : w_(workload), plan_(plan), tiles_(tiles), options_(options) {}
+  ~CudaDevice() override { teardown(); }
+
+  Status setup();
+  void begin_clock();
+
+  void start_load(std::uint32_t transfer, std::uint32_t node, DataId data, std::int32_t source) override {
+    if (!ensure_slot(node, data)) return;
+    Gpu& gpu = gpus_[node];
+    const std::uint32_t index = new_op(OpType::Load, node, transfer, kNoId, data);
+    ops_[index].source = source;
+    const std::size_t bytes = w_.data()[data].bytes;
+    tag(external_id(ExternalKind::Load, index));
+    use(gpu.device);
+    if (gpu.fill_after[data]) {
+      check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kToDevice], gpu.fill_after[data], 0)));
+      gpu.fill_after[data] = nullptr;
+    }
+    if (source != kFromHost && gpus_[static_cast<std::size_t>(source)].last_use[data]) {
+      check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kToDevice], gpus_[static_cast<std::size_t>(source)].last_use[data], 0)));
+    }
+    check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kToDevice])));
+    if (source == kFromHost) {
+      check(TILELENS_CUDA(cudaMemcpyAsync(gpu.address[data], tiles_.data[data].data(), bytes, cudaMemcpyHostToDevice, gpu.streams[kToDevice])));
+    } else {
+      const Gpu& from = gpus_[static_cast<std::size_t>(source)];
+      check(TILELENS_CUDA(cudaMemcpyPeerAsync(gpu.address[data], gpu.device, from.address[data], from.device, bytes, gpu.streams[kToDevice])));
+    }
+    check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kToDevice])));
+    untag();
+    // The source's copy may be evicted while this one reads it: its slot waits for the copy too.
+    if (source != kFromHost) gpus_[static_cast<std::size_t>(source)].last_use[data] = ops_[index].end;
+    watch(node, kToDevice, index);
+  }
+
+  void start_writeback(std::uint32_t transfer, std::uint32_t node, DataId data) override {
+    Gpu& gpu = gpus_[node];
+    const std::uint32_t index = new_op(OpType::Writeback, node, transfer, kNoId, data);
+    tag(external_id(ExternalKind::Writeback, index));
+    use(gpu.device);
+    if (gpu.last_use[data]) check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kToHost], gpu.last_use[data], 0)));
+    check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kToHost])));
+    check(TILELENS_CUDA(cudaMemcpyAsync(tiles_.data[data].data(), gpu.address[data], w_.data()[data].bytes, cudaMemcpyDeviceToHost,
+                          gpu.streams[kToHost])));
+    check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kToHost])));
+    untag();
+    watch(node, kToHost, index);
+  }
+
+  void allocate(std::uint32_t node, DataId data) override { ensure_slot(node, data); }
+
+  void release(std::uint32_t node, DataId data) override {
+    Gpu& gpu = gpus_[node];
+    const std::int64_t offset = gpu.slot[data];
+    if (offset < 0) return;
+    gpu.free_slots[w_.data()[data].bytes].push_back(static_cast<std::uint64_t>(offset));
+    if (gpu.last_use[data]) gpu.slot_busy[static_cast<std::uint64_t>(offset)] = gpu.last_use[data];
+    else gpu.slot_busy.erase(static_cast<std::uint64_t>(offset));
+    gpu.last_use[data] = nullptr;
+    gpu.fill_after[data] = nullptr;
+    gpu.slot[data] = -1;
+    gpu.address[data] = nullptr;
+  }
+
+  std::int64_t start_task(GpuId worker, TaskId task) override {
+    Gpu& gpu = gpus_[worker];
+    const std::uint32_t index = new_op(OpType::Kernel, worker, worker, task, kNoId);
+    task_op_[task] = index;
+    tag(external_id(ExternalKind::Task, task));
+    use(gpu.device);
+    check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kCompute])));
+    const TaskKernel& kernel = plan_.tasks[task];
+    float* output = kernel.output == kNoId ? nullptr : gpu.outputs + static_cast<std::size_t>(kernel.output) * output_floats();
+    if (auto status = gpu.kernels->launch(kernel, gpu.address, output); !status) fail(w_.task_label(task) + ": " + status.error().message);
+    check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kCompute])));
+    untag();
+    for (const Access& access : w_.accesses(task)) gpu.last_use[access.data] = ops_[index].end;
+    watch(worker, kCompute, index);
+    return kUnknownEnd;
+  }
+
+  std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) override {
+    if (in_flight_ == 0 || !error_.empty()) return kNothingInFlight;
+    std::uint32_t spins = 0;
+    while (done_.count.load(std::memory_order_acquire) == seen_) {
+      if (++spins < 4096) {
+#if defined(__x86_64__)
+        _mm_pause();
+#endif
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    std::vector<std::uint32_t> ended;
+    {
+      std::lock_guard lock(done_.mutex);
+      ended.swap(done_.ops);
+      seen_ += ended.size();
+      if (!done_.error.empty()) fail(done_.error);
+    }
+    for (std::uint32_t index : ended) {
+      --in_flight_;
+      const Op& op = ops_[index];
+      if (op.type == OpType::Kernel) workers.push_back(op.engine_id);
+      else transfers.push_back(op.engine_id);
+    }
+    return now();
+  }
+
+  std::int64_t now() const override { return steady_ns() - host_origin_; }
+
+  const std::string& error() const { return error_; }
+  const std::string& measure_error() const { return measure_error_; }
+  // Waits for everything, checks the factorizations, and brings the outputs back.
+  Status finish();
+  // Rewrites the engine's trace with the times the events measured, and the summary to match.
+  void measure(Trace& trace, ReplaySummary& summary, const std::vector<CuptiRecord>* cupti) const;
+  void teardown();
+  double output_pool_bytes() const { return static_cast<double>(plan_.outputs) * static_cast<double>(output_floats()) * 4; }
+
+ private:
+  std::size_t output_floats() const { return static_cast<std::size_t>(plan_.output_n * plan_.output_n); }
+  void fail(const std::string& message) {
+    if (error_.empty()) error_ = message;
+  }
+  void check(const Status& status) {
+    if (!status) fail(status.error().message);
+  }
+  void tag(std::uint64_t external) {
+    if (options_.cupti) CuptiRecorder::push(external);
+  }
+  void untag() {
+    if (options_.cupti) CuptiRecorder::pop();
+  }
+  std::uint32_t new_op(OpType type, std::uint32_t gpu, std::uint32_t engine_id, TaskId task, DataId data) {
+    std::uint32_t index = 0;
+    {
+      std::lock_guard lock(done_.mutex);
+      index = static_cast<std::uint32_t>(ops_.size());
+      ops_.push_back({type, gpu, engine_id, task, data, kFromHost, nullptr, nullptr});
+    }
+    Op& op = ops_[index];
+    use(gpus_[gpu].device);
+    op.start = event(gpus_[gpu]);
+    op.end = event(gpus_[gpu]);
+    return index;
+  }
+  // The engine's thread selects a device only when it changes (each call is one more API
+  // call for CUPTI to trace).
+  void use(int device) {
+    if (device == current_device_) return;
+    check(TILELENS_CUDA(cudaSetDevice(device)));
+    current_device_ = device;
+  }
+  cudaEvent_t event(Gpu& gpu) {
+    cudaEvent_t e = nullptr;
+    if (!gpu.spare_events.empty()) {
+      e = gpu.spare_events.back();
+      gpu.spare_events.pop_back();
+    } else {
+      check(TILELENS_CUDA(cudaEventCreate(&e)));
+    }
+    return e;
+  }
+  void watch(std::uint32_t gpu, StreamRole role, std::uint32_t index) {
+    ++in_flight_;
+    gpus_[gpu].watchers[role]->watch(index);
+  }
+  bool ensure_slot(std::uint32_t node, DataId data) {
+    Gpu& gpu = gpus_[node];
+    if (gpu.slot[data] >= 0) return true;
+    const std::uint64_t bytes = w_.data()[data].bytes;
+    auto& free = gpu.free_slots[bytes];
+    std::uint64_t offset = 0;
+    if (!free.empty()) {
+      offset = free.back();
+      free.pop_back();
+      if (const auto busy = gpu.slot_busy.find(offset); busy != gpu.slot_busy.end()) {
+        gpu.fill_after[data] = busy->second;  // a load waits on it; a kernel writing here is behind it on the stream
+        gpu.slot_busy.erase(busy);
+      }
+    } else if (gpu.top + bytes <= gpu.arena_bytes) {
+      offset = gpu.top;
+      gpu.top += (bytes + 255) / 256 * 256;
+    } else {
+      // The engine keeps reserved bytes within M; with data of several sizes, slots of one
+      // size cannot serve another and the arena can run out first.
+      fail("GPU " + std::to_string(node) + ": no free slot of " + std::to_string(bytes) + " bytes in the arena of " +
+           std::to_string(gpu.arena_bytes) + " bytes (slots of other sizes hold the rest)");
+      return false;
+    }
+    gpu.slot[data] = static_cast<std::int64_t>(offset);
+    gpu.address[data] = reinterpret_cast<float*>(gpu.arena + offset);
+    return true;
+  }
+  Status warm_up(Gpu& gpu);
+
+  const Workload& w_;
+  const KernelPlan& plan_;
+  HostTiles& tiles_;
+  const ExecuteOptions& options_;
+  std::vector<Gpu> gpus_;
+  std::deque<Op> ops_;
+  Completions done_;
+  std::uint64_t seen_ = 0;
+  std::uint64_t in_flight_ = 0;
+  std::vector<std::uint32_t> task_op_;
+  std::int64_t host_origin_ = 0;
+  int current_device_ = -1;
+  std::string error_;
+  mutable std::string measure_error_;  // the first event whose time could not be read
+};
+
+Status CudaDevice::setup() {
+  int count = 0;
+  TILELENS_CUDA_TRY(cudaGetDeviceCount(&count));
+  const std::uint32_t K = options_.platform.gpus;
+  if (options_.first_device < 0 || options_.first_device + static_cast<int>(K) > count) {
+    return make_error("the platform has " + std::to_string(K) + " GPUs from device " + std::to_string(options_.first_device) +
+                      ", and this machine has " + std::to_string(count));
+  }
+  task_op_.assign(w_.task_count(), kNoId);
+  gpus_.resize(K);
+  const std::uint64_t arena = static_cast<std::uint64_t>(options_.platform.memory_bytes);
+  for (std::uint32_t g = 0; g < K; ++g) {
+    Gpu& gpu = gpus_[g];
+    gpu.device = options_.first_device + static_cast<int>(g);
+    TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
+    for (auto& stream : gpu.streams) {
+      TILELENS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    }
+    auto kernels = DeviceKernels::create(gpu.streams[kCompute], plan_.b, options_.tf32);
+    if (!kernels) return kernels.error();
+    gpu.kernels = std::make_unique<DeviceKernels>(std::move(*kernels));
+    gpu.arena_bytes = arena;
+    if (auto s = TILELENS_CUDA(cudaMalloc(&gpu.arena, arena)); !s) {
+      return make_error(s.error().message + " (M = " + std::to_string(arena) + " bytes on device " + std::to_string(gpu.device) + ")");
+    }
+    if (plan_.outputs > 0) {
+      const std::size_t bytes = static_cast<std::size_t>(output_pool_bytes());
+      if (auto s = TILELENS_CUDA(cudaMalloc(&gpu.outputs, bytes)); !s) {
+        return make_error(s.error().message + " (the products' outputs take " + std::to_string(bytes) + " bytes outside M)");
+      }
+      TILELENS_CUDA_TRY(cudaMemset(gpu.outputs, 0, bytes));
+    }
+    if (auto s = warm_up(gpu); !s) return s;
+    gpu.slot.assign(w_.data_count(), -1);
+    gpu.address.assign(w_.data_count(), nullptr);
+    TILELENS_CUDA_TRY(cudaEventCreate(&gpu.origin));
+    for (std::uint32_t role = 0; role < kStreams; ++role) {
+      gpu.watchers[role] = std::make_unique<StreamWatcher>(gpu.device, ops_, done_, role == kCompute && options_.launch_ahead);
+    }
+    gpu.last_use.assign(w_.data_count(), nullptr);
+    gpu.fill_after.assign(w_.data_count(), nullptr);
+    // Each task brings a kernel and, on average, a few copies; more are made if needed.
+    const std::size_t expected = 2 * (3 * w_.task_count() / K + w_.data_count() + 16);
+    gpu.spare_events.resize(expected);
+    for (auto& e : gpu.spare_events) {
+      TILELENS_CUDA_TRY(cudaEventCreate(&e));
+    }
+    // Peer access where the devices allow it (GPU-to-GPU loads go direct then).
+    for (std::uint32_t h = 0; h < g; ++h) {
+      int can = 0;
+      TILELENS_CUDA_TRY(cudaDeviceCanAccessPeer(&can, gpu.device, gpus_[h].device));
+      if (!can) continue;
+      TILELENS_CUDA_TRY(enable_peer_access(gpus_[h].device));
+      TILELENS_CUDA_TRY(cudaSetDevice(gpus_[h].device));
+      TILELENS_CUDA_TRY(enable_peer_access(gpu.device));
+      TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
+    }
+  }
+  for (std::uint32_t g = 0; g < K; ++g) {
+    TILELENS_CUDA_TRY(cudaSetDevice(gpus_[g].device));
+    TILELENS_CUDA_TRY(cudaDeviceSynchronize());
+  }
+  return Status::success();
+}
+
+// Each kernel the plan uses, once, on scratch tiles: CUDA loads modules lazily at a kernel's
+// first launch (about 90 ms for cuBLAS's GEMMs on an H100), which must not count in the run.
+Status CudaDevice::warm_up(Gpu& gpu) {
+  std::size_t largest = static_cast<std::size_t>(plan_.output_n * plan_.output_n) * 4;
+  for (const Data& d : w_.data()) largest = std::max<std::size_t>(largest, d.bytes);
+  char* scratch = nullptr;
+  TILELENS_CUDA_TRY(cudaMalloc(&scratch, 4 * largest));
+  TILELENS_CUDA_TRY(cudaMemset(scratch, 0, 4 * largest));
+  std::vector<float*> address = {reinterpret_cast<float*>(scratch), reinterpret_cast<float*>(scratch + largest),
+                                 reinterpret_cast<float*>(scratch + 2 * largest)};
+  std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>, TaskKernel> kinds;
+  for (const TaskKernel& k : plan_.tasks) kinds.emplace(std::make_tuple(static_cast<int>(k.op), k.m, k.n, k.k), k);
+  Status status = Status::success();
+  for (auto& [key, kernel] : kinds) {
+    TaskKernel k = kernel;
+    k.a = k.a == kNoId ? kNoId : 0;
+    k.b = k.b == kNoId ? kNoId : 1;
+    k.target = k.target == kNoId ? kNoId : 2;
+    if (auto s = gpu.kernels->launch(k, address, reinterpret_cast<float*>(scratch + 3 * largest)); !s) {
+      status = make_error("warm-up of " + std::string(to_string(k.op)) + ": " + s.error().message);
+      break;
+    }
+  }
+  (void)gpu.kernels->check_factorizations();  // zeros are not positive definite: the status means nothing here
+  const Status synchronized = TILELENS_CUDA(cudaStreamSynchronize(gpu.streams[kCompute]));
+  const Status freed = TILELENS_CUDA(cudaFree(scratch));
+  return !status ? status : !synchronized ? synchronized : freed;
+}
+
+void CudaDevice::begin_clock() {
+  host_origin_ = steady_ns();
+  for (Gpu& gpu : gpus_) {
+    check(TILELENS_CUDA(cudaSetDevice(gpu.device)));
+    check(TILELENS_CUDA(cudaEventRecord(gpu.origin, gpu.streams[kCompute])));
+  }
+  current_device_ = gpus_.empty() ? -1 : gpus_.back().device;
+}
+
+Status CudaDevice::finish() {
+  for (Gpu& gpu : gpus_) {
+    TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
+    TILELENS_CUDA_TRY(cudaDeviceSynchronize());
+    // cholesky-tasks runs its kernels for their cost on tiles that no order keeps positive
+    // definite: its status words mean nothing (numeric.hpp).
+    const Status factorizations = gpu.kernels->check_factorizations();
+    if (!factorizations && plan_.checkable) return factorizations;
+  }
+  if (plan_.outputs > 0) {
+    // Each output was computed on one GPU; the others hold zeros there, so the sum of the
+    // pools is the result.
+    const std::size_t n = output_floats();
+    std::vector<float> pool(static_cast<std::size_t>(plan_.outputs) * n);
+    for (Gpu& gpu : gpus_) {
+      TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
+      TILELENS_CUDA_TRY(cudaMemcpy(pool.data(), gpu.outputs, pool.size() * 4, cudaMemcpyDeviceToHost));
+      for (std::uint32_t o = 0; o < plan_.outputs; ++o) {
+        auto& out = tiles_.outputs[o];
+        for (std::size_t i = 0; i < n; ++i) out[i] += pool[o * n + i];
+      }
+    }
+  }
+  return Status::success();
+}
+
+// Frees everything, whatever failed before; the first failure of the teardown itself is kept
+// (a run that went well reports it).
+void CudaDevice::teardown() {
+  for (Gpu& gpu : gpus_) {
+    check(TILELENS_CUDA(cudaSetDevice(gpu.device)));
+    check(TILELENS_CUDA(cudaDeviceSynchronize()));
+    for (auto& watcher : gpu.watchers) watcher.reset();
+  }
+  for (Op& op : ops_) {
+    if (op.start) check(TILELENS_CUDA(cudaEventDestroy(op.start)));
+    if (op.end) check(TILELENS_CUDA(cudaEventDestroy(op.end)));
+  }
+  for (Gpu& gpu : gpus_) {
+    check(TILELENS_CUDA(cudaSetDevice(gpu.device)));
+    for (cudaEvent_t e : gpu.spare_events) {
+      if (e) check(TILELENS_CUDA(cudaEventDestroy(e)));
+    }
+    gpu.spare_events.clear();
+  }
+  ops_.clear();
+  for (Gpu& gpu : gpus_) {
+    check(TILELENS_CUDA(cudaSetDevice(gpu.device)));
+    gpu.kernels.reset();
+    if (gpu.origin) check(TILELENS_CUDA(cudaEventDestroy(gpu.origin)));
+    if (gpu.arena) check(TILELENS_CUDA(cudaFree(gpu.arena)));
+    if (gpu.outputs) check(TILELENS_CUDA(cudaFree(gpu.outputs)));
+    for (auto& stream : gpu.streams) {
+      if (stream) check(TILELENS_CUDA(cudaStreamDestroy(stream)));
+    }
+  }
+  gpus_.clear();
+}
+
+void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector<CuptiRecord>* cupti) const {
+  const auto at = [&](const Gpu& gpu, cudaEvent_t event) {
+    float ms = 0;
+    if (const Status elapsed = TILELENS_CUDA(cudaEventElapsedTime(&ms, gpu.origin, event)); !elapsed && measure_error_.empty()) {
+      measure_error_ = elapsed.error().message;
+    }
+    return static_cast<std::int64_t>(static_cast<double>(ms) * 1e6);
+  };
+  // With CUPTI, every time comes from its records, on one clock: a task's kernel time is the
+  // span of the kernels it launched (POTRF launches several), a copy's its memcpy record.
+  // Without CUPTI, from the events around each operation.
+  using Span = std::pair<std::int64_t, std::int64_t>;
+  std::vector<Span> kernel_span(w_.task_count(), {INT64_MAX, INT64_MIN});
+  std::vector<Span> copy_span(ops_.size(), {INT64_MAX, INT64_MIN});
+  if (cupti) {
+    for (const CuptiRecord& r : *cupti) {
+      if (r.external == 0) continue;
+      const std::uint64_t index = external_index(r.external);
+      Span* span = nullptr;
+      if (r.kind == CuptiRecord::Kind::Kernel && external_kind(r.external) == ExternalKind::Task && index < kernel_span.size()) {
+        span = &kernel_span[index];
+      } else if (r.kind == CuptiRecord::Kind::Memcpy && external_kind(r.external) != ExternalKind::Task && index < copy_span.size()) {
+        span = &copy_span[index];
+      }
+      if (!span) continue;
+      span->first = std::min(span->first, r.start_ns);
+      span->second = std::max(span->second, r.end_ns);
+    }
+  }
+  const auto times_of = [&](std::uint32_t index) -> Span {
+    const Span& span = copy_span[index];
+    if (span.first <= span.second) return span;
+    const Op& op = ops_[index];
+    return {at(gpus_[op.gpu], op.start), at(gpus_[op.gpu], op.end)};
+  };
+  for (TaskRecord& t : trace.tasks) {
+    const Op& op = ops_[task_op_[t.task]];
+    const Gpu& gpu = gpus_[op.gpu];
+    const auto& span = kernel_span[t.task];
+    if (span.first <= span.second) {
+      t.start_ns = span.first;
+      t.end_ns = span.second;
+    } else {
+      t.start_ns = at(gpu, op.start);
+      t.end_ns = at(gpu, op.end);
+    }
+  }
+  // The k-th load (write-back) record of a (GPU, data) is its k-th load (write-back) issued.
+  std::map<std::pair<std::uint32_t, DataId>, std::deque<std::uint32_t>> loads, writebacks;
+  for (std::uint32_t i = 0; i < ops_.size(); ++i) {
+    const Op& op = ops_[i];
+    if (op.type == OpType::Load) loads[{op.gpu, op.data}].push_back(i);
+    if (op.type == OpType::Writeback) writebacks[{op.gpu, op.data}].push_back(i);
+  }
+  for (LoadRecord& l : trace.loads) {
+    auto& queue = loads[{static_cast<std::uint32_t>(l.gpu), l.data}];
+    if (queue.empty()) continue;
+    const Span times = times_of(queue.front());
+    queue.pop_front();
+    l.issue_ns = times.first;
+    l.end_ns = times.second;
+  }
+  for (WritebackRecord& r : trace.writebacks) {
+    auto& queue = writebacks[{static_cast<std::uint32_t>(r.gpu), r.data}];
+    if (queue.empty()) continue;
+    const Span times = times_of(queue.front());
+    queue.pop_front();
+    r.start_ns = times.first;
+    r.end_ns = times.second;
+  }
+  // The loads classified again and the totals summed again on the measured times, by the
+  // same rule and the same sum as the replay (trace/totals.hpp).
+  classify_loads(trace);
+  sum_trace(trace, summary);
+}
+
+Result<HostTiles> pinned_tiles(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {
+  HostTiles tiles = make_tiles(workload, plan, seed);
+  for (auto& values : tiles.data) {
+    TILELENS_CUDA_TRY(cudaHostRegister(values.data(), values.size() * sizeof(float), cudaHostRegisterDefault));
+  }
+  return tiles;
+}
+Status unpin(HostTiles& tiles) {
+  Status first = Status::success();
+  for (auto& values : tiles.data) {
+    if (const Status s = TILELENS_CUDA(cudaHostUnregister(values.data())); !s && first) first = s;
+  }
+  return first;
+}
+
+}  // namespace
+
+Status gpu_available() {
+  auto device = probe_device();
+  if (!device) return device.error();
+  return Status::success();
+}
+
+Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
+                                      const ExecuteOptions& options) {
+  if (auto status = gpu_available(); !status) return status.error();
+  if (options.platform.cpus > 0 || options.platform.workers_per_memory != 1) {
+    return make_error("the executor runs one worker per GPU (no CPU workers, no shared memories)");
+  }
+  auto plan = plan_kernels(workload);
+  if (!plan) return plan.error();
+  const std::int64_t setup_begin = steady_ns();
+  auto tiles = pinned_tiles(workload, *plan, options.seed);
+  if (!tiles) return tiles.error();
+  struct Unpin {
+    HostTiles& tiles;
+    ~Unpin() { (void)unpin(tiles); }  // after the run: its result stands
+  } unpin_at_exit{*tiles};
+  // The factorizations overwrite their tiles: keep the input for the check.
+  std::optional<HostTiles> input;
+  if (plan->checkable && plan->outputs == 0 && options.verify_samples > 0) {
+    input.emplace();
+    input->data = tiles->data;
+  }
+
+  ExecuteResult result;
+  std::unique_ptr<CuptiRecorder> recorder;
+  CudaDevice device(workload, *plan, *tiles, options);
+  if (auto status = device.setup(); !status) return status.error();
+  if (options.cupti) {
+    auto started = CuptiRecorder::start();
+    if (!started) return started.error();
+    recorder = std::move(*started);
+  }
+  result.measurement.setup_ns = steady_ns() - setup_begin;
+
+  ReplayOptions replay_options;
+  replay_options.platform = options.platform;
+  replay_options.buffer_depth = options.buffer_depth;
+  replay_options.device = &device;
+  TraceRecorder trace;
+  if (recorder) recorder->set_origin();
+  device.begin_clock();
+  const std::int64_t run_begin = steady_ns();
+  auto summary = replay(workload, scheduler, eviction, replay_options, &trace);
+  result.measurement.wall_ns = steady_ns() - run_begin;  // the engine returns once every write-back ended
+  const Status finished = device.finish();
+  std::optional<CuptiRecorder::Capture> capture;
+  if (recorder) {
+    auto captured = recorder->finish();
+    if (!captured) return captured.error();
+    capture = std::move(*captured);
+  }
+  if (!device.error().empty()) return make_error(device.error());
+  if (!summary) return summary.error();
+  if (!finished) return finished.error();
+
+  result.summary = *summary;
+  result.trace = std::move(trace.trace);
+  device.measure(result.trace, result.summary, capture ? &capture->records : nullptr);
+  if (!device.measure_error().empty()) return make_error(device.measure_error());
+  device.teardown();
+  if (!device.error().empty()) return make_error(device.error());
+
+  Measurement& m = result.measurement;
+  if (auto info = probe_device()) m.device = info->name;
+  m.tf32 = options.tf32;
+  m.seed = options.seed;
+  m.arena_bytes = options.platform.memory_bytes;
+  m.output_pool_bytes = device.output_pool_bytes();
+  if (capture) {
+    m.cupti = true;
+    m.cupti_records = capture->records.size();
+    m.cupti_dropped = capture->dropped;
+    result.cupti_records = std::move(capture->records);
+  }
+  if (options.verify_samples == 0) {
+    m.verification = "not checked: --verify 0";
+  } else if (!plan->checkable) {
+    m.verification = "not checked: " + plan->what + " has no result to check";
+  } else {
+    const Verdict verdict = verify(workload, *plan, input ? *input : *tiles, *tiles, options.verify_samples, options.seed,
+                                   options.tf32 ? 2e-2 : 1e-3, options.verify_rows);
+    m.worst_error = verdict.worst;
+    m.tiles_checked = verdict.checked;
+    if (!verdict.ok) return make_error("the result is wrong: " + verdict.detail);
+    m.verification = "passed";
+  }
+  return result;
+}
+
+Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std::size_t copies, int device_index) {
+  if (auto status = gpu_available(); !status) return status.error();
+  auto plan = plan_kernels(workload);
+  if (!plan) return plan.error();
+  BareFigures figures;
+  TILELENS_CUDA_TRY(cudaSetDevice(device_index));
+  cudaStream_t stream = nullptr;
+  TILELENS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  auto tiles = pinned_tiles(workload, *plan, 1);
+  if (!tiles) return tiles.error();
+  // Freed whatever happens; a failure here comes after the figures, which stand.
+  struct Cleanup {
+    HostTiles& tiles;
+    cudaStream_t stream;
+    std::vector<void*> buffers;
+    std::vector<cudaEvent_t> events;
+    ~Cleanup() {
+      (void)TILELENS_CUDA(cudaStreamSynchronize(stream));
+      for (void* b : buffers) (void)TILELENS_CUDA(cudaFree(b));
+      for (cudaEvent_t e : events) (void)TILELENS_CUDA(cudaEventDestroy(e));
+      (void)TILELENS_CUDA(cudaStreamDestroy(stream));
+      (void)unpin(tiles);
+    }
+  } cleanup{*tiles, stream, {}, {}};
+  std::vector<float*> address(workload.data_count(), nullptr);
+  for (DataId d = 0; d < workload.data_count(); ++d) {
+    void* p = nullptr;
+    TILELENS_CUDA_TRY(cudaMalloc(&p, workload.data()[d].bytes));
+    cleanup.buffers.push_back(p);
+    address[d] = static_cast<float*>(p);
+    TILELENS_CUDA_TRY(cudaMemcpy(p, tiles->data[d].data(), workload.data()[d].bytes, cudaMemcpyHostToDevice));
+  }
+  float* outputs = nullptr;
+  if (plan->outputs > 0) {
+    void* p = nullptr;
+    const std::size_t bytes = static_cast<std::size_t>(plan->outputs) * static_cast<std::size_t>(plan->output_n * plan->output_n) * 4;
+    TILELENS_CUDA_TRY(cudaMalloc(&p, bytes));
+    cleanup.buffers.push_back(p);
+    outputs = static_cast<float*>(p);
+  }
+  auto kernels = DeviceKernels::create(stream, plan->b, tf32);
+  if (!kernels) return kernels.error();
+  cudaEvent_t begin = nullptr, end = nullptr;
+  TILELENS_CUDA_TRY(cudaEventCreate(&begin));
+  cleanup.events.push_back(begin);
+  TILELENS_CUDA_TRY(cudaEventCreate(&end));
+  cleanup.events.push_back(end);
+  const auto run_all = [&]() -> Status {
+    for (TaskId t : workload.submission_order()) {
+      const TaskKernel& k = plan->tasks[t];
+      float* out = k.output == kNoId ? nullptr : outputs + static_cast<std::size_t>(k.output) * static_cast<std::size_t>(plan->output_n * plan->output_n);
+      if (auto s = kernels->launch(k, address, out); !s) return s;
+    }
+    return Status::success();
+  };
+  if (auto s = run_all(); !s) return s.error();  // warm-up (module load, handles)
+  TILELENS_CUDA_TRY(cudaStreamSynchronize(stream));
+  TILELENS_CUDA_TRY(cudaEventRecord(begin, stream));
+  if (auto s = run_all(); !s) return s.error();
+  TILELENS_CUDA_TRY(cudaEventRecord(end, stream));
+  TILELENS_CUDA_TRY(cudaEventSynchronize(end));
+  float ms = 0;
+  TILELENS_CUDA_TRY(cudaEventElapsedTime(&ms, begin, end));
+  figures.gflops = workload.total_flops() / (static_cast<double>(ms) * 1e6);
+  (void)kernels->check_factorizations();  // a factorization run twice on its own output: the status means nothing here
+
+  // Copies of the largest data, pinned, one after another on one stream.
+  DataId largest = 0;
+  for (DataId d = 0; d < workload.data_count(); ++d) {
+    if (workload.data()[d].bytes > workload.data()[largest].bytes) largest = d;
+  }
+  const std::size_t bytes = workload.data()[largest].bytes;
+  const auto time_copies = [&](bool to_device) -> Result<double> {
+    TILELENS_CUDA_TRY(cudaEventRecord(begin, stream));
+    for (std::size_t i = 0; i < copies; ++i) {
+      if (to_device) TILELENS_CUDA_TRY(cudaMemcpyAsync(address[largest], tiles->data[largest].data(), bytes, cudaMemcpyHostToDevice, stream));
+      else TILELENS_CUDA_TRY(cudaMemcpyAsync(tiles->data[largest].data(), address[largest], bytes, cudaMemcpyDeviceToHost, stream));
+    }
+    TILELENS_CUDA_TRY(cudaEventRecord(end, stream));
+    TILELENS_CUDA_TRY(cudaEventSynchronize(end));
+    float elapsed = 0;
+    TILELENS_CUDA_TRY(cudaEventElapsedTime(&elapsed, begin, end));
+    return static_cast<double>(bytes) * static_cast<double>(copies) / (static_cast<double>(elapsed) * 1e-3);
+  };
+  if (auto warm = time_copies(true); !warm) return warm.error();
+  auto h2d = time_copies(true);
+  if (!h2d) return h2d.error();
+  auto d2h = time_copies(false);
+  if (!d2h) return d2h.error();
+  figures.h2d_bytes_per_s = *h2d;
+  figures.d2h_bytes_per_s = *d2h;
+  return figures;
+}
+
+}  // namespace tilelens::instrument
