@@ -1,6 +1,8 @@
 // Max-min fair sharing of a network of links; see network.hpp.
 #include "replay/network.hpp"
 
+#include "replay/channel.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -72,7 +74,7 @@ std::int64_t FluidNetwork::next_completion() const {
     if (a.remaining <= kDoneBytes) return now_;
     if (a.rate <= 0) continue;
     const double ns = a.remaining / a.rate;
-    next = std::min(next, now_ + std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(ns - 1e-9))));
+    next = std::min(next, now_ + std::max<std::int64_t>(1, ceil_ns(ns - 1e-9)));
   }
   return next;
 }

@@ -2,7 +2,6 @@
 #include "replay/simulated_device.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace tilelens {
 
@@ -19,7 +18,7 @@ SimulatedDevice::SimulatedDevice(const Workload& workload, const Platform& platf
 std::int64_t SimulatedDevice::start_task(GpuId worker, TaskId task) {
   const Task& t = workload_.tasks()[task];
   const double rate = cpu_[worker] ? cpu_rate_[t.kind] : gpu_rate_[t.kind];
-  ends_[worker] = now_ + static_cast<std::int64_t>(std::ceil(t.flops / rate));
+  ends_[worker] = now_ + ceil_ns(t.flops / rate);
   ++running_;
   return ends_[worker];
 }
