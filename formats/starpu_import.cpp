@@ -440,9 +440,9 @@ Result<StarpuExecution> import_starpu(std::istream& tasks_in, const std::string&
   s.gpus.assign(result.workers.size(), GpuSummary{});
   for (std::size_t i = 0; i < executions.size(); ++i) {
     TaskRecord& r = executions[i];
-    r.global_order = i;
+    r.global_order = static_cast<std::uint32_t>(i);
     GpuSummary& gpu = s.gpus[r.gpu];
-    r.gpu_order = gpu.tasks++;
+    r.gpu_order = static_cast<std::uint32_t>(gpu.tasks++);
     gpu.busy_ns += r.end_ns - r.start_ns;
     s.makespan_ns = std::max(s.makespan_ns, r.end_ns);
     s.total_flops += result.workload.tasks()[r.task].flops;

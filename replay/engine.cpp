@@ -65,7 +65,7 @@ struct Worker {
   std::uint32_t node = 0;    // its memory node (GPU workers)
   std::int64_t start_ns = 0, end_ns = 0;
   std::int64_t free_since = 0;
-  std::uint64_t started = 0;
+  std::uint32_t started = 0;
   // The held tasks, from the first, whose data were all resident or loading when requests
   // were last issued, and the node's epoch then: while the epoch stands, they need nothing.
   std::size_t requested = 0;
@@ -277,7 +277,7 @@ class Engine final : public MemoryView, public BufferView {
   std::vector<std::uint32_t> completed_;
   std::vector<GpuId> finished_;
   std::size_t done_ = 0;
-  std::uint64_t started_ = 0;
+  std::uint32_t started_ = 0;
   std::uint64_t events_ = 0, stale_writebacks_ = 0, allocations_ = 0;
   std::int64_t scheduling_ticks_ = 0, eviction_ticks_ = 0, prepare_ns_ = 0, charged_ns_ = 0;  // the one-off calls
   DecisionClock pop_clock_, push_clock_, victim_clock_, future_clock_;
@@ -338,6 +338,7 @@ Result<ReplaySummary> Engine::run() {
   follows_future_ = policy_.follows_future();
   follows_replicas_ = scheduler_.follows_replicas();
 
+  if (observer_) observer_->on_start(w_);
   missing_preds_.resize(w_.task_count());
   for (TaskId t = 0; t < w_.task_count(); ++t) missing_preds_[t] = static_cast<std::uint32_t>(w_.predecessors(t).size());
   timed(scheduling_ticks_, [&] {
@@ -492,8 +493,13 @@ void Engine::try_start(GpuId g) {
   worker.end_ns = end == ExecutionDevice::kUnknownEnd ? ExecutionDevice::kNothingInFlight : end;
   // A real device's end is known later: the record then carries the start, and the executor
   // rewrites every time from what the device measured.
-  emit(TaskRecord{task, g, started_++, worker.started++, buffered_at_[task], worker.start_ns,
-                  end == ExecutionDevice::kUnknownEnd ? worker.start_ns : end});
+  emit(TaskRecord{.task = task,
+                  .gpu = g,
+                  .global_order = started_++,
+                  .gpu_order = worker.started++,
+                  .buffered_ns = buffered_at_[task],
+                  .start_ns = worker.start_ns,
+                  .end_ns = end == ExecutionDevice::kUnknownEnd ? worker.start_ns : end});
   scheduler_.on_task_started(g, task);
 }
 
@@ -634,7 +640,7 @@ void Engine::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause
   if (!reported) copy_leaves(n, d);
   device_->release(n, d);
   if (open_load_[slot(n, d)] != kNoId) emit_load(n, d, LoadKind::Unused, kNoId);
-  emit(EvictionRecord{d, nodes_[n].first, now_, cause, for_task, wrote_back});
+  emit(EvictionRecord{.data = d, .gpu = nodes_[n].first, .for_task = for_task, .cause = cause, .wrote_back = wrote_back, .time_ns = now_});
   if (!reported) tell_workers(n, [&](GpuId v) { scheduler_.on_data_evicted(v, d); });
 }
 
@@ -786,7 +792,14 @@ void Engine::emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task) {
   const OpenLoad load = open_loads_[open];
   open_load_[slot(n, d)] = kNoId;
   free_open_loads_.push_back(open);
-  const LoadRecord record{d, nodes_[n].first, load.source, w_.data()[d].bytes, load.issue_ns, load.end_ns, kind, task};
+  const LoadRecord record{.data = d,
+                          .gpu = nodes_[n].first,
+                          .task = task,
+                          .source = static_cast<std::int16_t>(load.source),
+                          .kind = kind,
+                          .bytes = w_.data()[d].bytes,
+                          .issue_ns = load.issue_ns,
+                          .end_ns = load.end_ns};
   totals_.add(record);
   if (observer_) observer_->on_load(record);
 }

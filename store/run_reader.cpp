@@ -212,22 +212,33 @@ Result<Trace> Store::load_trace(std::int64_t run_id) {
   };
   auto u32 = [](const Statement& s, std::string_view column) { return static_cast<std::uint32_t>(s.integer(column)); };
   Status status = for_trace_rows(c, "task_executions", "global_order", run_id, [&](const Statement& s) {
-    trace.tasks.push_back({u32(s, "task_executions.task_id"), u32(s, "task_executions.gpu"),
-                           static_cast<std::uint64_t>(s.integer("task_executions.global_order")),
-                           static_cast<std::uint64_t>(s.integer("task_executions.gpu_order")), s.integer("task_executions.buffered_ns"),
-                           s.integer("task_executions.start_ns"), s.integer("task_executions.end_ns")});
+    trace.tasks.push_back({.task = u32(s, "task_executions.task_id"),
+                           .gpu = u32(s, "task_executions.gpu"),
+                           .global_order = u32(s, "task_executions.global_order"),
+                           .gpu_order = u32(s, "task_executions.gpu_order"),
+                           .buffered_ns = s.integer("task_executions.buffered_ns"),
+                           .start_ns = s.integer("task_executions.start_ns"),
+                           .end_ns = s.integer("task_executions.end_ns")});
   });
   if (!status) return status.error();
   status = for_trace_rows(c, "loads", "seq", run_id, [&](const Statement& s) {
-    trace.loads.push_back({u32(s, "loads.data_id"), u32(s, "loads.gpu"), static_cast<std::int32_t>(s.integer("loads.source")),
-                           static_cast<std::uint64_t>(s.integer("loads.bytes")), s.integer("loads.issue_ns"), s.integer("loads.end_ns"),
-                           static_cast<LoadKind>(s.integer("loads.kind")), id_or_none(s, "loads.task_id")});
+    trace.loads.push_back({.data = u32(s, "loads.data_id"),
+                           .gpu = u32(s, "loads.gpu"),
+                           .task = id_or_none(s, "loads.task_id"),
+                           .source = static_cast<std::int16_t>(s.integer("loads.source")),
+                           .kind = static_cast<LoadKind>(s.integer("loads.kind")),
+                           .bytes = static_cast<std::uint64_t>(s.integer("loads.bytes")),
+                           .issue_ns = s.integer("loads.issue_ns"),
+                           .end_ns = s.integer("loads.end_ns")});
   });
   if (!status) return status.error();
   status = for_trace_rows(c, "evictions", "seq", run_id, [&](const Statement& s) {
-    trace.evictions.push_back({u32(s, "evictions.data_id"), u32(s, "evictions.gpu"), s.integer("evictions.time_ns"),
-                               static_cast<EvictionCause>(s.integer("evictions.cause")), id_or_none(s, "evictions.for_task"),
-                               s.integer("evictions.wrote_back") != 0});
+    trace.evictions.push_back({.data = u32(s, "evictions.data_id"),
+                               .gpu = u32(s, "evictions.gpu"),
+                               .for_task = id_or_none(s, "evictions.for_task"),
+                               .cause = static_cast<EvictionCause>(s.integer("evictions.cause")),
+                               .wrote_back = s.integer("evictions.wrote_back") != 0,
+                               .time_ns = s.integer("evictions.time_ns")});
   });
   if (!status) return status.error();
   status = for_trace_rows(c, "writebacks", "seq", run_id, [&](const Statement& s) {

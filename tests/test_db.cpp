@@ -147,7 +147,7 @@ TEST_CASE("a process killed while writing a run leaves earlier runs intact and t
     if (!workload_id) ::_exit(4);
     auto writer = store->begin_run(info_for(*workload_id, "killed", platform));
     if (!writer) ::_exit(5);
-    for (std::uint64_t i = 0;; ++i) {
+    for (std::uint32_t i = 0;; ++i) {
       writer->on_task(TaskRecord{0, 0, i, i, 0, 0, 1});
       if (i == 50000) {
         const char byte = 1;
@@ -198,7 +198,7 @@ TEST_CASE("a reader opens the database while a writer appends and sees only comp
   REQUIRE(workload_id.ok());
   auto writer = writer_store->begin_run(info_for(*workload_id, "second", platform));
   REQUIRE(writer.ok());
-  for (std::uint64_t i = 0; i < 1000; ++i) writer->on_task(TaskRecord{0, 0, i, i, 0, 0, 1});
+  for (std::uint32_t i = 0; i < 1000; ++i) writer->on_task(TaskRecord{0, 0, i, i, 0, 0, 1});
 
   // Another connection, read-only, while the writer holds its transaction open.
   auto reader = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);

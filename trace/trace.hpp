@@ -19,11 +19,13 @@ inline constexpr std::int32_t kFromHost = -1;
 enum class LoadKind : std::uint8_t { Fetch, Prefetch, Unused };
 const char* to_string(LoadKind kind);
 
+// The records are laid out for size (a kept trace of a million tasks holds about four million
+// of them): the fields of the widest type come last, and ranks are 32-bit like task ids.
 struct TaskRecord {
   TaskId task;
   GpuId gpu;
-  std::uint64_t global_order;  // rank among all task starts
-  std::uint64_t gpu_order;     // rank among the task starts of its GPU
+  std::uint32_t global_order;  // rank among all task starts
+  std::uint32_t gpu_order;     // rank among the task starts of its GPU
   std::int64_t buffered_ns;    // entered the GPU's task buffer
   std::int64_t start_ns;
   std::int64_t end_ns;
@@ -32,12 +34,12 @@ struct TaskRecord {
 struct LoadRecord {
   DataId data;
   GpuId gpu;
-  std::int32_t source;  // kFromHost or the GPU it was copied from
+  TaskId task;          // the first task on that GPU that used it after it arrived; kNoId if unused
+  std::int16_t source;  // kFromHost or the GPU it was copied from (platforms hold at most 4096 GPUs)
+  LoadKind kind;
   std::uint64_t bytes;
   std::int64_t issue_ns;  // room reserved and transfer requested
   std::int64_t end_ns;    // data resident
-  LoadKind kind;
-  TaskId task;  // the first task on that GPU that used it after it arrived; kNoId if unused
 };
 
 enum class EvictionCause : std::uint8_t { Capacity, Invalidated };
@@ -46,10 +48,10 @@ const char* to_string(EvictionCause cause);
 struct EvictionRecord {
   DataId data;
   GpuId gpu;
-  std::int64_t time_ns;  // memory freed
-  EvictionCause cause;
   TaskId for_task;  // whose load needed the room (capacity) or whose write invalidated it
-  bool wrote_back;  // the only valid copy was written back to the host first
+  EvictionCause cause;
+  bool wrote_back;       // the only valid copy was written back to the host first
+  std::int64_t time_ns;  // memory freed
 };
 
 enum class WritebackCause : std::uint8_t { Eviction, Request, Flush };
@@ -74,6 +76,7 @@ struct AllocationRecord {  // room for a write-only output, no transfer
 class ReplayObserver {
  public:
   virtual ~ReplayObserver() = default;
+  virtual void on_start(const Workload&) {}  // before the first record
   virtual void on_task(const TaskRecord&) {}
   virtual void on_load(const LoadRecord&) {}
   virtual void on_eviction(const EvictionRecord&) {}
@@ -91,6 +94,7 @@ struct Trace {
 
 class TraceRecorder final : public ReplayObserver {
  public:
+  void on_start(const Workload& workload) override;
   void on_task(const TaskRecord& r) override { trace.tasks.push_back(r); }
   void on_load(const LoadRecord& r) override { trace.loads.push_back(r); }
   void on_eviction(const EvictionRecord& r) override { trace.evictions.push_back(r); }
@@ -104,6 +108,9 @@ class ObserverList final : public ReplayObserver {
  public:
   void add(ReplayObserver* observer) { observers_.push_back(observer); }
   bool empty() const { return observers_.empty(); }
+  void on_start(const Workload& workload) override {
+    for (auto* o : observers_) o->on_start(workload);
+  }
   void on_task(const TaskRecord& r) override {
     for (auto* o : observers_) o->on_task(r);
   }
