@@ -537,7 +537,7 @@ void Engine::issue_requests(GpuId g) {
       const Copy copy = memory_.copy(n, d);
       if (copy == Copy::Resident || copy == Copy::Loading) continue;
       if (copy == Copy::Evicting) return;  // wait until it is gone, then load it again
-      if (!make_room(g, static_cast<double>(w_.data()[d].bytes), index)) return;
+      if (!make_room(g, memory_.bytes(d), index)) return;
       memory_.reserve(n, d);
       if (reads(access.mode)) {
         request_load(n, d);

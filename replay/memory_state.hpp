@@ -20,6 +20,7 @@ class MemoryState {
   void reset(std::uint32_t nodes, const Workload& workload);
 
   Copy copy(std::uint32_t node, DataId data) const { return copy_[slot(node, data)]; }
+  double bytes(DataId data) const { return bytes_[data]; }  // a dense copy of the workload's sizes
   bool stale(std::uint32_t node, DataId data) const { return stale_[slot(node, data)] != 0; }
   double used(std::uint32_t node) const { return used_[node]; }
   double pending_free(std::uint32_t node) const { return pending_free_[node]; }
