@@ -327,4 +327,15 @@ const RunExporter* find_run_exporter(std::string_view name) {
   return nullptr;
 }
 
+const RunExporter& run_exporter_for_path(std::string_view path, const RunExporter& chosen) {
+  if (path.ends_with(chosen.extension)) return chosen;
+  const RunExporter* only = nullptr;
+  for (const auto& exporter : run_exporters()) {
+    if (!path.ends_with(exporter.extension)) continue;
+    if (only) return chosen;  // two formats share that extension (CSV): the filter says which
+    only = &exporter;
+  }
+  return only ? *only : chosen;
+}
+
 }  // namespace tilelens

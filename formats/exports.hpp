@@ -50,6 +50,9 @@ struct RunExporter {
 };
 const std::vector<RunExporter>& run_exporters();
 const RunExporter* find_run_exporter(std::string_view name);
+// For a file dialog: the exporter `chosen` in its filter, unless `path` ends in another
+// format's extension that only one exporter writes (run-4.json: the Chrome trace).
+const RunExporter& run_exporter_for_path(std::string_view path, const RunExporter& chosen);
 
 // Bytes in use on each GPU after every change, in time order: (time_ns, gpu, bytes). Room is
 // taken when a load is issued or an output allocated, and given back at an eviction.

@@ -319,3 +319,16 @@ TEST_CASE("memory in use never exceeds M and ends at what stays resident", "[exp
     CHECK(last[g] == f.run.summary.gpus[g].resident_at_end * 960ull * 960 * 4);
   }
 }
+
+TEST_CASE("a file dialog's name picks the exporter its extension names, when only one writes it", "[exports]") {
+  const RunExporter& paje = *find_run_exporter("paje");
+  const RunExporter& order = *find_run_exporter("order");
+  const RunExporter& loads = *find_run_exporter("loads");
+  CHECK(run_exporter_for_path("run-4.paje", paje).name == "paje");
+  CHECK(run_exporter_for_path("run-4.json", paje).name == "chrome");      // one exporter writes .json
+  CHECK(run_exporter_for_path("run-4.txt", order).name == "trace");
+  CHECK(run_exporter_for_path("run-4.csv", loads).name == "loads");       // the filter's own extension
+  CHECK(run_exporter_for_path("run-4.csv", paje).name == "paje");         // two write .csv: the filter decides
+  CHECK(run_exporter_for_path("run-4", order).name == "order");           // no extension: the filter
+  CHECK(run_exporter_for_path("run-4.unknown", loads).name == "loads");
+}

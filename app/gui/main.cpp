@@ -12,6 +12,8 @@
 #include <QTimer>
 #include <iostream>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "core/replay_request.hpp"
 #include "app/gui/compare_page.hpp"
@@ -162,9 +164,29 @@ int bench(const QString& folder) {
   return 0;
 }
 
+// Without a display Qt's xcb plugin aborts, and a signal is no answer to --help. Commands that
+// draw nothing on screen run offscreen; the window itself needs a display, and says so.
+std::optional<int> without_display(int argc, char** argv) {
+  const auto set = [](const char* name) { return !qEnvironmentVariableIsEmpty(name); };
+  if (set("DISPLAY") || set("WAYLAND_DISPLAY") || set("QT_QPA_PLATFORM")) return std::nullopt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    for (const std::string_view offscreen : {"-h", "--help", "--help-all", "-v", "--version", "--export", "--bench"}) {
+      if (arg == offscreen || (arg.size() > offscreen.size() && arg.substr(0, offscreen.size() + 1) == std::string(offscreen) + "=")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return std::nullopt;
+      }
+    }
+  }
+  std::cerr << "tilelens-gui: no display (DISPLAY and WAYLAND_DISPLAY are unset): run it in a desktop session or under "
+               "xvfb-run, or draw a figure without a window with --export (see --help)\n";
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const auto status = without_display(argc, argv)) return *status;
   QApplication app(argc, argv);
   QApplication::setApplicationName("tilelens");
   QApplication::setOrganizationName("tilelens");

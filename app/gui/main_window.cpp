@@ -125,17 +125,22 @@ void MainWindow::build_menus() {
       QMessageBox::information(this, "tilelens", "Open one run first: its trace is what this exports.");
       return;
     }
+    const auto& exporters = run_exporters();
     QStringList filters;
-    for (const auto& exporter : run_exporters()) {
+    for (const auto& exporter : exporters) {
       filters << QString::fromStdString(exporter.format + ", " + exporter.name + ": " + exporter.summary + " (*" + exporter.extension + ")");
     }
-    QString chosen;
+    // Paje first offered (ViTE reads it), its filter selected to match the proposed name.
+    const RunExporter* preferred = find_run_exporter("paje");
+    if (!preferred) preferred = &exporters.front();
+    QString chosen = filters[preferred - exporters.data()];
     const QString stem = QString("run-%1").arg(page->run().run.info.id);
-    const QString path = QFileDialog::getSaveFileName(this, "Export the run", stem + ".paje", filters.join(";;"), &chosen);
+    const QString path = QFileDialog::getSaveFileName(this, "Export the run", stem + QString::fromStdString(preferred->extension),
+                                                      filters.join(";;"), &chosen);
     if (path.isEmpty()) return;
-    const auto index = filters.indexOf(chosen);
-    const std::string name = run_exporters()[static_cast<std::size_t>(std::max<qsizetype>(0, index))].name;
-    if (const QString error = export_run(path, name); !error.isEmpty()) QMessageBox::warning(this, "tilelens", error);
+    const auto index = static_cast<std::size_t>(std::max<qsizetype>(0, filters.indexOf(chosen)));
+    const RunExporter& exporter = run_exporter_for_path(path.toStdString(), exporters[index]);
+    if (const QString error = export_run(path, exporter.name); !error.isEmpty()) QMessageBox::warning(this, "tilelens", error);
   });
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);

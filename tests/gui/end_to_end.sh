@@ -21,4 +21,11 @@ if QT_QPA_PLATFORM=offscreen "$gui" --db "$out/example.db" --export tile-order -
   echo "exporting a run that does not exist should fail"; exit 1
 fi
 grep -q "run 99" "$out/err.txt" || { cat "$out/err.txt"; exit 1; }
+# Without a display: --help answers (no abort in Qt's xcb plugin), the window refuses clearly.
+env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$gui" --help >"$out/help.txt"
+grep -q -- "--export" "$out/help.txt"
+status=0
+env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$gui" --example-db "$out/example.db" 2>"$out/err.txt" || status=$?
+[ "$status" -eq 1 ] || { echo "with no display the window should exit 1, got $status"; exit 1; }
+grep -q "no display" "$out/err.txt" || { cat "$out/err.txt"; exit 1; }
 echo "screenshot $out/window.png ($size bytes), $out/fig8-10.svg"
