@@ -94,7 +94,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     err << "tilelens: bench gpu needs a CUDA GPU: " << available.error().message << "\n";
     return 3;
   }
-  char line[256];
+  char line[256];  // each flushed once written: the whole bench takes minutes, and a pipe would hold it back
   int failures = 0;
   const auto report_error = [&](const Error& e) {
     ++failures;
@@ -124,7 +124,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
                     "%-16s bare %8.0f GFlop/s   executor %8.0f GFlop/s   %5.1f%%   (without launch-ahead %8.0f, %5.1f%%)\n", spec.c_str(),
                     bare->gflops, run->summary.gflops, run->summary.gflops / bare->gflops * 100, waiting->summary.gflops,
                     waiting->summary.gflops / bare->gflops * 100);
-      out << line;
+      out << line << std::flush;
     }
   }
   if (wanted("bandwidth")) {
@@ -147,7 +147,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
                       spec.c_str(), bare->h2d_bytes_per_s / 1e9, bare->d2h_bytes_per_s / 1e9, achieved / 1e9,
                       achieved / bare->h2d_bytes_per_s * 100, overall / 1e9, overall / bare->h2d_bytes_per_s * 100,
                       busy / static_cast<double>(run->summary.makespan_ns) * 100);
-        out << line;
+        out << line << std::flush;
       }
     }
   }
@@ -173,14 +173,14 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
       std::snprintf(line, sizeof line, "%-16s off %s   on %s   overhead %+5.1f%%\n", spec.c_str(),
                     format_duration(static_cast<std::int64_t>(a)).c_str(), format_duration(static_cast<std::int64_t>(b)).c_str(),
                     a > 0 ? (b - a) / a * 100 : 0);
-      out << line;
+      out << line << std::flush;
     }
   }
   if (wanted("fidelity")) {
     out << "\n== fidelity: static order (eager), measured against replayed on the calibrated platform\n";
     std::snprintf(line, sizeof line, "%-16s %-7s %9s %6s %10s %10s %7s %12s %12s %7s\n", "workload", "policy", "M", "depth", "loads",
                   "replayed", "equal", "makespan", "replayed", "diff");
-    out << line;
+    out << line << std::flush;
     std::size_t equal = 0, within = 0, total = 0;
     for (const std::string& spec :
          quick ? std::vector<std::string>{"matmul2d:N=10"}
@@ -221,7 +221,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
                           static_cast<unsigned long long>(run->summary.loads), static_cast<unsigned long long>(replayed->loads),
                           replayed->loads == run->summary.loads ? "yes" : "NO", format_duration(run->summary.makespan_ns).c_str(),
                           format_duration(replayed->makespan_ns).c_str(), diff);
-            out << line;
+            out << line << std::flush;
           }
         }
       }
@@ -231,7 +231,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   if (wanted("fgcs")) {
     out << "\n== fgcs on the GPU: matmul2d across the memory line (M = 500 MiB, fp32, depth 4)\n";
     std::snprintf(line, sizeof line, "%-16s %10s %-14s %8s %12s %10s\n", "workload", "WS/M", "policy", "loads", "GB loaded", "GFlop/s");
-    out << line;
+    out << line << std::flush;
     for (int N : quick ? std::vector<int>{6, 12} : std::vector<int>{10, 20, 30, 40, 50}) {
       auto w = generate_workload("matmul2d:N=" + std::to_string(N));
       if (!w) return fail(err, w.error().message);
@@ -246,7 +246,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
         std::snprintf(line, sizeof line, "matmul2d:N=%-5d %10.2f %-14s %8llu %12.2f %10.0f\n", N,
                       static_cast<double>(w->working_set_bytes()) / memory, (scheduler + "/" + policy).c_str(),
                       static_cast<unsigned long long>(run->summary.loads), run->summary.bytes_loaded / 1e9, run->summary.gflops);
-        out << line;
+        out << line << std::flush;
       }
     }
   }
