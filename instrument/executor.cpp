@@ -49,8 +49,14 @@ Result<const CudaModule*> load() {
     if (!handle) {
       const char* why = dlerror();
       if (!by_path) {
-        tried += (tried.empty() ? "" : ", ") + candidate + " on the library path";
-        continue;
+        // Absent from the library path, or there but missing a CUDA library it needs: say which.
+        const std::string text = why ? why : "";
+        if (text.find(kCudaModuleFile) != std::string::npos && text.find("No such file") != std::string::npos) {
+          tried += (tried.empty() ? "" : ", ") + candidate + " on the library path";
+          continue;
+        }
+        return make_error("the CUDA module " + candidate + " on the library path cannot be loaded: " + text +
+                          " (the CUDA 13 runtime, cuBLAS, cuSOLVER and CUPTI must be installed)");
       }
       // The module is there but cannot load: usually a CUDA library it needs is missing.
       return make_error("the CUDA module " + candidate + " cannot be loaded: " + (why ? why : "unknown error") +
@@ -59,10 +65,12 @@ Result<const CudaModule*> load() {
     const auto entry = reinterpret_cast<TilelensCudaModuleEntry>(dlsym(handle, kCudaModuleEntry));
     const CudaModule* module = entry ? entry() : nullptr;
     if (!module) return make_error(candidate + " is not a tilelens CUDA module (no " + kCudaModuleEntry + ")");
-    if (module->version != kCudaModuleVersion || module->options_size != sizeof(ExecuteOptions) ||
-        module->result_size != sizeof(ExecuteResult)) {
-      return make_error("the CUDA module " + candidate + " comes from another build of tilelens (module version " +
-                        std::to_string(module->version) + ", this tilelens expects " + std::to_string(kCudaModuleVersion) +
+    if (module->version != kCudaModuleVersion || module->layout != kCudaModuleLayout) {
+      const std::string why = module->version != kCudaModuleVersion
+                                  ? "module version " + std::to_string(module->version) + ", this tilelens expects " +
+                                        std::to_string(kCudaModuleVersion)
+                                  : "its records and workloads are laid out differently";
+      return make_error("the CUDA module " + candidate + " comes from another build of tilelens (" + why +
                         "): rebuild it, or point TILELENS_CUDA_MODULE at the right one");
     }
     return module;

@@ -33,11 +33,11 @@ std::int64_t steady_ns() {
 }
 
 // Peer access from the current device to `peer`; already enabled is not an error here.
-cudaError_t enable_peer_access(int peer) {
-  const cudaError_t error = cudaDeviceEnablePeerAccess(peer, 0);
-  if (error != cudaErrorPeerAccessAlreadyEnabled) return error;
-  (void)cudaGetLastError();  // clears the sticky error that call left
-  return cudaSuccess;
+// Peer access only makes GPU-to-GPU copies direct: cudaMemcpyPeerAsync copies without it,
+// through the host. So a refusal (already enabled, or more peers than the device allows)
+// costs speed, not the run: the error that call left is cleared and the run goes on.
+void try_enable_peer_access(int peer) {
+  if (cudaDeviceEnablePeerAccess(peer, 0) != cudaSuccess) (void)cudaGetLastError();
 }
 
 enum class OpType : std::uint8_t { Kernel, Load, Writeback };
@@ -418,9 +418,9 @@ Status CudaDevice::setup() {
       int can = 0;
       TILELENS_CUDA_TRY(cudaDeviceCanAccessPeer(&can, gpu.device, gpus_[h].device));
       if (!can) continue;
-      TILELENS_CUDA_TRY(enable_peer_access(gpus_[h].device));
+      try_enable_peer_access(gpus_[h].device);
       TILELENS_CUDA_TRY(cudaSetDevice(gpus_[h].device));
-      TILELENS_CUDA_TRY(enable_peer_access(gpu.device));
+      try_enable_peer_access(gpu.device);
       TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
     }
   }
@@ -438,7 +438,10 @@ Status CudaDevice::warm_up(Gpu& gpu) {
   for (const Data& d : w_.data()) largest = std::max<std::size_t>(largest, d.bytes);
   char* scratch = nullptr;
   TILELENS_CUDA_TRY(cudaMalloc(&scratch, 4 * largest));
-  TILELENS_CUDA_TRY(cudaMemset(scratch, 0, 4 * largest));
+  if (const Status zeroed = TILELENS_CUDA(cudaMemset(scratch, 0, 4 * largest)); !zeroed) {
+    (void)TILELENS_CUDA(cudaFree(scratch));
+    return zeroed;
+  }
   std::vector<float*> address = {reinterpret_cast<float*>(scratch), reinterpret_cast<float*>(scratch + largest),
                                  reinterpret_cast<float*>(scratch + 2 * largest)};
   std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>, TaskKernel> kinds;
@@ -606,8 +609,13 @@ void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector
 
 Result<HostTiles> pinned_tiles(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {
   HostTiles tiles = make_tiles(workload, plan, seed);
-  for (auto& values : tiles.data) {
-    TILELENS_CUDA_TRY(cudaHostRegister(values.data(), values.size() * sizeof(float), cudaHostRegisterDefault));
+  for (std::size_t i = 0; i < tiles.data.size(); ++i) {
+    auto& values = tiles.data[i];
+    if (const Status pinned = TILELENS_CUDA(cudaHostRegister(values.data(), values.size() * sizeof(float), cudaHostRegisterDefault));
+        !pinned) {
+      for (std::size_t j = 0; j < i; ++j) (void)TILELENS_CUDA(cudaHostUnregister(tiles.data[j].data()));  // freed unpinned
+      return pinned.error();
+    }
   }
   return tiles;
 }
@@ -721,10 +729,13 @@ Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std
   if (!plan) return plan.error();
   BareFigures figures;
   TILELENS_CUDA_TRY(cudaSetDevice(device_index));
-  cudaStream_t stream = nullptr;
-  TILELENS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   auto tiles = pinned_tiles(workload, *plan, 1);
   if (!tiles) return tiles.error();
+  cudaStream_t stream = nullptr;
+  if (const Status created = TILELENS_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); !created) {
+    (void)unpin(*tiles);
+    return created.error();
+  }
   // Freed whatever happens; a failure here comes after the figures, which stand.
   struct Cleanup {
     HostTiles& tiles;

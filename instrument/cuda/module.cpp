@@ -4,7 +4,6 @@
 
 extern "C" __attribute__((visibility("default"))) const tilelens::instrument::CudaModule* tilelens_cuda_module() {
   using namespace tilelens::instrument;
-  static const CudaModule module{kCudaModuleVersion, sizeof(ExecuteOptions), sizeof(ExecuteResult), gpu_available, execute_on_gpus,
-                                 measure_bare_on_gpu};
+  static const CudaModule module{kCudaModuleVersion, kCudaModuleLayout, gpu_available, execute_on_gpus, measure_bare_on_gpu};
   return &module;
 }
