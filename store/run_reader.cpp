@@ -1,5 +1,7 @@
 // Reading runs back: their rows (with their workload's and platform's), metrics, measurements
 // and traces. Every query selects the schema's columns (tables.cpp) and reads them by name.
+#include <limits>
+
 #include "store/store_internal.hpp"
 
 namespace tilelens::db {
@@ -221,17 +223,24 @@ Result<Trace> Store::load_trace(std::int64_t run_id) {
                            .end_ns = s.integer("task_executions.end_ns")});
   });
   if (!status) return status.error();
+  std::string bad_source;  // the first load whose source is no GPU (a corrupt file): refused, not wrapped
   status = for_trace_rows(c, "loads", "seq", run_id, [&](const Statement& s) {
+    const std::int64_t source = s.integer("loads.source");
+    if ((source < kFromHost || source > std::numeric_limits<std::int16_t>::max()) && bad_source.empty()) {
+      bad_source = "run " + std::to_string(run_id) + ": table loads, row " + std::to_string(s.integer("loads.seq")) +
+                   ": source " + std::to_string(source) + " is neither the host (-1) nor a GPU";
+    }
     trace.loads.push_back({.data = u32(s, "loads.data_id"),
                            .gpu = u32(s, "loads.gpu"),
                            .task = id_or_none(s, "loads.task_id"),
-                           .source = static_cast<std::int16_t>(s.integer("loads.source")),
+                           .source = static_cast<std::int16_t>(source),
                            .kind = static_cast<LoadKind>(s.integer("loads.kind")),
                            .bytes = static_cast<std::uint64_t>(s.integer("loads.bytes")),
                            .issue_ns = s.integer("loads.issue_ns"),
                            .end_ns = s.integer("loads.end_ns")});
   });
   if (!status) return status.error();
+  if (!bad_source.empty()) return make_error(bad_source);
   status = for_trace_rows(c, "evictions", "seq", run_id, [&](const Statement& s) {
     trace.evictions.push_back({.data = u32(s, "evictions.data_id"),
                                .gpu = u32(s, "evictions.gpu"),

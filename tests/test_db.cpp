@@ -402,6 +402,27 @@ std::string table_shapes(db::Connection& connection) {
 
 }  // namespace
 
+TEST_CASE("a load whose stored source is no GPU is refused with its row, not wrapped to the host", "[db]") {
+  TempFile file("bad-source.db");
+  std::int64_t id = 0;
+  {
+    auto store = db::Store::open(file.path);
+    REQUIRE(store.ok());
+    const Workload w = generated("matmul2d:N=12");
+    id = replay_into(*store, w, "bad-source", small_platform(4.0 * 4 * 960 * 960 * 4)).first;
+  }
+  {
+    auto connection = db::Connection::open(file.path, db::Connection::Access::ReadWrite);
+    REQUIRE(connection.ok());
+    REQUIRE(connection->exec("UPDATE loads SET source = 65535 WHERE seq = 3").ok());
+  }
+  auto store = db::Store::open(file.path);
+  REQUIRE(store.ok());
+  auto trace = store->load_trace(id);
+  REQUIRE_FALSE(trace.ok());
+  CHECK_THAT(trace.error().message, Catch::Contains("loads, row 3") && Catch::Contains("65535"));
+}
+
 TEST_CASE("a file of every older schema version upgrades to the tables of a new file", "[db]") {
   TempFile fresh("schema-fresh.db");
   REQUIRE(db::Store::open(fresh.path).ok());
