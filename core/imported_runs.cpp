@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/runs.hpp"
+#include "formats/workload_io.hpp"
 #include "presets/platforms.hpp"
 
 namespace tilelens::core {
@@ -21,6 +22,11 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   if (request.memory) {
     result.platform.memory_bytes = request.memory->items ? static_cast<double>(request.memory->items) * static_cast<double>(w.largest_data_bytes())
                                                          : request.memory->bytes;
+  }
+  // The file first: a run stored has no key to recognize it by, so a failure after storing
+  // would have the user import (and store) it twice.
+  if (!request.workload_out.empty()) {
+    if (auto saved = save_workload(w, request.workload_out); !saved) return saved.error();
   }
   if (request.database.empty()) return result;
   auto store = db::Store::open(request.database);

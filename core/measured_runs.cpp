@@ -47,6 +47,11 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
     options.platform = std::move(*platform);
   }
   if (options.buffer_depth < 1) return make_error("--buffer must be a whole number of tasks, at least 1");
+  // The platform options are replay's too; these two describe workers the executor has not.
+  if (options.platform.cpus > 0) return make_error("--cpus: the executor runs GPU workers only (CPU workers are replay's)");
+  if (options.platform.workers_per_memory != 1) {
+    return make_error("--workers-per-memory: the executor runs one worker per GPU (shared memories are replay's)");
+  }
   if (scheduler == "list" || eviction == "list") return make_error("tilelens schedulers and tilelens evictions list the policies");
   auto made_scheduler = make_scheduler(scheduler);
   if (!made_scheduler) return make_error("--scheduler: " + made_scheduler.error().message);

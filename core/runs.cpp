@@ -69,6 +69,7 @@ Result<LoadedRun> replay_again(const StoredRun& run, const Workload& workload, c
   ReplayOptions options;
   options.platform = platform;
   options.buffer_depth = info.buffer_depth;
+  options.charge_scheduling = charged_scheduling(info);  // a "+time" run is replayed with its charge
   TraceRecorder recorder;
   auto summary = replay(workload, *scheduler->scheduler, *eviction->policy, options, &recorder);
   if (!summary) return summary.error();

@@ -41,10 +41,18 @@ Result<std::vector<std::string>> expand_value(const std::string& text, char sepa
     auto first = parse_integer(item.substr(0, dots));
     auto last = parse_integer(item.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2));
     auto step = colon == std::string::npos ? Result<std::int64_t>(std::int64_t{1}) : parse_integer(item.substr(colon + 1));
-    if (!first || !last || !step || *step < 1 || *last < *first || (*last - *first) / *step > 100000) {
+    if (!first || !last || !step || *step < 1 || *last < *first) {
       return make_error("'" + item + "' is not a range: write FIRST..LAST or FIRST..LAST:STEP with whole numbers, FIRST <= LAST, STEP >= 1");
     }
-    for (std::int64_t v = *first; v <= *last; v += *step) values.push_back(std::to_string(v));
+    // The span in unsigned arithmetic and the values by count: near int64's ends neither
+    // LAST - FIRST nor V + STEP may be computed in int64 without overflowing.
+    const std::uint64_t span = static_cast<std::uint64_t>(*last) - static_cast<std::uint64_t>(*first);
+    const std::uint64_t count = span / static_cast<std::uint64_t>(*step);
+    if (count > 100000) return make_error("'" + item + "' holds more than 100,001 values");
+    for (std::uint64_t i = 0; i <= count; ++i) {
+      const std::uint64_t value = static_cast<std::uint64_t>(*first) + i * static_cast<std::uint64_t>(*step);
+      values.push_back(std::to_string(static_cast<std::int64_t>(value)));
+    }
   }
   return values;
 }
@@ -165,8 +173,11 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
   else if (name == "gpus") grid.gpus = value;
   else if (name == "buffer") grid.buffers = value;
   else if (name == "seeds") grid.seeds = value;
-  else if (name == "charge-scheduling") grid.charge_scheduling = true;
-  else if (name == "metrics-only") grid.metrics_only = true;
+  else if (name == "charge-scheduling" || name == "metrics-only") {
+    // A flag: "1" (as the command line and the presets give it) or "0".
+    if (value != "0" && value != "1") return make_error("--" + std::string(name) + " is a flag: 1 or 0 (got '" + value + "')");
+    (name == "charge-scheduling" ? grid.charge_scheduling : grid.metrics_only) = value == "1";
+  }
   else if (find_platform_option(name)) grid.platform_options[std::string(name)] = value;
   else return make_error("a sweep has no option '" + std::string(name) + "'");
   return Status::success();
@@ -409,6 +420,28 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
     }
   };
   std::vector<std::thread> pool;
+  // However this function leaves (a store error, or an exception from on_progress or from
+  // starting a thread), the workers are told to stop and joined: a joinable std::thread
+  // destroyed would terminate the process.
+  struct JoinAll {
+    std::mutex& mutex;
+    bool& stopping;
+    std::atomic<std::size_t>& next_job;
+    std::size_t jobs;
+    std::condition_variable& room;
+    std::vector<std::thread>& pool;
+    ~JoinAll() {
+      {
+        std::lock_guard lock(mutex);
+        stopping = true;
+        next_job = jobs;
+        room.notify_all();
+      }
+      for (auto& thread : pool) {
+        if (thread.joinable()) thread.join();
+      }
+    }
+  } join_all{mutex, stopping, next_job, jobs.size(), room, pool};
   for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
 
   const auto started = std::chrono::steady_clock::now();
@@ -496,13 +529,6 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
       options.on_progress(progress);
     }
   }
-  {
-    std::lock_guard lock(mutex);
-    stopping = true;
-    next_job = jobs.size();
-    room.notify_all();
-  }
-  for (auto& thread : pool) thread.join();
   if (!fatal.empty()) return make_error("sweep stopped, the runs stored so far are kept: " + fatal);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;

@@ -111,6 +111,15 @@ TEST_CASE("bad arguments get a message that names them and the valid choices", "
   const auto missing = cli({"replay", "--workload", "no/such/file.workload"});
   CHECK_THAT(missing.err, Catch::Contains("does not exist"));
   CHECK(cli({"frobnicate"}).code == 2);
+  // execute shares replay's platform options, but has no CPU workers and no shared memories:
+  // a usage error (2) before any GPU is looked for, with or without one.
+  const auto cpus = cli({"execute", "--workload", "matmul2d:N=4", "--cpus", "2"});
+  CHECK(cpus.code == 2);
+  CHECK_THAT(cpus.err, Catch::Contains("--cpus"));
+  const auto shared = cli({"execute", "--workload", "matmul2d:N=4", "--workers-per-memory", "2"});
+  CHECK(shared.code == 2);
+  CHECK_THAT(shared.err, Catch::Contains("--workers-per-memory"));
+  CHECK(cli({"execute", "--workload", "matmul2d:N=4", "--device", "4294967296"}).code == 2);
 }
 
 TEST_CASE("listing schedulers and evictions comes from the registries", "[cli]") {

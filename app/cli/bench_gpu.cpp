@@ -9,6 +9,8 @@
 //              the makespan replayed on the run's calibrated platform (target within 10%);
 //   fgcs       HFP, DMDAR and EAGER on matmul2d across the memory line: loads and GFlop/s.
 #include <algorithm>
+#include <array>
+#include <string_view>
 #include <cstdio>
 #include <ostream>
 
@@ -77,7 +79,7 @@ double median(std::vector<double> values) {
 }  // namespace
 
 const CommandSpec kBenchGpu{
-    "tilelens bench gpu [--quick]",
+    "tilelens bench gpu [--quick] [--section NAME]",
     "Measure the CUDA executor on the first GPU: GFlop/s against a bare loop of the same cuBLAS calls,\n"
     "host-to-device bandwidth against bare pinned copies, CUPTI's overhead, the fidelity of the\n"
     "calibrated replay (loads and makespan), and HFP/DMDAR/EAGER on matmul2d across the memory line.\n"
@@ -90,6 +92,10 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   const bool quick = args.has("quick");
   const std::string only = args.get("section");
   const auto wanted = [&](const char* section) { return only.empty() || only == section; };
+  constexpr std::array<std::string_view, 5> kSections = {"compute", "bandwidth", "cupti", "fidelity", "fgcs"};
+  if (!only.empty() && std::find(kSections.begin(), kSections.end(), only) == kSections.end()) {
+    return fail(err, "--section: unknown section '" + only + "' (valid: compute, bandwidth, cupti, fidelity, fgcs)");
+  }
   if (auto available = instrument::cuda_available(); !available) {
     err << "tilelens: bench gpu needs a CUDA GPU: " << available.error().message << "\n";
     return 3;

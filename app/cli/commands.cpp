@@ -169,8 +169,6 @@ std::string list_platforms() {
   return out;
 }
 
-const OptionSpec kDbOption{"db", "FILE", "the database", ""};
-
 Result<db::Store> open_store(const ParsedArgs& args, db::Store::OpenMode mode) {
   if (!args.has("db")) return make_error("--db FILE is required");
   return db::Store::open(args.get("db"), mode);

@@ -33,7 +33,9 @@ Status read_platform_options(const ParsedArgs& args, core::PlatformChoice& choic
 Result<std::uint32_t> parse_buffer_depth(const std::string& text);
 
 // The --db option of the commands that read a database, opening it, and run ids as given.
-extern const OptionSpec kDbOption;
+// Inline, so that it is initialized before the specs of any file that copies it (an extern
+// defined in commands.cpp would depend on the order of static initialization across files).
+inline const OptionSpec kDbOption{"db", "FILE", "the database", ""};
 Result<db::Store> open_store(const ParsedArgs& args, db::Store::OpenMode mode);
 Result<std::int64_t> parse_run_id(const std::string& text, const std::string& what);
 

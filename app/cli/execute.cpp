@@ -107,7 +107,7 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!seed || *seed < 0) return fail(err, "--seed must be a whole number");
   if (!tiles) return fail(err, tiles.error().message);
   if (!rows) return fail(err, rows.error().message);
-  if (!device || *device < 0) return fail(err, "--device must be a CUDA device index");
+  if (!device || *device < 0 || *device > 4095) return fail(err, "--device must be a CUDA device index, 0 to 4095");
   request.seed = static_cast<std::uint64_t>(*seed);
   request.verify_tiles = *tiles;
   request.verify_rows = *rows;

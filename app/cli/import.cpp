@@ -3,7 +3,6 @@
 
 #include "app/cli/commands.hpp"
 #include "core/imported_runs.hpp"
-#include "formats/workload_io.hpp"
 
 namespace tilelens::cli {
 
@@ -35,6 +34,7 @@ int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& e
     request.memory = *memory;
   }
   request.database = args.get("db");
+  request.workload_out = args.get("workload-out");
   auto imported = core::import_starpu_run(request);
   if (!imported) return fail(err, imported.error().message);
   const StarpuExecution& execution = imported->execution;
@@ -47,10 +47,7 @@ int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& e
       << " GFlop/s)";
   if (execution.unexecuted_tasks) out << "; " << execution.unexecuted_tasks << " tasks without an execution";
   out << "\n";
-  if (args.has("workload-out")) {
-    if (auto status = save_workload(w, args.get("workload-out")); !status) return fail(err, status.error().message);
-    out << "workload     written to " << args.get("workload-out") << "\n";
-  }
+  if (!request.workload_out.empty()) out << "workload     written to " << request.workload_out << "\n";
   if (imported->run_id) {
     out << "stored       workload " << imported->workload_id << " and run " << imported->run_id << " in " << imported->database << "\n";
   }

@@ -166,11 +166,16 @@ int bench(const QString& folder) {
 
 // Without a display Qt's xcb plugin aborts, and a signal is no answer to --help. Commands that
 // draw nothing on screen run offscreen; the window itself needs a display, and says so.
+// (X11 and Wayland only: elsewhere a display needs no variable.)
 std::optional<int> without_display(int argc, char** argv) {
+#ifndef Q_OS_LINUX
+  return std::nullopt;
+#endif
   const auto set = [](const char* name) { return !qEnvironmentVariableIsEmpty(name); };
   if (set("DISPLAY") || set("WAYLAND_DISPLAY") || set("QT_QPA_PLATFORM")) return std::nullopt;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "-platform" || arg == "--platform") return std::nullopt;  // Qt's own choice of platform plugin
     for (const std::string_view offscreen : {"-h", "--help", "--help-all", "-v", "--version", "--export", "--bench"}) {
       if (arg == offscreen || (arg.size() > offscreen.size() && arg.substr(0, offscreen.size() + 1) == std::string(offscreen) + "=")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -1,0 +1,93 @@
+// The core API both front ends call: sweep grids (ranges, flags), the sweep runner's progress
+// and cancel, and replaying a stored run again.
+#include <catch2/catch.hpp>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "core/platform_choice.hpp"
+#include "core/replay_request.hpp"
+#include "core/runs.hpp"
+#include "core/sweep.hpp"
+#include "helpers.hpp"
+#include "store/store.hpp"
+
+using namespace tilelens;
+using namespace tilelens::test;
+
+TEST_CASE("a sweep's ranges expand by count, also at the ends of int64", "[core][sweep]") {
+  core::SweepGrid grid;
+  grid.workloads = "matmul2d:N=4";
+  grid.schedulers = "random";  // seeded: each seed is a run
+  const std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  grid.seeds = std::to_string(top - 7) + ".." + std::to_string(top) + ":5";
+  auto jobs = core::expand_grid(grid);
+  REQUIRE(jobs);
+  REQUIRE(jobs->size() == 2);  // top - 7 and top - 2: no wrap past the end
+  CHECK_THAT(jobs->back().label, Catch::Contains(std::to_string(top - 2)));
+  grid.seeds = std::to_string(std::numeric_limits<std::int64_t>::min()) + ".." + std::to_string(top);
+  auto huge = core::expand_grid(grid);
+  REQUIRE_FALSE(huge);
+  CHECK_THAT(huge.error().message, Catch::Contains("more than"));
+}
+
+TEST_CASE("a sweep's flags take 1 or 0, and nothing else", "[core][sweep]") {
+  core::SweepGrid grid;
+  REQUIRE(core::set_sweep_option(grid, "metrics-only", "1"));
+  CHECK(grid.metrics_only);
+  REQUIRE(core::set_sweep_option(grid, "metrics-only", "0"));
+  CHECK_FALSE(grid.metrics_only);
+  REQUIRE(core::set_sweep_option(grid, "charge-scheduling", "1"));
+  CHECK(grid.charge_scheduling);
+  const auto bad = core::set_sweep_option(grid, "charge-scheduling", "yes");
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().message, Catch::Contains("charge-scheduling"));
+}
+
+TEST_CASE("an exception from the progress callback stops the sweep without terminating", "[core][sweep]") {
+  TempFile db("core-sweep-throw.db");
+  core::SweepGrid grid;
+  grid.workloads = "matmul2d:N=3..8";
+  grid.memories = "4items";
+  core::SweepOptions options;
+  options.database = db.path;
+  options.threads = 2;
+  int calls = 0;
+  options.on_progress = [&](const core::SweepProgress&) {
+    if (++calls == 2) throw std::runtime_error("stop here");
+  };
+  CHECK_THROWS_WITH(core::run_sweep(grid, options), "stop here");
+  // The runs stored before the exception are complete, and a rerun resumes from them.
+  options.on_progress = nullptr;
+  auto resumed = core::run_sweep(grid, options);
+  REQUIRE(resumed);
+  CHECK(resumed->skipped == 2);
+  CHECK(resumed->stored == 4);
+}
+
+TEST_CASE("replaying a stored run again keeps its policies, depth and charged scheduling time", "[core]") {
+  TempFile db("core-replay-again.db");
+  core::ReplayRequest request;
+  request.workload = "matmul2d:N=5";
+  request.scheduler = "hfp";
+  request.eviction = "belady";
+  request.buffer_depth = 2;
+  request.charge_scheduling = true;
+  REQUIRE(core::find_platform_option("memory")->set("6items", request.platform));
+  auto outcome = core::run_replay(request, core::stored_in(db.path));
+  REQUIRE(outcome);
+  REQUIRE(outcome->info.id > 0);
+  auto store = db::Store::open(db.path);
+  REQUIRE(store);
+  auto loaded = core::load_run(*store, outcome->info.id);
+  REQUIRE(loaded);
+  REQUIRE(charged_scheduling(loaded->run.info));
+  auto again = core::replay_again(loaded->run, loaded->workload, loaded->run.info.platform);
+  REQUIRE(again);
+  CHECK(charged_scheduling(again->run.info));
+  CHECK(again->run.info.buffer_depth == 2);
+  CHECK(again->run.info.scheduler == loaded->run.info.scheduler);
+  CHECK(again->run.metrics->summary.loads == loaded->run.metrics->summary.loads);
+}
