@@ -27,7 +27,7 @@ namespace tilelens::cli {
 const CommandSpec kBenchReplay{
     "tilelens bench replay [--quick]",
     "Measure the replay engine: task-input accesses replayed per second (one core, every record handed to an\n"
-    "observer, best of five) with EAGER and LRU or Belady on matmul3d N=40 (64,000 tasks, depth 4) and\n"
+    "observer, best of eleven) with EAGER and LRU or Belady on matmul3d N=40 (64,000 tasks, depth 4) and\n"
     "cholesky-tasks N=60, against the targets (20 M/s for LRU, 10 M/s for Belady) and a bare LRU loop over\n"
     "the same order (the floor); then the peak memory of a replay of matmul3d N=100 (one million tasks),\n"
     "streamed and with its whole trace kept, against 300 MB per million tasks.",
@@ -106,7 +106,7 @@ struct Measured {
   ReplaySummary summary;
 };
 
-constexpr int kRepetitions = 5;
+constexpr int kRepetitions = 11;  // 10 ms each: enough to see past a noisy neighbour, and a median worth the name
 
 // Replays `w` `repetitions` times (a fresh scheduler and policy each time) and keeps the best
 // and the median wall time: the first run also pays for touching fresh memory.
