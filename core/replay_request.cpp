@@ -4,8 +4,17 @@
 #include <filesystem>
 
 #include "formats/workload_io.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::core {
+
+Result<std::uint32_t> parse_buffer_depth(std::string_view text) {
+  auto depth = parse_integer(text);
+  if (!depth || *depth < 1 || *depth > kMaxBufferDepth) {
+    return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + std::string(text) + "')");
+  }
+  return static_cast<std::uint32_t>(*depth);
+}
 
 Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   PreparedReplay prepared;
@@ -18,7 +27,7 @@ Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   prepared.source = std::filesystem::is_regular_file(request.workload, ec) ? "file " + request.workload : "generated";
   auto platform = resolve_platform(request.platform, prepared.workload);
   if (!platform) return platform.error();
-  if (request.buffer_depth < 1 || request.buffer_depth > 100000) {
+  if (request.buffer_depth < 1 || request.buffer_depth > kMaxBufferDepth) {
     return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + std::to_string(request.buffer_depth) + "')");
   }
   prepared.options.platform = std::move(*platform);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/platform_choice.hpp"
 #include "core/runs.hpp"
@@ -14,12 +15,17 @@
 
 namespace tilelens::core {
 
+// The task buffer's depth (--buffer): a whole number of tasks, 1 to kMaxBufferDepth, the
+// running task included. Replay, sweep and execute read it with this one parser.
+inline constexpr std::uint32_t kMaxBufferDepth = 100000;
+Result<std::uint32_t> parse_buffer_depth(std::string_view text);
+
 struct ReplayRequest {
   std::string workload;             // a generator spec (matmul2d:N=20) or a workload file
   std::string scheduler = "eager";  // NAME[:key=value,...]
   std::string eviction = "lru";
   PlatformChoice platform;
-  std::uint32_t buffer_depth = 4;   // 1 to 100,000
+  std::uint32_t buffer_depth = 4;   // 1 to kMaxBufferDepth
   bool charge_scheduling = false;   // fgcs "HFP with sched. time"
 };
 

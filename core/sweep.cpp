@@ -296,11 +296,9 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
   }
   std::vector<std::uint32_t> depths;
   for (const auto& buffer : *buffers) {
-    auto depth = buffer.empty() ? Result<std::int64_t>(std::int64_t{4}) : parse_integer(buffer);
-    if (!depth || *depth < 1 || *depth > 100000) {
-      return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + buffer + "')");
-    }
-    depths.push_back(static_cast<std::uint32_t>(*depth));
+    auto depth = buffer.empty() ? Result<std::uint32_t>(ReplayRequest{}.buffer_depth) : parse_buffer_depth(buffer);
+    if (!depth) return depth.error();
+    depths.push_back(*depth);
   }
 
   std::vector<SweepJob> jobs;

@@ -29,8 +29,6 @@ int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, co
 std::vector<OptionSpec> platform_option_specs();
 Status read_platform_options(const ParsedArgs& args, core::PlatformChoice& choice);
 
-// --buffer's value: a whole number of tasks from 1 to 100,000.
-Result<std::uint32_t> parse_buffer_depth(const std::string& text);
 
 // The --db option of the commands that read a database, opening it, and run ids as given.
 // Inline, so that it is initialized before the specs of any file that copies it (an extern

@@ -9,6 +9,7 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
 #include "core/measured_runs.hpp"
+#include "core/replay_request.hpp"
 #include "formats/exports.hpp"
 #include "formats/platform_io.hpp"
 
@@ -94,7 +95,7 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   request.platform.base = args.get("platform");
   if (auto status = read_platform_options(args, request.platform); !status) return fail(err, status.error().message);
   if (args.has("buffer")) {
-    auto depth = parse_buffer_depth(args.get("buffer"));
+    auto depth = core::parse_buffer_depth(args.get("buffer"));
     if (!depth) return fail(err, depth.error().message);
     request.buffer_depth = *depth;
   }

@@ -44,12 +44,6 @@ const CommandSpec kReplay{
     "  tilelens replay --workload matmul2d:N=4 --memory 4items --buffer 1 --eviction belady --order-out o.csv\n"
     "  tilelens replay --workload cholesky:N=20 --scheduler eager --db runs.db   (then: tilelens runs list --db runs.db)"};
 
-Result<std::uint32_t> parse_buffer_depth(const std::string& text) {
-  auto depth = parse_integer(text);
-  if (!depth || *depth < 1 || *depth > 100000) return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + text + "')");
-  return static_cast<std::uint32_t>(*depth);
-}
-
 int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.get("scheduler") == "list") {
     out << list_schedulers();
@@ -70,7 +64,7 @@ int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   request.eviction = args.get("eviction");
   request.platform.base = args.get("platform");
   if (auto status = read_platform_options(args, request.platform); !status) return fail(err, status.error().message);
-  auto depth = parse_buffer_depth(args.get("buffer"));
+  auto depth = core::parse_buffer_depth(args.get("buffer"));
   if (!depth) return fail(err, depth.error().message);
   request.buffer_depth = *depth;
   request.charge_scheduling = args.has("charge-scheduling");
