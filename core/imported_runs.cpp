@@ -5,7 +5,6 @@
 
 #include "core/runs.hpp"
 #include "formats/workload_io.hpp"
-#include "presets/platforms.hpp"
 
 namespace tilelens::core {
 
@@ -14,15 +13,14 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   if (!imported) return imported.error();
   StarpuImport result{std::move(*imported), {}, 0, 0, ""};
   const Workload& w = result.execution.workload;
-  auto platform = find_platform_preset(request.platform);
-  if (!platform) return make_error("--platform: " + platform.error().message);
+  PlatformChoice choice;  // the platform as replay resolves it: a preset or a file, memory in bytes or items
+  choice.base = request.platform;
+  choice.memory = request.memory;
+  auto platform = resolve_platform(choice, w);
+  if (!platform) return platform.error();
   result.platform = std::move(*platform);
   result.platform.name = "starpu";
   result.platform.gpus = static_cast<std::uint32_t>(std::max<std::size_t>(1, result.execution.workers.size()));
-  if (request.memory) {
-    result.platform.memory_bytes = request.memory->items ? static_cast<double>(request.memory->items) * static_cast<double>(w.largest_data_bytes())
-                                                         : request.memory->bytes;
-  }
   // The file first: a run stored has no key to recognize it by, so a failure after storing
   // would have the user import (and store) it twice.
   if (!request.workload_out.empty()) {

@@ -14,7 +14,7 @@ struct StarpuImportRequest {
   std::string tasks_file;  // tasks.rec
   std::string data_file;   // data.rec, optional
   std::string name = "starpu";
-  std::string platform = "v100-fgcs";  // the platform the run is recorded against (its bounds)
+  std::string platform = "v100-fgcs";  // a preset or a platform file: what the run is recorded against (its bounds)
   std::optional<SizeSpec> memory;      // as StarPU was limited (STARPU_LIMIT_CUDA_MEM)
   std::string workload_out;             // write the workload in tilelens' format, before storing
   std::string database;                // store the workload and the measured run here

@@ -15,7 +15,7 @@ const CommandSpec kImportStarpu{
      {"db", "FILE", "store the workload and the measured run here", ""},
      {"workload-out", "FILE", "write the workload in tilelens' format", ""},
      {"name", "NAME", "the workload's name", "starpu"},
-     {"platform", "PRESET", "the platform the run is recorded against (for the lower bound)", "v100-fgcs"},
+     {"platform", "PRESET|FILE", "the platform the run is recorded against (for the lower bound)", "v100-fgcs"},
      {"memory", "SIZE", "memory per GPU of that platform, as StarPU was limited (STARPU_LIMIT_CUDA_MEM)", ""}},
     "example:\n"
     "  tilelens import starpu tasks.rec --data data.rec --db runs.db --workload-out app.workload\n"
