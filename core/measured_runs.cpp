@@ -75,7 +75,7 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   info.mode = RunMode::Cuda;
   info.host = hostname();
   info.seed = static_cast<std::int64_t>(o.seed);
-  info.key = run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
+  info.key = run_key(workload_identity(prepared.workload), info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
   return prepared;
 }
 

@@ -2,6 +2,7 @@
 #include "core/runs.hpp"
 
 #include "eviction/policy.hpp"
+#include "formats/workload_io.hpp"
 #include "model/params.hpp"
 #include "model/units.hpp"
 
@@ -27,7 +28,7 @@ RunInfo run_info_of(const Workload& w, const std::string& workload_spec, const s
   } else if (!w.generator().name.empty()) {
     run.seed = static_cast<std::int64_t>(w.generator().seed);
   }
-  run.key = run_key(run.workload_spec, run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
+  run.key = run_key(workload_identity(w), run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
                     options.charge_scheduling);
   return run;
 }

@@ -8,11 +8,14 @@
 #include <fstream>
 #include <istream>
 #include <ostream>
+#include <optional>
 #include <sstream>
+#include <streambuf>
 #include <vector>
 
 #include "presets/seed_workloads.hpp"
 #include "model/units.hpp"
+#include "model/utf8.hpp"
 
 namespace tilelens {
 namespace {
@@ -70,7 +73,62 @@ class LineReader {
   std::size_t line_;
 };
 
+// FNV-1a over everything written to it.
+class HashingBuffer final : public std::streambuf {
+ public:
+  std::uint64_t hash = 14695981039346656037ull;
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (c != traits_type::eof()) add(static_cast<char>(c));
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) add(s[i]);
+    return n;
+  }
+
+ private:
+  void add(char c) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+};
+
+// Whether a workload read from a file is what its generator line's spec generates, compared
+// by content hash; the first line where the two files differ otherwise.
+Result<std::optional<std::size_t>> first_difference_from_generator(const Workload& read) {
+  auto generated = generate_workload(read.generator().spec);
+  if (!generated) return generated.error();
+  std::ostringstream expected, actual;
+  if (auto status = write_workload(*generated, expected); !status) return status.error();
+  if (auto status = write_workload(read, actual); !status) return status.error();
+  if (expected.str() == actual.str()) return std::optional<std::size_t>();
+  std::istringstream a(expected.str()), b(actual.str());
+  std::string line_a, line_b;
+  std::size_t line = 0;
+  while (true) {
+    ++line;
+    const bool more_a = static_cast<bool>(std::getline(a, line_a)), more_b = static_cast<bool>(std::getline(b, line_b));
+    if (!more_a || !more_b || line_a != line_b) return std::optional<std::size_t>(line);
+  }
+}
+
 }  // namespace
+
+std::string workload_content_hash(const Workload& workload) {
+  HashingBuffer buffer;
+  std::ostream out(&buffer);
+  (void)write_workload(workload, out);  // a hashing buffer takes every byte: it cannot fail
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(buffer.hash));
+  return std::string(text);
+}
+
+std::string workload_identity(const Workload& workload) {
+  if (!workload.generator().spec.empty()) return workload.generator().spec;
+  return "content:" + workload_content_hash(workload);
+}
 
 Status write_workload(const Workload& w, std::ostream& out) {
   out << "tilelens-workload " << kWorkloadFormatVersion << "\n";
@@ -133,9 +191,13 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
   std::vector<TaskId> order;
   std::vector<std::string> kind_names;
   bool header = false;
+  std::uint64_t total_bytes = 0;
   while (std::getline(in, line)) {
     ++number_of_line;
     LineReader at(source, number_of_line);
+    if (auto bad = invalid_utf8_at(line); bad != std::string::npos) {
+      return at.error("", "byte " + std::to_string(bad + 1) + " is not valid UTF-8 (names are UTF-8 text)");
+    }
     const auto hash = line.find('#');
     std::string_view content(line.data(), hash == std::string::npos ? line.size() : hash);
     const auto words = split_words(content);
@@ -197,10 +259,18 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
       builder->kind(std::string(words[1]));
       kind_names.emplace_back(words[1]);
     } else if (keyword == "data") {
-      if (words.size() < 6) return at.error("data", "expected 'data BYTES MATRIX ROW COL NAME'");
+      if (words.size() != 6) {
+        return at.error("data", words.size() < 6 ? "expected 'data BYTES MATRIX ROW COL NAME'"
+                                                 : "expected 'data BYTES MATRIX ROW COL NAME', and '" + std::string(words[6]) +
+                                                       "' follows the name (a name is one word)");
+      }
       auto bytes = at.integer<std::uint64_t>(words[1], "bytes");
       if (!bytes) return bytes.error();
       if (*bytes == 0) return at.error("bytes", "a data must have a size greater than zero");
+      if (*bytes > kMaxWorkloadBytes - total_bytes) {
+        return at.error("bytes", std::to_string(*bytes) + " bytes take the workload's data past 2^62 bytes (4 EiB), more than tilelens can count");
+      }
+      total_bytes += *bytes;
       if (words[2].size() != 1) return at.error("matrix", "expected one character, got '" + std::string(words[2]) + "'");
       auto row = at.integer<std::int32_t>(words[3], "row");
       if (!row) return row.error();
@@ -221,6 +291,7 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
       auto flops = at.real(words[2], "flops");
       if (!flops) return flops.error();
       if (*flops < 0) return at.error("flops", "must not be negative");
+      if (*flops > kMaxTaskFlops) return at.error("flops", "'" + std::string(words[2]) + "' is more than the 1e21 flops a task may have");
       auto priority = at.integer<std::int64_t>(words[3], "priority");
       if (!priority) return priority.error();
       auto i = at.integer<std::int32_t>(words[4], "i");
@@ -268,6 +339,19 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
   if (!order.empty()) builder->set_submission_order(std::move(order));
   auto workload = std::move(*builder).finish();
   if (!workload) return make_error(source + ": " + workload.error().message);
+  if (!workload->generator().name.empty()) {
+    const std::string& spec = workload->generator().spec;
+    auto difference = first_difference_from_generator(*workload);
+    if (!difference) {
+      return make_error(source + ": the generator line's spec '" + spec + "' does not generate a workload: " + difference.error().message +
+                        "; delete the generator line to use the file as it is");
+    }
+    if (*difference) {
+      return make_error(source + ": the file is not what its generator line's spec '" + spec +
+                        "' generates (their file forms first differ at line " + std::to_string(**difference) +
+                        "); the bounds and run keys would follow that line, so delete it to use the file as it is");
+    }
+  }
   return workload;
 }
 

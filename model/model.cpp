@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "model/units.hpp"
+#include "model/utf8.hpp"
 
 namespace tilelens {
 
@@ -133,15 +134,48 @@ Result<Workload> WorkloadBuilder::finish() && {
   if (ntasks == 0) return make_error("workload '" + name_ + "' has no task");
   if (ntasks >= kNoId || ndata >= kNoId) return make_error("workload '" + name_ + "' is too large");
 
+  // Names are written into workload files (docs/workload-format.md): kind and data names as
+  // one word, the workload's as the rest of its line, '#' starting a comment there.
+  const auto name_problem = [](std::string_view name, bool one_word) -> std::string {
+    if (auto at = invalid_utf8_at(name); at != std::string::npos) return "is not valid UTF-8 (byte " + std::to_string(at + 1) + ")";
+    for (const char c : name) {
+      if (c == '#' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f || (one_word && c == ' ')) {
+        return "holds " + std::string(c == '#' ? "'#'" : c == ' ' ? "a space" : "a control character") +
+               (one_word ? " (a name is one word of printable text without '#')" : " (a name is printable text without '#')");
+      }
+    }
+    if (one_word && name.empty()) return "is empty";
+    return "";
+  };
+  if (auto problem = name_problem(name_, false); !problem.empty()) return make_error("the workload's name " + problem);
+  for (KindId k = 0; k < kinds_.size(); ++k) {
+    if (auto problem = name_problem(kinds_[k], true); !problem.empty()) {
+      return make_error("kind " + std::to_string(k) + " ('" + kinds_[k] + "') " + problem);
+    }
+  }
+  std::uint64_t total_bytes = 0;
   for (DataId d = 0; d < ndata; ++d) {
     if (data_[d].bytes == 0) {
       return make_error("data " + std::to_string(d) + " ('" + data_[d].name + "') has a size of zero bytes");
     }
+    if (auto problem = name_problem(data_[d].name, true); !problem.empty()) {
+      return make_error("data " + std::to_string(d) + " ('" + data_[d].name + "') " + problem);
+    }
+    if (data_[d].bytes > kMaxWorkloadBytes - total_bytes) {
+      return make_error("data " + std::to_string(d) + " ('" + data_[d].name + "') of " + std::to_string(data_[d].bytes) +
+                        " bytes takes the workload's data past 2^62 bytes (4 EiB), more than tilelens can count");
+    }
+    total_bytes += data_[d].bytes;
   }
   for (TaskId t = 0; t < ntasks; ++t) {
     const Task& task = tasks_[t];
     if (task.access_count == 0) return make_error("task " + std::to_string(t) + " accesses no data");
     if (!(task.flops >= 0)) return make_error("task " + std::to_string(t) + " has negative flops");
+    if (!(task.flops <= kMaxTaskFlops)) {
+      char flops[32];
+      std::snprintf(flops, sizeof flops, "%g", task.flops);
+      return make_error("task " + std::to_string(t) + " has " + flops + " flops, more than the 1e21 a task may have");
+    }
     for (std::uint32_t a = 0; a < task.access_count; ++a) {
       const Access access = accesses_[task.first_access + a];
       if (access.data >= ndata) {
@@ -339,29 +373,96 @@ void parse_kind_rates(const std::string& text, std::map<std::string, double>& in
   }
 }
 
+namespace {
+
+// Refuses a run that cannot end within the clock's horizon whatever the schedule: one task
+// slower than the horizon on its fastest worker, one data slower to load than the horizon, or
+// all the work at every worker's peak at once. A run that passes may still be slowed past it
+// (by contention, reloads): the engine stops it then, naming the event.
+Status check_clock_horizon(const Platform& platform, const Workload& workload) {
+  const double horizon = static_cast<double>(kMaxClockNs);
+  const auto years = [](double ns) { return format_fixed(ns / 3.15576e16, 0) + " years"; };
+  double fastest_total = 0;  // flop per ns of every worker together
+  for (KindId k = 0; k < workload.kinds().size(); ++k) {
+    fastest_total = std::max(fastest_total, platform.gflops_of(workload.kinds()[k]) * platform.gpus +
+                                                platform.cpu_gflops_of(workload.kinds()[k]) * platform.cpus);
+  }
+  for (TaskId t = 0; t < workload.task_count(); ++t) {
+    const std::string& kind = workload.kinds()[workload.tasks()[t].kind];
+    const double best = std::max(platform.gflops_of(kind), platform.cpus > 0 ? platform.cpu_gflops_of(kind) : 0.0);
+    if (best > 0 && workload.tasks()[t].flops / best > horizon) {
+      return make_error("task " + workload.task_label(t) + " alone would run for " + years(workload.tasks()[t].flops / best) +
+                        ", past the replay clock's 146 years; give it fewer flops or the platform a faster rate");
+    }
+  }
+  const double bytes_per_ns = platform.bus_bandwidth * 1e-9;
+  for (DataId d = 0; d < workload.data_count(); ++d) {
+    const double ns = static_cast<double>(workload.data()[d].bytes) / bytes_per_ns + static_cast<double>(platform.latency_ns);
+    if (ns > horizon) {
+      return make_error("loading data " + workload.data()[d].name + " (" + format_bytes(static_cast<double>(workload.data()[d].bytes)) +
+                        ") over the bus would take " + years(ns) + ", past the replay clock's 146 years; raise the bandwidth");
+    }
+  }
+  if (fastest_total > 0 && workload.total_flops() / fastest_total > horizon) {
+    return make_error("the workload's " + format_fixed(workload.total_flops() / 1e9, 0) + " GFlop take at least " +
+                      years(workload.total_flops() / fastest_total) + " on this platform, past the replay clock's 146 years");
+  }
+  if (static_cast<double>(workload.working_set_bytes()) / bytes_per_ns > horizon) {
+    return make_error("loading the workload's " + format_bytes(static_cast<double>(workload.working_set_bytes())) + " once takes " +
+                      years(static_cast<double>(workload.working_set_bytes()) / bytes_per_ns) +
+                      " over the bus, past the replay clock's 146 years; raise the bandwidth");
+  }
+  return Status::success();
+}
+
+}  // namespace
+
 Status check_platform(const Platform& platform, const Workload& workload) {
   if (platform.gpus == 0) return make_error("the platform needs at least one GPU");
   if (platform.workers_per_memory == 0 || platform.gpus % platform.workers_per_memory != 0) {
     return make_error("the " + std::to_string(platform.gpus) + " GPU workers do not split into memories of " +
                       std::to_string(platform.workers_per_memory) + " workers each");
   }
+  if (platform.workers() > kMaxWorkers) return make_error("the platform has more than " + std::to_string(kMaxWorkers) + " workers");
   if (!(platform.memory_bytes > 0)) return make_error("the GPU memory must be greater than zero");
-  if (!(platform.bus_bandwidth > 0)) return make_error("the bus bandwidth must be greater than zero");
-  if (platform.gpu_bus_bandwidth < 0 || platform.switch_bandwidth < 0) return make_error("PCIe bandwidths must not be negative");
+  if (!(platform.memory_bytes <= static_cast<double>(kMaxWorkloadBytes))) return make_error("the GPU memory must be at most 2^62 bytes (4 EiB)");
+  // A bandwidth below a byte per second or a rate below a kiloflop per second only ever
+  // describes a typo, and it pushes the clock past its range; above these a nanosecond is
+  // too coarse to time a transfer or a task at all.
+  const auto bandwidth = [](double value, const char* what, bool may_be_zero) -> Status {
+    if (may_be_zero && value == 0) return Status::success();
+    if (!(value >= 1 && value <= 1e15)) {
+      char given[32];
+      std::snprintf(given, sizeof given, "%g B/s", value);
+      return make_error(std::string(what) + " must be " + (may_be_zero ? "0 or " : "") + "from 1 B/s to 1 PB/s, not " + given);
+    }
+    return Status::success();
+  };
+  if (auto status = bandwidth(platform.bus_bandwidth, "the bus bandwidth", false); !status) return status;
+  if (auto status = bandwidth(platform.gpu_link_bandwidth, "the GPU link bandwidth", true); !status) return status;
+  if (auto status = bandwidth(platform.gpu_bus_bandwidth, "a GPU's PCIe bandwidth", true); !status) return status;
+  if (auto status = bandwidth(platform.switch_bandwidth, "a PCIe switch's bandwidth", true); !status) return status;
   if (platform.gpus_per_switch > 0 && !(platform.switch_bandwidth > 0)) return make_error("a PCIe switch needs a bandwidth");
-  if (platform.latency_ns < 0) return make_error("the transfer latency must not be negative");
-  if (!(platform.default_gflops >= 0) || !(platform.cpu_default_gflops >= 0)) return make_error("compute rates must not be negative");
-  for (const auto& [kind, rate] : platform.kind_gflops) {
-    if (!(rate >= 0)) return make_error("the compute rate of " + kind + " must not be negative");
+  if (platform.latency_ns < 0 || platform.latency_ns > 1'000'000'000'000) return make_error("the transfer latency must be from 0 to 1000 s");
+  const auto rate = [](double value, const std::string& what) -> Status {
+    if (value == 0) return Status::success();
+    if (!(value >= 1e-6 && value <= 1e12)) return make_error(what + " must be 0 (no kernel) or from 1 kFlop/s to 1 ZFlop/s");
+    return Status::success();
+  };
+  if (auto status = rate(platform.default_gflops, "the compute rate"); !status) return status;
+  if (auto status = rate(platform.cpu_default_gflops, "the CPU compute rate"); !status) return status;
+  for (const auto& [kind, value] : platform.kind_gflops) {
+    if (auto status = rate(value, "the compute rate of " + kind); !status) return status;
   }
-  for (const auto& [kind, rate] : platform.cpu_kind_gflops) {
-    if (!(rate >= 0)) return make_error("the CPU compute rate of " + kind + " must not be negative");
+  for (const auto& [kind, value] : platform.cpu_kind_gflops) {
+    if (auto status = rate(value, "the CPU compute rate of " + kind); !status) return status;
   }
   for (const auto& kind : workload.kinds()) {
     if (!(platform.gflops_of(kind) > 0) && !(platform.cpus > 0 && platform.cpu_gflops_of(kind) > 0)) {
       return make_error("no worker of the platform can run " + kind + " tasks (its compute rate is 0 everywhere)");
     }
   }
+  if (auto status = check_clock_horizon(platform, workload); !status) return status;
   bool too_large = false;  // some GPU-runnable kind has a task larger than M: name the first one
   for (KindId k = 0; k < workload.kinds().size(); ++k) {
     too_large |= static_cast<double>(workload.largest_footprint_by_kind()[k]) > platform.memory_bytes &&

@@ -22,6 +22,15 @@ using GpuId = std::uint32_t;
 using KindId = std::uint16_t;
 inline constexpr std::uint32_t kNoId = std::numeric_limits<std::uint32_t>::max();
 
+// What a workload may hold, so that every sum over it stays exact in 64 bits and finite in a
+// double: the bytes of all its data together, and one task's flops (a zettaflop; a task of
+// 1e21 flops at 1 TFlop/s runs for 31 years).
+inline constexpr std::uint64_t kMaxWorkloadBytes = std::uint64_t{1} << 62;
+inline constexpr double kMaxTaskFlops = 1e21;
+// The replay clock's horizon: times are int64 nanoseconds, and a run whose makespan would
+// pass 2^62 ns (146 years) is refused rather than wrapped (check_platform, the engine).
+inline constexpr std::int64_t kMaxClockNs = std::int64_t{1} << 62;
+
 enum class AccessMode : std::uint8_t { Read, Write, ReadWrite };
 inline bool reads(AccessMode mode) { return mode != AccessMode::Write; }
 inline bool writes(AccessMode mode) { return mode != AccessMode::Read; }
@@ -166,6 +175,9 @@ class WorkloadBuilder {
 // node of M bytes (1: every GPU has its own; gpus: the shared-memory multicore of darts
 // section 7.3, whose "host" is the disk). Workers gpus..gpus+cpus-1 are CPU cores attached to
 // the host memory itself (lahp): they need no transfer for data valid on the host.
+// The most workers a platform holds: a load's source is an int16 in traces (trace.hpp).
+inline constexpr std::uint32_t kMaxWorkers = 4096;
+
 struct Platform {
   std::string name = "custom";
   std::uint32_t gpus = 1;

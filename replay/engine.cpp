@@ -222,6 +222,8 @@ class Engine final : public MemoryView, public BufferView {
   void notify_future(DataId d);
   void flush();
   ReplaySummary summarize();
+  // Why a run stops when its next event (at `next`) lies past kMaxClockNs, naming the event.
+  std::string past_horizon_message(std::int64_t next) const;
 
   const Workload& w_;
   Scheduler& scheduler_;
@@ -287,7 +289,7 @@ Result<ReplaySummary> Engine::run() {
   const Platform& platform = options_.platform;
   if (auto status = check_platform(platform, w_); !status) return status.error();
   if (options_.buffer_depth == 0) return make_error("the task buffer depth must be at least 1");
-  if (W_ > 4096) return make_error("at most 4096 workers");
+  if (W_ > kMaxWorkers) return make_error("at most " + std::to_string(kMaxWorkers) + " workers");
 
   workers_.assign(W_, {});
   nodes_.assign(N_, {});
@@ -370,6 +372,7 @@ Result<ReplaySummary> Engine::run() {
                         std::to_string(w_.task_count()) + " tasks done, " + std::to_string(held) +
                         " held by workers, and the scheduler hands out no task while nothing is in flight");
     }
+    if (next > kMaxClockNs) return make_error(past_horizon_message(next));
     now_ = next;
     ++events_;
     if (completed_.size() > 1) std::sort(completed_.begin(), completed_.end());
@@ -382,6 +385,19 @@ Result<ReplaySummary> Engine::run() {
     if (!error_.empty()) return make_error(error_);
   }
   return summarize();
+}
+
+std::string Engine::past_horizon_message(std::int64_t next) const {
+  std::string event = "the next event";
+  if (!completed_.empty()) {
+    const Transfer& transfer = transfers_[completed_.front()];
+    event = std::string(transfer.is_load ? "the load" : "the write-back") + " of data " + w_.data()[transfer.data].name + " (" +
+            format_bytes(static_cast<double>(w_.data()[transfer.data].bytes)) + ") on GPU " + std::to_string(nodes_[transfer.node].first);
+  } else if (!finished_.empty() && !workers_[finished_.front()].held.empty()) {
+    event = "task " + w_.task_label(workers_[finished_.front()].held.front()) + " on worker " + std::to_string(finished_.front());
+  }
+  return "replay stopped at " + format_duration(now_) + ": " + event + " would end after " + format_duration(next) +
+         ", past the replay clock's 2^62 ns (146 years); the platform's bandwidth or compute rate is too small for this workload";
 }
 
 ReplaySummary Engine::summarize() {

@@ -2,20 +2,24 @@
 // and sweeps (by their grid), and a workload read back whole.
 #include <algorithm>
 
+#include "formats/workload_io.hpp"
 #include "store/store_internal.hpp"
 
 namespace tilelens::db {
 
 Result<std::int64_t> Store::put_workload(const Workload& w, const std::string& source) {
   Connection& c = impl_->connection;
-  auto hash = content_hash(w);
-  if (!hash) return hash.error();
-  auto found = find_id(c, "workloads", "content_hash", *hash);
+  const std::string hash = workload_content_hash(w);
+  auto found = find_id(c, "workloads", "content_hash", hash);
   if (!found) return found.error();
   if (*found) return **found;
 
   auto transaction = Transaction::begin(c);
   if (!transaction) return transaction.error();
+  // Another process may have stored it while this one waited for the write lock.
+  found = find_id(c, "workloads", "content_hash", hash);
+  if (!found) return found.error();
+  if (*found) return **found;
   const GeneratorInfo& g = w.generator();
   const bool generated = !g.name.empty();
   auto insert = prepare_insert(c, "workloads");
@@ -25,7 +29,7 @@ Result<std::int64_t> Store::put_workload(const Workload& w, const std::string& s
       .bind("generator", generated ? std::optional<std::string_view>(g.name) : std::nullopt)
       .bind("spec", generated ? std::optional<std::string_view>(g.spec) : std::nullopt)
       .bind("source", source)
-      .bind("content_hash", *hash)
+      .bind("content_hash", hash)
       .bind("task_count", to_int(w.task_count()))
       .bind("data_count", to_int(w.data_count()))
       .bind("dependency_count", to_int(w.dependency_count()))
@@ -113,6 +117,16 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
   auto found = find_id(c, "platforms", "description", description);
   if (!found) return found.error();
   if (*found) return **found;
+  // Looked up again under the write lock: another process may have stored it meanwhile.
+  std::optional<Transaction> transaction;
+  if (!c.in_transaction()) {
+    auto begun = Transaction::begin(c);
+    if (!begun) return begun.error();
+    transaction.emplace(std::move(*begun));
+    found = find_id(c, "platforms", "description", description);
+    if (!found) return found.error();
+    if (*found) return **found;
+  }
   auto insert = prepare_insert(c, "platforms");
   if (!insert) return insert.error();
   insert->bind("name", p.name)
@@ -132,7 +146,11 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
       .bind("cpu_default_gflops", p.cpu_default_gflops)
       .bind("cpu_kind_gflops", format_kind_rates(p.cpu_kind_gflops));
   if (auto status = insert->run(); !status) return status.error();
-  return c.last_insert_id();
+  const std::int64_t id = c.last_insert_id();
+  if (transaction) {
+    if (auto status = transaction->commit(); !status) return status.error();
+  }
+  return id;
 }
 
 Result<std::int64_t> Store::put_sweep(const std::string& spec) {
@@ -140,10 +158,17 @@ Result<std::int64_t> Store::put_sweep(const std::string& spec) {
   auto found = find_id(c, "sweeps", "spec", spec);
   if (!found) return found.error();
   if (*found) return **found;
+  auto transaction = Transaction::begin(c);
+  if (!transaction) return transaction.error();
+  found = find_id(c, "sweeps", "spec", spec);  // under the write lock: another process may have made it
+  if (!found) return found.error();
+  if (*found) return **found;
   auto insert = prepare_insert(c, "sweeps");
   if (!insert) return insert.error();
   if (auto status = insert->bind("spec", spec).bind("created_at", utc_now()).run(); !status) return status.error();
-  return c.last_insert_id();
+  const std::int64_t id = c.last_insert_id();
+  if (auto status = transaction->commit(); !status) return status.error();
+  return id;
 }
 
 Result<std::vector<Store::SweepInfo>> Store::list_sweeps() {

@@ -2,48 +2,9 @@
 // and the store's clock.
 #include <chrono>
 #include <ctime>
-#include <ostream>
-#include <streambuf>
-
-#include "formats/workload_io.hpp"
 #include "store/store_internal.hpp"
 
 namespace tilelens::db {
-namespace {
-
-// FNV-1a over everything written to it.
-class HashingBuffer final : public std::streambuf {
- public:
-  std::uint64_t hash = 14695981039346656037ull;
-
- protected:
-  int_type overflow(int_type c) override {
-    if (c != traits_type::eof()) add(static_cast<char>(c));
-    return traits_type::not_eof(c);
-  }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    for (std::streamsize i = 0; i < n; ++i) add(s[i]);
-    return n;
-  }
-
- private:
-  void add(char c) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-};
-
-}  // namespace
-
-Result<std::string> content_hash(const Workload& workload) {
-  HashingBuffer buffer;
-  std::ostream out(&buffer);
-  if (auto status = write_workload(workload, out); !status) return status.error();
-  char text[20];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(buffer.hash));
-  return std::string(text);
-}
-
 // Every field, as a run key without the run's own parts: two platforms differing in any field
 // are two rows.
 std::string platform_key(const Platform& p) { return run_key("", "", "", p, 0, RunMode::Replay); }

@@ -31,9 +31,8 @@ struct RunWriter::State {
   }
 };
 
-// keys.cpp: a workload's content hash (FNV-1a of its file form: identical workloads are stored
-// once whatever produced them), and a platform row's identity (every field).
-Result<std::string> content_hash(const Workload& workload);
+// keys.cpp: a platform row's identity (every field). A workload's is its content hash
+// (workload_content_hash, formats/workload_io.hpp): identical workloads are stored once.
 std::string platform_key(const Platform& platform);
 
 inline std::int64_t to_int(std::uint64_t value) { return static_cast<std::int64_t>(value); }

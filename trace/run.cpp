@@ -36,9 +36,9 @@ constexpr const char* kChargedMark = "|charged";
 
 bool charged_scheduling(const RunInfo& info) { return info.key.find(kChargedMark) != std::string::npos; }
 
-std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
+std::string run_key(const std::string& workload, const std::string& scheduler, const std::string& eviction,
                     const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged) {
-  return std::string(to_string(mode)) + "|" + workload_spec + "|" + scheduler + "|" + eviction + "|" + platform.name + "|" +
+  return std::string(to_string(mode)) + "|" + workload + "|" + scheduler + "|" + eviction + "|" + platform.name + "|" +
          std::to_string(platform.gpus) + "|" + format_exact(platform.memory_bytes) + "|" + format_exact(platform.bus_bandwidth) + "|" +
          format_exact(platform.gpu_link_bandwidth) + "|" + std::to_string(platform.latency_ns) + "|" + format_exact(platform.default_gflops) +
          "|" + format_kind_rates(platform.kind_gflops) + "|" + std::to_string(buffer_depth) + (charged ? kChargedMark : "") +

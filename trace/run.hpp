@@ -66,7 +66,9 @@ struct StoredRun {
 };
 
 // The canonical run key of a replay: what a sweep compares to decide a run is done.
-std::string run_key(const std::string& workload_spec, const std::string& scheduler, const std::string& eviction,
+// `workload` is the workload's identity (workload_identity, formats/workload_io.hpp): its
+// generator's spec, or its content hash, never a file's path.
+std::string run_key(const std::string& workload, const std::string& scheduler, const std::string& eviction,
                     const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged = false);
 // Whether a run charged its scheduler's prepare() time to its makespan (run_key's mark).
 bool charged_scheduling(const RunInfo& info);
