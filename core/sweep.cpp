@@ -345,7 +345,7 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
 namespace {
 
 struct Outcome {
-  enum class Kind { Done, Skipped, Failed, Invalid, Cancelled } kind = Kind::Done;
+  enum class Kind { Done, Skipped, RunningElsewhere, Failed, Invalid, Cancelled, StoreError } kind = Kind::Done;
   std::string message;
   std::optional<PreparedReplay> prepared;
   ReplaySummary summary;
@@ -364,6 +364,19 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
   if (!sweep_id) return sweep_id.error();
   auto done_keys = store->complete_run_keys(*sweep_id);
   if (!done_keys) return done_keys.error();
+  // Claims are taken by the workers, on their own connection; a run being written holds the
+  // write lock for as long as its trace takes, so they wait long for it.
+  auto claims = store->reopen(600000);
+  if (!claims) return claims.error();
+  std::mutex claims_mutex;
+  const std::string owner = db::Store::new_claim_owner();
+  // However the sweep ends, the claims it holds on runs it did not store are given back.
+  struct ReleaseClaims {
+    db::Store& store;
+    std::int64_t sweep_id;
+    const std::string& owner;
+    ~ReleaseClaims() { (void)store.release_claims(sweep_id, owner); }
+  } release_claims{*store, *sweep_id, owner};
 
   SweepReport report;
   report.sweep_id = *sweep_id;
@@ -399,6 +412,20 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
         outcome.message = prepared.error().message;
       } else if (done_keys->count(prepared->info.key)) {
         outcome.kind = Outcome::Kind::Skipped;
+      } else if (auto claim = [&] {
+                   std::lock_guard lock(claims_mutex);
+                   return claims->claim_run(*sweep_id, prepared->info.key, owner);
+                 }();
+                 !claim || claim->outcome != db::Store::Claim::Outcome::Claimed) {
+        if (!claim) {
+          outcome.kind = Outcome::Kind::StoreError;
+          outcome.message = claim.error().message;
+        } else if (claim->outcome == db::Store::Claim::Outcome::Stored) {
+          outcome.kind = Outcome::Kind::Skipped;
+        } else {
+          outcome.kind = Outcome::Kind::RunningElsewhere;
+          outcome.message = claim->holder;
+        }
       } else {
         TraceRecorder recorder;
         auto summary = replay(prepared->workload, *prepared->scheduler.scheduler, *prepared->eviction.policy, prepared->options,
@@ -463,9 +490,16 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
       report.cancelled = true;
       break;
     }
+    if (outcome.kind == Outcome::Kind::StoreError) {
+      fatal = outcome.message;
+      break;
+    }
     if (outcome.kind == Outcome::Kind::Skipped) {
       ++report.skipped;
       line = "skipped (stored before)";
+    } else if (outcome.kind == Outcome::Kind::RunningElsewhere) {
+      ++report.running_elsewhere;
+      line = "left to the sweep running it (" + outcome.message + ")";
     } else if (outcome.kind == Outcome::Kind::Invalid) {
       ++report.invalid;
       line = "invalid: " + outcome.message;

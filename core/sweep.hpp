@@ -78,13 +78,16 @@ struct SweepReport {
   std::int64_t sweep_id = 0;
   std::string database;
   std::size_t total = 0, stored = 0, skipped = 0, failed = 0, invalid = 0;
+  std::size_t running_elsewhere = 0;  // claimed by another sweep running now (left to it)
   std::size_t threads = 0;
   double seconds = 0;
   bool cancelled = false;
   std::string first_problem;  // the first failed or invalid run, with its label
 };
 // Replays every job not already stored complete in this sweep (a rerun resumes), storing the
-// runs in grid order whatever the threads' timing, one transaction each. An error means the
+// runs in grid order whatever the threads' timing, one transaction each. Each run is claimed
+// first (db::Store::claim_run): a second sweep of the grid into the same file, running at the
+// same time, leaves the runs the first one claimed to it, and neither stores a run twice. An error means the
 // store failed; the runs stored until then are kept.
 Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options);
 

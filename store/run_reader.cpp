@@ -2,6 +2,7 @@
 // and traces. Every query selects the schema's columns (tables.cpp) and reads them by name.
 #include <limits>
 
+#include "store/schema.hpp"
 #include "store/store_internal.hpp"
 
 namespace tilelens::db {
@@ -14,7 +15,26 @@ RunMode mode_from(const std::string& text) {
 std::string run_query() {
   return "SELECT " + select_columns(schema_table("runs"), "r") + ", " + select_columns(schema_table("workloads"), "w") + ", " +
          select_columns(schema_table("platforms"), "p") +
-         " FROM runs r JOIN workloads w ON w.id = r.workload_id JOIN platforms p ON p.id = r.platform_id ";
+         " FROM runs r LEFT JOIN workloads w ON w.id = r.workload_id LEFT JOIN platforms p ON p.id = r.platform_id ";
+}
+
+// A run row whose workload or platform row is gone cannot be shown: named, not hidden.
+Status check_run_row(const Connection& c, const Statement& s) {
+  const std::string run = "run " + std::to_string(s.integer("runs.id"));
+  if (s.is_null("workloads.id")) {
+    return damaged(c.path(), run + " refers to workload " + std::to_string(s.integer("runs.workload_id")) + ", which is not in the workloads table");
+  }
+  if (s.is_null("platforms.id")) {
+    return damaged(c.path(), run + " refers to platform " + std::to_string(s.integer("runs.platform_id")) + ", which is not in the platforms table");
+  }
+  for (const char* column : {"workloads.task_count", "workloads.data_count", "workloads.working_set_bytes"}) {
+    if (s.integer(column) < 0) return damaged(c.path(), run + ": " + column + " is negative");
+  }
+  const std::int64_t gpus = s.integer("platforms.gpus"), cpus = s.integer("platforms.cpus");
+  if (gpus < 0 || cpus < 0 || gpus + cpus < 1 || gpus + cpus > kMaxWorkers) {
+    return damaged(c.path(), run + ": its platform has " + std::to_string(gpus) + " GPUs and " + std::to_string(cpus) + " CPUs");
+  }
+  return Status::success();
 }
 
 RunInfo read_run_info(const Statement& s) {
@@ -69,6 +89,16 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   if (!has_metrics) return has_metrics.error();
   if (!*has_metrics) return std::optional<RunMetrics>();
   const Statement& m = *metrics;
+  // Every count is a count and every figure a number: anything else is a damaged row, and
+  // would print as nonsense (a negative count read as 2^64) rather than fail.
+  for (const Column& column : schema_table("metrics").columns) {
+    const std::string name = "metrics." + std::string(column.name);
+    if (m.is_null(name)) continue;
+    const bool integer = column.type.substr(0, 7) == "INTEGER", real = column.type.substr(0, 4) == "REAL";
+    if ((integer && m.integer(name) < 0) || (real && !(m.real(name) >= 0 && m.real(name) < 1e300))) {
+      return damaged(c.path(), "run " + std::to_string(run_id) + ": metrics." + std::string(column.name) + " is " + m.text(name));
+    }
+  }
   RunMetrics out;
   ReplaySummary& s = out.summary;
   auto count = [&](std::string_view column) { return static_cast<std::uint64_t>(m.integer(column)); };
@@ -121,6 +151,14 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   return std::optional<RunMetrics>(std::move(out));
 }
 
+// A complete run has its metrics (they are committed with its status); only a failed one has none.
+Status check_has_metrics(const Connection& c, const StoredRun& run) {
+  if (run.info.status == RunStatus::Complete && !run.metrics) {
+    return damaged(c.path(), "run " + std::to_string(run.info.id) + " is complete but has no row in the metrics table");
+  }
+  return Status::success();
+}
+
 // The trace table's rows of one run, in `order`, each handed to `read`.
 template <class Read>
 Status for_trace_rows(Connection& c, std::string_view table, std::string_view order, std::int64_t run_id, Read&& read) {
@@ -134,7 +172,7 @@ Status for_trace_rows(Connection& c, std::string_view table, std::string_view or
 
 Result<std::vector<RunInfo>> Store::list_runs(const RunFilter& filter) {
   const std::string sql = run_query() +
-                          "WHERE (?1 IS NULL OR r.sweep_id = ?1) AND instr(coalesce(w.spec, w.name), ?2) > 0 AND "
+                          "WHERE (?1 IS NULL OR r.sweep_id = ?1) AND instr(coalesce(w.spec, w.name, ''), ?2) > 0 AND "
                           "instr(r.scheduler, ?3) > 0 AND (?4 IS NULL OR r.status = ?4) ORDER BY r.id";
   auto query = impl_->connection.prepare(sql);
   if (!query) return query.error();
@@ -147,6 +185,7 @@ Result<std::vector<RunInfo>> Store::list_runs(const RunFilter& filter) {
     auto row = query->step();
     if (!row) return row.error();
     if (!*row) break;
+    if (auto status = check_run_row(impl_->connection, *query); !status) return status.error();
     runs.push_back(read_run_info(*query));
   }
   return runs;
@@ -160,11 +199,13 @@ Result<StoredRun> Store::load_run(std::int64_t run_id) {
   auto row = query->step();
   if (!row) return row.error();
   if (!*row) return make_error(c.path() + ": no run " + std::to_string(run_id) + " (tilelens runs list shows the runs)");
+  if (auto status = check_run_row(c, *query); !status) return status.error();
   StoredRun run;
   run.info = read_run_info(*query);
   auto metrics = load_metrics(c, run_id);
   if (!metrics) return metrics.error();
   run.metrics = std::move(*metrics);
+  if (auto status = check_has_metrics(c, run); !status) return status.error();
   return run;
 }
 
@@ -177,6 +218,7 @@ Result<std::vector<StoredRun>> Store::load_runs(const RunFilter& filter) {
     auto metrics = load_metrics(impl_->connection, info.id);
     if (!metrics) return metrics.error();
     runs.push_back({std::move(info), std::move(*metrics)});
+    if (auto status = check_has_metrics(impl_->connection, runs.back()); !status) return status.error();
   }
   return runs;
 }
@@ -206,14 +248,79 @@ Result<std::optional<Measurement>> Store::load_measurement(std::int64_t run_id) 
   return std::optional<Measurement>(std::move(m));
 }
 
+namespace {
+
+// Checks each trace row against its run's workload and platform as it is read: an id out of
+// range, an unknown enumeration value, a negative size or a time running backwards is a
+// damaged row, named, before an exporter indexes an array with it.
+class TraceRowCheck {
+ public:
+  TraceRowCheck(const Connection& c, const StoredRun& run) : c_(c), run_(run) {}
+
+  bool failed() const { return !problem_.empty(); }
+  Error error() const { return damaged(c_.path(), problem_); }
+
+  void task(const Statement& s, std::string_view table, std::string_view column, bool nullable = false) {
+    if (nullable && s.is_null(column)) return;
+    below(s, table, column, static_cast<std::int64_t>(run_.info.workload_tasks), "a task of workload");
+  }
+  void data(const Statement& s, std::string_view table, std::string_view column) {
+    below(s, table, column, static_cast<std::int64_t>(run_.info.workload_data), "a data of workload");
+  }
+  void worker(const Statement& s, std::string_view table, std::string_view column) {
+    below(s, table, column, run_.info.platform.workers(), "a worker of the platform, which has");
+  }
+  void enumeration(const Statement& s, std::string_view table, std::string_view column, std::int64_t count) {
+    below(s, table, column, count, "a value of its lookup table, which has");
+  }
+  void size(const Statement& s, std::string_view table, std::string_view column) {
+    if (s.integer(column) < 0) fail(s, table, column, "is negative");
+  }
+  void interval(const Statement& s, std::string_view table, std::string_view start, std::string_view end) {
+    if (s.integer(start) < 0) fail(s, table, start, "is negative");
+    if (s.integer(end) < s.integer(start)) fail(s, table, end, "is before " + std::string(start));
+  }
+
+ private:
+  void below(const Statement& s, std::string_view table, std::string_view column, std::int64_t count, const std::string& what) {
+    const std::int64_t value = s.integer(column);
+    if (value >= 0 && value < count) return;
+    const bool of_workload = what.find("workload") != std::string::npos;
+    fail(s, table, column,
+         "is not " + what + (of_workload ? " " + std::to_string(run_.info.workload_id) + ", which has" : "") + " " +
+             std::to_string(count));
+  }
+  void fail(const Statement& s, std::string_view table, std::string_view column, const std::string& what) {
+    if (failed()) return;
+    const std::string name(column.substr(column.find('.') + 1));
+    const std::string key = table == "task_executions" ? "global_order" : "seq";
+    problem_ = "run " + std::to_string(run_.info.id) + ", table " + std::string(table) + ", row " + key + "=" +
+               std::to_string(s.integer(std::string(table) + "." + key)) + ": " + name + " " + std::to_string(s.integer(column)) + " " + what;
+  }
+
+  const Connection& c_;
+  const StoredRun& run_;
+  std::string problem_;
+};
+
+}  // namespace
+
 Result<Trace> Store::load_trace(std::int64_t run_id) {
   Connection& c = impl_->connection;
+  auto run = load_run(run_id);
+  if (!run) return run.error();
+  TraceRowCheck check(c, *run);
   Trace trace;
   auto id_or_none = [](const Statement& s, std::string_view column) {
     return s.is_null(column) ? kNoId : static_cast<std::uint32_t>(s.integer(column));
   };
   auto u32 = [](const Statement& s, std::string_view column) { return static_cast<std::uint32_t>(s.integer(column)); };
   Status status = for_trace_rows(c, "task_executions", "global_order", run_id, [&](const Statement& s) {
+    check.task(s, "task_executions", "task_executions.task_id");
+    check.worker(s, "task_executions", "task_executions.gpu");
+    check.interval(s, "task_executions", "task_executions.start_ns", "task_executions.end_ns");
+    check.size(s, "task_executions", "task_executions.buffered_ns");
+    check.size(s, "task_executions", "task_executions.gpu_order");
     trace.tasks.push_back({.task = u32(s, "task_executions.task_id"),
                            .gpu = u32(s, "task_executions.gpu"),
                            .global_order = u32(s, "task_executions.global_order"),
@@ -223,25 +330,32 @@ Result<Trace> Store::load_trace(std::int64_t run_id) {
                            .end_ns = s.integer("task_executions.end_ns")});
   });
   if (!status) return status.error();
-  std::string bad_source;  // the first load whose source is no GPU (a corrupt file): refused, not wrapped
+  if (check.failed()) return check.error();
   status = for_trace_rows(c, "loads", "seq", run_id, [&](const Statement& s) {
-    const std::int64_t source = s.integer("loads.source");
-    if ((source < kFromHost || source > std::numeric_limits<std::int16_t>::max()) && bad_source.empty()) {
-      bad_source = "run " + std::to_string(run_id) + ": table loads, row " + std::to_string(s.integer("loads.seq")) +
-                   ": source " + std::to_string(source) + " is neither the host (-1) nor a GPU";
-    }
+    check.data(s, "loads", "loads.data_id");
+    check.worker(s, "loads", "loads.gpu");
+    if (s.integer("loads.source") != kFromHost) check.worker(s, "loads", "loads.source");
+    check.enumeration(s, "loads", "loads.kind", 3);
+    check.task(s, "loads", "loads.task_id", true);
+    check.size(s, "loads", "loads.bytes");
+    check.interval(s, "loads", "loads.issue_ns", "loads.end_ns");
     trace.loads.push_back({.data = u32(s, "loads.data_id"),
                            .gpu = u32(s, "loads.gpu"),
                            .task = id_or_none(s, "loads.task_id"),
-                           .source = static_cast<std::int16_t>(source),
+                           .source = static_cast<std::int16_t>(s.integer("loads.source")),
                            .kind = static_cast<LoadKind>(s.integer("loads.kind")),
                            .bytes = static_cast<std::uint64_t>(s.integer("loads.bytes")),
                            .issue_ns = s.integer("loads.issue_ns"),
                            .end_ns = s.integer("loads.end_ns")});
   });
   if (!status) return status.error();
-  if (!bad_source.empty()) return make_error(bad_source);
+  if (check.failed()) return check.error();
   status = for_trace_rows(c, "evictions", "seq", run_id, [&](const Statement& s) {
+    check.data(s, "evictions", "evictions.data_id");
+    check.worker(s, "evictions", "evictions.gpu");
+    check.enumeration(s, "evictions", "evictions.cause", 2);
+    check.task(s, "evictions", "evictions.for_task", true);
+    check.size(s, "evictions", "evictions.time_ns");
     trace.evictions.push_back({.data = u32(s, "evictions.data_id"),
                                .gpu = u32(s, "evictions.gpu"),
                                .for_task = id_or_none(s, "evictions.for_task"),
@@ -250,17 +364,29 @@ Result<Trace> Store::load_trace(std::int64_t run_id) {
                                .time_ns = s.integer("evictions.time_ns")});
   });
   if (!status) return status.error();
+  if (check.failed()) return check.error();
   status = for_trace_rows(c, "writebacks", "seq", run_id, [&](const Statement& s) {
+    check.data(s, "writebacks", "writebacks.data_id");
+    check.worker(s, "writebacks", "writebacks.gpu");
+    check.enumeration(s, "writebacks", "writebacks.cause", 3);
+    check.size(s, "writebacks", "writebacks.bytes");
+    check.interval(s, "writebacks", "writebacks.start_ns", "writebacks.end_ns");
     trace.writebacks.push_back({u32(s, "writebacks.data_id"), u32(s, "writebacks.gpu"), static_cast<std::uint64_t>(s.integer("writebacks.bytes")),
                                 s.integer("writebacks.start_ns"), s.integer("writebacks.end_ns"),
                                 static_cast<WritebackCause>(s.integer("writebacks.cause"))});
   });
   if (!status) return status.error();
+  if (check.failed()) return check.error();
   status = for_trace_rows(c, "allocations", "seq", run_id, [&](const Statement& s) {
+    check.data(s, "allocations", "allocations.data_id");
+    check.worker(s, "allocations", "allocations.gpu");
+    check.task(s, "allocations", "allocations.task_id");
+    check.size(s, "allocations", "allocations.time_ns");
     trace.allocations.push_back(
         {u32(s, "allocations.data_id"), u32(s, "allocations.gpu"), s.integer("allocations.time_ns"), u32(s, "allocations.task_id")});
   });
   if (!status) return status.error();
+  if (check.failed()) return check.error();
   return trace;
 }
 

@@ -5,6 +5,45 @@
 
 namespace tilelens::db {
 
+namespace {
+
+// A sweep keeps one run per key (the runs_one_per_sweep_key index): the failed run a retry
+// replaces goes, in the retry's own transaction.
+Status drop_failed_attempts(Connection& c, const RunInfo& info) {
+  if (!info.sweep_id) return Status::success();
+  auto failed = c.prepare("SELECT id FROM runs WHERE sweep_id = ?1 AND run_key = ?2 AND status = 'failed'");
+  if (!failed) return failed.error();
+  failed->bind(1, *info.sweep_id).bind(2, info.key);
+  std::vector<std::int64_t> ids;
+  while (true) {
+    auto row = failed->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    ids.push_back(failed->integer(0));
+  }
+  for (const std::int64_t id : ids) {
+    for (const auto table : run_tables()) {
+      auto erase = c.prepare("DELETE FROM " + std::string(table) + " WHERE run_id = ?1");
+      if (!erase) return erase.error();
+      if (auto status = erase->bind(1, id).run(); !status) return status;
+    }
+    auto erase = c.prepare("DELETE FROM runs WHERE id = ?1");
+    if (!erase) return erase.error();
+    if (auto status = erase->bind(1, id).run(); !status) return status;
+  }
+  return Status::success();
+}
+
+// A run's claim (Store::claim_run) ends with the commit that stores it.
+Status end_claim(Connection& c, const RunInfo& info) {
+  if (!info.sweep_id) return Status::success();
+  auto release = c.prepare("DELETE FROM run_claims WHERE sweep_id = ?1 AND run_key = ?2");
+  if (!release) return release.error();
+  return release->bind(1, *info.sweep_id).bind(2, info.key).run();
+}
+
+}  // namespace
+
 RunWriter::RunWriter(std::unique_ptr<State> state) : state_(std::move(state)) {}
 RunWriter::RunWriter(RunWriter&&) noexcept = default;
 RunWriter::~RunWriter() = default;  // an unfinished transaction rolls back
@@ -191,6 +230,7 @@ Result<std::int64_t> RunWriter::finish(const RunMetrics& metrics) {
   auto update = s.connection->prepare("UPDATE runs SET status = 'complete', finished_at = :finished_at WHERE id = :id");
   if (!update) return update.error();
   if (auto status = update->bind("id", s.info.id).bind("finished_at", utc_now()).run(); !status) return status.error();
+  if (auto status = end_claim(*s.connection, s.info); !status) return status.error();
   if (auto status = s.transaction->commit(); !status) return status.error();
   s.transaction.reset();
   return s.info.id;
@@ -235,7 +275,9 @@ Result<std::int64_t> RunWriter::fail(const std::string& reason) {
   if (!transaction) return transaction.error();
   RunInfo failed = s.info;
   failed.error = reason;
+  if (auto status = drop_failed_attempts(*s.connection, failed); !status) return status.error();
   if (auto status = insert_run(*s.connection, failed, s.platform_id, "failed"); !status) return status.error();
+  if (auto status = end_claim(*s.connection, failed); !status) return status.error();
   if (auto status = transaction->commit(); !status) return status.error();
   return s.info.id;
 }
@@ -253,7 +295,14 @@ Result<RunWriter> Store::begin_run(RunInfo info) {
   if (info.started_at.empty()) info.started_at = utc_now();
   if (info.key.empty()) info.key = run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
   info.id = 0;
-  if (auto status = insert_run(c, info, *platform_id, "incomplete"); !status) return status.error();
+  if (auto status = drop_failed_attempts(c, info); !status) return status.error();
+  if (auto status = insert_run(c, info, *platform_id, "incomplete"); !status) {
+    if (info.sweep_id && status.error().message.find("UNIQUE constraint failed") != std::string::npos) {
+      return make_error(c.path() + ": sweep " + std::to_string(*info.sweep_id) +
+                        " already holds this run complete (another process stored it first): " + info.key);
+    }
+    return status.error();
+  }
   info.id = c.last_insert_id();
   info.status = RunStatus::Incomplete;
   state->info = std::move(info);

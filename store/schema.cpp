@@ -2,6 +2,7 @@
 // declared in tables.cpp.
 #include "store/schema.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <filesystem>
@@ -50,12 +51,16 @@ Status check_database_file(const std::string& path) {
 
 Status prepare_schema(Connection& connection, bool writable) {
   const std::string& path = connection.path();
+  // One snapshot for the three reads: another process may be creating the schema right now,
+  // and its tables seen without its application id would look like a foreign file.
+  if (auto status = connection.exec("BEGIN"); !status) return make_error(path + ": not a tilelens database: " + status.error().message);
   // The first read is where SQLite notices a file that is not a database at all.
   auto application_id = connection.query_integer("PRAGMA application_id");
-  if (!application_id) return make_error(path + ": not a tilelens database: " + application_id.error().message);
   auto version = connection.query_integer("PRAGMA user_version");
-  if (!version) return version.error();
   auto tables = connection.query_integer("SELECT count(*) FROM sqlite_schema");
+  (void)connection.exec("COMMIT");
+  if (!application_id) return make_error(path + ": not a tilelens database: " + application_id.error().message);
+  if (!version) return version.error();
   if (!tables) return tables.error();
 
   if (*tables == 0) {
@@ -104,6 +109,66 @@ Status prepare_schema(Connection& connection, bool writable) {
     return transaction->commit();
   }
   return Status::success();
+}
+
+Error damaged(const std::string& path, const std::string& what) {
+  return make_error(path + ": the database is damaged or was edited by hand: " + what + "; restore it from a copy");
+}
+
+Status check_schema_shape(Connection& connection) {
+  const std::string& path = connection.path();
+  const auto damaged = [&](const std::string& what) {
+    return db::damaged(path, what + " (schema version " + std::to_string(kSchemaVersion) + ", docs/database.md)");
+  };
+  auto type_query = connection.prepare("SELECT type FROM sqlite_schema WHERE name = ?1");
+  if (!type_query) return type_query.error();
+  for (const Table& table : schema_tables()) {
+    type_query->bind(1, table.name);
+    auto found = type_query->step();
+    if (!found) return found.error();
+    const std::string type = *found ? type_query->text(0) : "";
+    type_query->reset();
+    if (type.empty()) return damaged("table " + std::string(table.name) + " is missing");
+    if (type != "table") return damaged(std::string(table.name) + " is a " + type + ", not a table");
+    auto columns = connection.prepare("SELECT name FROM pragma_table_info(?1)");
+    if (!columns) return columns.error();
+    columns->bind(1, table.name);
+    std::vector<std::string> present;
+    while (true) {
+      auto row = columns->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      present.push_back(columns->text(0));
+    }
+    for (const Column& column : table.columns) {
+      if (std::find(present.begin(), present.end(), column.name) == present.end()) {
+        return damaged("table " + std::string(table.name) + " has no column " + std::string(column.name));
+      }
+    }
+  }
+  return Status::success();
+}
+
+Status check_integrity(Connection& connection) {
+  const std::string& path = connection.path();
+  // integrity_check, not quick_check: SQLite 3.40's quick_check reports a false "NULL value"
+  // in WITHOUT ROWID tables whose key order differs from their column order (dependencies),
+  // and the two cost the same here (a full read; the tables have few secondary indexes).
+  // Up to 3 problems are enough to show what is wrong.
+  auto check = connection.prepare("PRAGMA integrity_check(3)");
+  if (!check) return make_error(path + ": the database is damaged: " + check.error().message);
+  std::string problems;
+  while (true) {
+    auto row = check->step();
+    if (!row) return make_error(path + ": the database is damaged: " + row.error().message);
+    if (!*row) break;
+    const std::string line = check->text(0);
+    if (line == "ok") return Status::success();
+    problems += (problems.empty() ? "" : "; ") + line;
+  }
+  return make_error(path + ": the database is damaged (SQLite's integrity_check: " + problems +
+                    "); tilelens will not read it. Restore it from a copy, or save what SQLite can read with: sqlite3 " + path +
+                    " .recover | sqlite3 recovered.db");
 }
 
 }  // namespace tilelens::db

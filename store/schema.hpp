@@ -10,7 +10,7 @@ namespace tilelens::db {
 
 // Bumped whenever a table or column changes; tables.cpp marks what the new version adds, and
 // the migration from the previous version comes from those marks.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 // PRAGMA application_id of every tilelens database: "TLns".
 inline constexpr std::int64_t kApplicationId = 0x544c6e73;
 
@@ -22,5 +22,17 @@ Status check_database_file(const std::string& path);
 // older tilelens schema (read-write only), and refuses a newer version or a foreign database
 // with a message that says what the file is and what to do.
 Status prepare_schema(Connection& connection, bool writable);
+
+// "FILE: the database is damaged or was edited by hand: WHAT; restore it from a copy": how
+// every reader reports rows or tables that cannot have been written by tilelens.
+Error damaged(const std::string& path, const std::string& what);
+
+// Refuses a database whose tables are not the schema's: a table missing, replaced by a view,
+// or lacking a column (a file edited by hand or damaged). Cheap: it reads the schema only.
+Status check_schema_shape(Connection& connection);
+
+// SQLite's PRAGMA integrity_check over the whole file: refuses a database whose pages, records or
+// constraints are damaged (flipped bits, a bad copy), before anything is read from it.
+Status check_integrity(Connection& connection);
 
 }  // namespace tilelens::db

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <utility>
 
 namespace tilelens::db {
@@ -23,12 +24,34 @@ Connection::~Connection() {
   if (handle_ != nullptr) sqlite3_close_v2(handle_);
 }
 
+namespace {
+
+// "file:PATH?immutable=1" with the characters a URI path reserves escaped.
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+      uri += escaped;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+}  // namespace
+
 Result<Connection> Connection::open(const std::string& path, Access access, int busy_ms) {
   Connection connection;
   connection.path_ = path;
-  const int flags = (access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-                    SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(path.c_str(), &connection.handle_, flags, nullptr);
+  int flags = SQLITE_OPEN_NOMUTEX;
+  if (access == Access::ReadWrite) flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  else flags |= SQLITE_OPEN_READONLY;
+  if (access == Access::Immutable) flags |= SQLITE_OPEN_URI;
+  const std::string name = access == Access::Immutable ? immutable_uri(path) : path;
+  const int rc = sqlite3_open_v2(name.c_str(), &connection.handle_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = connection.handle_ != nullptr ? sqlite3_errmsg(connection.handle_) : sqlite3_errstr(rc);
     return make_error(path + ": cannot open: " + message);

@@ -21,7 +21,9 @@ class Statement;
 
 class Connection {
  public:
-  enum class Access { ReadOnly, ReadWrite };
+  // Immutable: read-only, without locks or the write-ahead log, for a file no one can be
+  // writing (its directory is read-only, so SQLite could not create its -shm file).
+  enum class Access { ReadOnly, ReadWrite, Immutable };
 
   Connection() = default;
   Connection(Connection&& other) noexcept;

@@ -1,12 +1,33 @@
 // The store's connection: opening a file (checking it, creating or upgrading its schema), and
 // its path. What it writes and reads lives beside it: catalog.cpp (workloads, platforms,
 // sweeps), run_writer.cpp, run_reader.cpp, deletes.cpp, keys.cpp; the schema in tables.cpp.
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "store/schema.hpp"
 #include "store/store_internal.hpp"
 
 namespace tilelens::db {
+namespace {
+
+// How to read an existing file. SQLite reads a WAL database through a -shm file it creates
+// beside it; in a directory this user cannot write, the file is opened immutable instead (no
+// one can be writing it there), unless its -wal holds commits that only the log has.
+Result<Connection::Access> read_access(const std::string& path) {
+  const std::filesystem::path file(path);
+  const std::filesystem::path directory = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  if (::access(directory.c_str(), W_OK) == 0) return Connection::Access::ReadOnly;
+  std::error_code ec;
+  const auto wal_size = std::filesystem::file_size(path + "-wal", ec);
+  if (!ec && wal_size > 0) {
+    return make_error(path + ": cannot read it here: its directory is read-only and " + path +
+                      "-wal holds commits not yet in the file; copy both files to a writable directory");
+  }
+  return Connection::Access::Immutable;
+}
+
+}  // namespace
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::Store(Store&&) noexcept = default;
@@ -33,9 +54,13 @@ Result<Store> Store::open(const std::string& path, OpenMode mode) {
   if (!writable && !std::filesystem::exists(path, ec)) {
     return make_error(path + ": no such database (replay --db, sweep and import create one)");
   }
-  auto connection = Connection::open(path, writable ? Connection::Access::ReadWrite : Connection::Access::ReadOnly);
+  auto access = writable ? Result<Connection::Access>(Connection::Access::ReadWrite) : read_access(path);
+  if (!access) return access.error();
+  auto connection = Connection::open(path, *access);
   if (!connection) return connection.error();
   if (auto status = prepare_schema(*connection, writable); !status) return status.error();
+  if (auto status = check_schema_shape(*connection); !status) return status.error();
+  if (auto status = check_integrity(*connection); !status) return status.error();
   if (writable) {
     // WAL: readers never block the writer nor see a half-written run; NORMAL sync is
     // durable against a killed process (only a power loss may drop the last commits).

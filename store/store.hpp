@@ -104,6 +104,24 @@ class Store {
   // Deletes the runs and everything recorded for them, in one transaction.
   Status delete_runs(const std::vector<std::int64_t>& run_ids);
 
+  // Sweeps run by several processes at once (docs/database.md, "Concurrent use"). Before it
+  // replays a run, a sweep claims the run's key: Stored when the sweep holds it complete
+  // already, Running when a live sweep (another process, or another sweep in this one)
+  // claimed it, Claimed otherwise. A claim ends with its run's commit (RunWriter::finish or
+  // fail) or with release_claims; one left by a killed process is taken over.
+  struct Claim {
+    enum class Outcome { Claimed, Stored, Running } outcome = Outcome::Claimed;
+    std::string holder;  // Running: "process 1234 on HOST"
+  };
+  Result<Claim> claim_run(std::int64_t sweep_id, const std::string& run_key, const std::string& owner);
+  Status release_claims(std::int64_t sweep_id, const std::string& owner);
+  // A name for one claiming sweep: host, process id and a counter, unique among live sweeps.
+  static std::string new_claim_owner();
+
+  // A second connection to this file for another thread, without checking the file again;
+  // it waits up to `busy_ms` for the write lock.
+  Result<Store> reopen(int busy_ms) const;
+
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);

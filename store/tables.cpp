@@ -132,7 +132,22 @@ const std::vector<Table> kTables = {
       {"sweep_id", "INTEGER REFERENCES sweeps(id)", "the sweep it belongs to, if any"},
       {"run_key", "TEXT NOT NULL",
        "the workload spec, the policies, every platform field and the depth: a sweep skips the keys it holds complete"}},
-     "", false, {"runs_by_key ON runs(run_key)", "runs_by_sweep ON runs(sweep_id)", "runs_by_workload ON runs(workload_id)"}, ""},
+     "", false,
+     {"runs_by_key ON runs(run_key)", "runs_by_sweep ON runs(sweep_id)", "runs_by_workload ON runs(workload_id)",
+      {"UNIQUE runs_one_per_sweep_key ON runs(sweep_id, run_key) WHERE sweep_id IS NOT NULL", 6}},
+     ""},
+    {"run_claims",
+     "The runs of a sweep being replayed right now, one row per run key: a second sweep of the same grid, started "
+     "while the first runs, skips the keys claimed by a live process instead of replaying them again. A claim goes "
+     "with its run's commit; a killed process leaves its claims, which the next sweep takes over once that process "
+     "is gone (docs/database.md, concurrent use).",
+     {{"sweep_id", "INTEGER NOT NULL REFERENCES sweeps(id)", "the sweep"},
+      {"run_key", "TEXT NOT NULL", "the run's key (runs.run_key)"},
+      {"owner", "TEXT NOT NULL", "the claiming sweep: host, process id and a counter within the process"},
+      {"host", "TEXT NOT NULL", "the machine it runs on"},
+      {"pid", "INTEGER NOT NULL", "its process id there"},
+      {"claimed_at", "TEXT NOT NULL", "UTC, ISO 8601"}},
+     "PRIMARY KEY (sweep_id, run_key)", true, {}, "", 6},
     {"task_executions", "Each task a run executed, in start order: one run's processing order is a range scan.",
      {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
       {"global_order", "INTEGER NOT NULL", "rank among all task starts"},
@@ -270,6 +285,24 @@ const std::vector<Table> kTables = {
 
 std::string column_definition(const Column& column) { return std::string(column.name) + " " + std::string(column.type); }
 
+std::string index_sql(const Index& index) {
+  const bool unique = index.sql.starts_with("UNIQUE ");
+  return std::string(unique ? "CREATE UNIQUE INDEX " : "CREATE INDEX ") + std::string(index.sql.substr(unique ? 7 : 0)) + ";\n";
+}
+
+// What a version must do to existing rows before its new constraints can hold.
+std::string migration_preparation(int to) {
+  // Version 6 keeps one run per key in a sweep. Earlier files may hold more (two sweeps of one
+  // grid at once, a failed run retried at each resume): the sweep keeps its first complete run,
+  // or else its latest failed one, and the others stay in the file outside any sweep.
+  if (to == 6) {
+    return "UPDATE runs SET sweep_id = NULL WHERE sweep_id IS NOT NULL AND id <> (SELECT k.id FROM runs k WHERE "
+           "k.sweep_id = runs.sweep_id AND k.run_key = runs.run_key ORDER BY k.status = 'complete' DESC, "
+           "CASE WHEN k.status = 'complete' THEN k.id ELSE -k.id END LIMIT 1);\n";
+  }
+  return "";
+}
+
 std::string create_table_sql(const Table& table, int version) {
   std::string sql = "CREATE TABLE " + std::string(table.name) + "(";
   bool first = true;
@@ -283,7 +316,9 @@ std::string create_table_sql(const Table& table, int version) {
   if (table.without_rowid) sql += " WITHOUT ROWID";
   sql += ";\n";
   if (!table.rows.empty()) sql += "INSERT INTO " + std::string(table.name) + " VALUES " + std::string(table.rows) + ";\n";
-  for (const auto& index : table.indexes) sql += "CREATE INDEX " + std::string(index) + ";\n";
+  for (const Index& index : table.indexes) {
+    if (index.since <= version) sql += index_sql(index);
+  }
   return sql;
 }
 
@@ -314,7 +349,7 @@ std::string create_sql(int version) {
 }
 
 std::string migration_sql(int from) {
-  std::string sql;
+  std::string sql = migration_preparation(from + 1);
   for (const Table& table : kTables) {
     if (table.since == from + 1) {
       sql += create_table_sql(table, from + 1);
@@ -323,6 +358,9 @@ std::string migration_sql(int from) {
     if (table.since > from) continue;
     for (const Column& column : table.columns) {
       if (column.since == from + 1) sql += "ALTER TABLE " + std::string(table.name) + " ADD COLUMN " + column_definition(column) + ";\n";
+    }
+    for (const Index& index : table.indexes) {
+      if (index.since == from + 1) sql += index_sql(index);
     }
   }
   return sql;
@@ -374,6 +412,12 @@ std::string schema_markdown() {
       std::string type(column.type);
       text += "| `" + std::string(column.name) + "` | " + type + " | " + std::string(column.doc) +
               (column.since > table.since ? " (since version " + std::to_string(column.since) + ")" : "") + " |\n";
+    }
+    for (std::size_t i = 0; i < table.indexes.size(); ++i) {
+      const Index& index = table.indexes[i];
+      text += std::string(i == 0 ? "\nIndexes: " : ", ") + "`" + std::string(index.sql) + "`" +
+              (index.since > table.since ? " (since version " + std::to_string(index.since) + ")" : "");
+      if (i + 1 == table.indexes.size()) text += ".\n";
     }
   }
   return text;

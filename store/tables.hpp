@@ -18,13 +18,20 @@ struct Column {
   int since = 1;          // the schema version that added it (added last, by ALTER TABLE ADD COLUMN)
 };
 
+// A secondary index: "runs_by_key ON runs(run_key)", UNIQUE ones with the word first.
+struct Index {
+  constexpr Index(const char* text, int version = 1) : sql(text), since(version) {}  // NOLINT(google-explicit-constructor)
+  std::string_view sql;
+  int since;  // the schema version that added it
+};
+
 struct Table {
   std::string_view name;
   std::string_view doc;
   std::vector<Column> columns;
   std::string_view key;                   // a table constraint: "PRIMARY KEY (run_id, seq)", or ""
   bool without_rowid = false;
-  std::vector<std::string_view> indexes;  // "runs_by_key ON runs(run_key)"
+  std::vector<Index> indexes;
   std::string_view rows;                  // a lookup table's fixed rows: "(0, 'R'), (1, 'W')"
   int since = 1;
 };
@@ -34,7 +41,8 @@ const std::vector<Table>& schema_tables();
 const Table& schema_table(std::string_view name);
 
 // The SQL that creates the tables and columns a file of `version` holds (a new file: the
-// current version), and the SQL that upgrades a file of `from` to `from + 1`.
+// current version), and the SQL that upgrades a file of `from` to `from + 1` (with what a
+// version must do to the rows before its new constraints hold: migration_preparation).
 std::string create_sql(int version);
 std::string migration_sql(int from);
 

@@ -420,7 +420,7 @@ TEST_CASE("a load whose stored source is no GPU is refused with its row, not wra
   REQUIRE(store.ok());
   auto trace = store->load_trace(id);
   REQUIRE_FALSE(trace.ok());
-  CHECK_THAT(trace.error().message, Catch::Contains("loads, row 3") && Catch::Contains("65535"));
+  CHECK_THAT(trace.error().message, Catch::Contains("loads, row seq=3") && Catch::Contains("65535"));
 }
 
 TEST_CASE("a file of every older schema version upgrades to the tables of a new file", "[db]") {

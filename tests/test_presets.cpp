@@ -125,6 +125,7 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
                              "ALTER TABLE platforms DROP COLUMN switch_bandwidth; ALTER TABLE platforms DROP COLUMN workers_per_memory; "
                              "ALTER TABLE platforms DROP COLUMN cpus; ALTER TABLE platforms DROP COLUMN cpu_default_gflops; "
                              "ALTER TABLE platforms DROP COLUMN cpu_kind_gflops; DROP TABLE measurements; DROP TABLE cupti_records; "
+                             "DROP TABLE run_claims; DROP INDEX runs_one_per_sweep_key; "
                              "PRAGMA user_version = 1")
                 .ok());
   }

@@ -5,6 +5,7 @@
 #include <functional>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -134,8 +135,18 @@ int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   if (!count || *count < 0) return fail(err, "--tasks must be a count of zero or more");
   auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
   if (!store) return fail(err, store.error().message);
+  // Everything is read before anything is printed: a damaged row stops the command with its
+  // error, not halfway through the report.
   auto run = store->load_run(*id);
   if (!run) return fail(err, run.error().message);
+  auto measurement = store->load_measurement(*id);
+  if (!measurement) return fail(err, measurement.error().message);
+  std::optional<core::LoadedRun> loaded;
+  if (*count > 0 && run->metrics) {
+    auto whole = core::load_run(*store, *id);
+    if (!whole) return fail(err, whole.error().message);
+    loaded = std::move(*whole);
+  }
   const RunInfo& info = run->info;
   out << "run          " << info.id << " (" << to_string(info.status) << ", " << to_string(info.mode) << ", tilelens "
       << info.tilelens_version << ")\n";
@@ -146,8 +157,6 @@ int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   if (!info.error.empty()) out << "error        " << info.error << "\n";
   if (!run->metrics) return 0;
   print_summary(info, *run->metrics, out);
-  auto measurement = store->load_measurement(*id);
-  if (!measurement) return fail(err, measurement.error().message);
   if (*measurement) print_measurement(**measurement, out);
   const ReplaySummary& s = run->metrics->summary;
   std::vector<std::vector<std::string>> rows = {{"GPU", "tasks", "loads", "allocations", "evictions", "invalidations", "busy", "peak memory"}};
@@ -158,9 +167,7 @@ int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
                     format_bytes(gpu.peak_bytes)});
   }
   out << "\n" << format_table(rows, "");
-  if (*count > 0) {
-    auto loaded = core::load_run(*store, *id);
-    if (!loaded) return fail(err, loaded.error().message);
+  if (loaded) {
     Trace& first = loaded->trace;
     if (first.tasks.size() > static_cast<std::size_t>(*count)) first.tasks.resize(static_cast<std::size_t>(*count));
     out << "\n";

@@ -114,7 +114,9 @@ int cmd_sweep(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (progress_bar) err << "\n";
   if (!report) return fail(err, report.error().message);
   out << "sweep " << report->sweep_id << ": " << report->total << " runs: " << report->stored << " stored, " << report->skipped
-      << " skipped (already stored), " << report->failed << " failed, " << report->invalid << " invalid, in "
+      << " skipped (already stored), "
+      << (report->running_elsewhere ? std::to_string(report->running_elsewhere) + " left to another sweep running them, " : "")
+      << report->failed << " failed, " << report->invalid << " invalid, in "
       << format_fixed(report->seconds, 1) << " s on " << report->threads << " thread" << (report->threads == 1 ? "" : "s") << "\n";
   if (!report->first_problem.empty()) out << "first problem: " << report->first_problem << "\n";
   out << "see: tilelens runs compare --sweep " << report->sweep_id << " --db " << report->database << "\n";
