@@ -32,6 +32,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 Result<std::vector<std::string>> expand_value(const std::string& text, char separator) {
   std::vector<std::string> values;
   for (const std::string& item : split(text, separator)) {
+    if (item.empty()) return make_error("'" + text + "' has an empty value (two separators in a row, or one at an end)");
     const auto dots = item.find("..");
     if (dots == std::string::npos) {
       values.push_back(item);
@@ -422,6 +423,9 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
           outcome.message = claim.error().message;
         } else if (claim->outcome == db::Store::Claim::Outcome::Stored) {
           outcome.kind = Outcome::Kind::Skipped;
+        } else if (claim->outcome == db::Store::Claim::Outcome::Duplicate) {
+          outcome.kind = Outcome::Kind::Skipped;
+          outcome.message = "the same run as an earlier one of this grid";
         } else {
           outcome.kind = Outcome::Kind::RunningElsewhere;
           outcome.message = claim->holder;
@@ -496,7 +500,7 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
     }
     if (outcome.kind == Outcome::Kind::Skipped) {
       ++report.skipped;
-      line = "skipped (stored before)";
+      line = "skipped (" + (outcome.message.empty() ? std::string("stored before") : outcome.message) + ")";
     } else if (outcome.kind == Outcome::Kind::RunningElsewhere) {
       ++report.running_elsewhere;
       line = "left to the sweep running it (" + outcome.message + ")";

@@ -81,14 +81,24 @@ std::vector<MemoryStep> memory_in_use(const Workload& workload, const Trace& tra
   return steps;
 }
 
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 void write_loads_csv(const Workload& workload, const Trace& trace, std::ostream& out) {
   out << "seq,data,data_name,gpu,source,bytes,issue_ns,end_ns,kind,task,task_label\n";
   std::size_t seq = 0;
   for (const LoadRecord& l : trace.loads) {
-    out << seq++ << ',' << l.data << ',' << workload.data()[l.data].name << ',' << l.gpu << ','
+    out << seq++ << ',' << l.data << ',' << csv_field(workload.data()[l.data].name) << ',' << l.gpu << ','
         << (l.source == kFromHost ? std::string("host") : "gpu" + std::to_string(l.source)) << ',' << l.bytes << ',' << l.issue_ns
         << ',' << l.end_ns << ',' << to_string(l.kind) << ',';
-    if (l.task != kNoId) out << l.task << ",\"" << workload.task_label(l.task) << '"';
+    if (l.task != kNoId) out << l.task << ',' << csv_field(workload.task_label(l.task));
     else out << ',';
     out << '\n';
   }
@@ -291,9 +301,9 @@ void write_order_csv(const Workload& workload, const Trace& trace, std::ostream&
       loads += workload.data()[load->data].name + ":" + to_string(load->kind);
       if (load->source != kFromHost) loads += "@gpu" + std::to_string(load->source);
     }
-    out << r.global_order << ',' << r.gpu << ',' << r.gpu_order << ',' << r.task << ',' << workload.kinds()[task.kind] << ','
+    out << r.global_order << ',' << r.gpu << ',' << r.gpu_order << ',' << r.task << ',' << csv_field(workload.kinds()[task.kind]) << ','
         << task.i << ',' << task.j << ',' << task.k << ',' << r.start_ns << ',' << r.end_ns << ',' << fetches << ','
-        << prefetches << ",\"" << loads << "\"\n";
+        << prefetches << ',' << csv_field(loads) << "\n";
   }
 }
 

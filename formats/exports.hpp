@@ -14,6 +14,10 @@
 
 namespace tilelens {
 
+// A CSV field (RFC 4180): as is, or double-quoted with its quotes doubled when it holds a
+// comma, a quote or a line break. Every CSV writer of tilelens writes text through it.
+std::string csv_field(std::string_view text);
+
 // One row per load: data, GPU, source, bytes, issue and end times, fetch or prefetch, and
 // the task it was attributed to.
 void write_loads_csv(const Workload& workload, const Trace& trace, std::ostream& out);

@@ -13,6 +13,7 @@
 #include <streambuf>
 #include <vector>
 
+#include "formats/output_file.hpp"
 #include "presets/seed_workloads.hpp"
 #include "model/units.hpp"
 #include "model/utf8.hpp"
@@ -167,20 +168,7 @@ Status write_workload(const Workload& w, std::ostream& out) {
 }
 
 Status save_workload(const Workload& workload, const std::string& path) {
-  // Write beside the target and rename, so an existing file is never left half-written.
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) return make_error("cannot open '" + temporary + "' for writing");
-    auto status = write_workload(workload, out);
-    if (!status) return make_error(path + ": " + status.error().message);
-    out.flush();
-    if (!out) return make_error("could not write '" + temporary + "' (disk full?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) return make_error("could not move '" + temporary + "' to '" + path + "': " + ec.message());
-  return Status::success();
+  return write_output_file(path, [&](std::ostream& out) { return write_workload(workload, out); });
 }
 
 Result<Workload> read_workload(std::istream& in, const std::string& source) {

@@ -49,7 +49,8 @@ Result<Store::Claim> Store::claim_run(std::int64_t sweep_id, const std::string& 
   held->bind(1, sweep_id).bind(2, run_key);
   auto is_held = held->step();
   if (!is_held) return is_held.error();
-  if (*is_held && held->text(0) != owner && claimant_alive(held->text(1), held->integer(2))) {
+  if (*is_held && held->text(0) == owner) return Claim{Claim::Outcome::Duplicate, ""};
+  if (*is_held && claimant_alive(held->text(1), held->integer(2))) {
     return Claim{Claim::Outcome::Running, "process " + std::to_string(held->integer(2)) + " on " + held->text(1)};
   }
   auto insert = c.prepare("INSERT OR REPLACE INTO run_claims (sweep_id, run_key, owner, host, pid, claimed_at) "

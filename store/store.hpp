@@ -107,10 +107,11 @@ class Store {
   // Sweeps run by several processes at once (docs/database.md, "Concurrent use"). Before it
   // replays a run, a sweep claims the run's key: Stored when the sweep holds it complete
   // already, Running when a live sweep (another process, or another sweep in this one)
-  // claimed it, Claimed otherwise. A claim ends with its run's commit (RunWriter::finish or
+  // claimed it, Duplicate when this owner claimed it already (a grid naming one run twice),
+  // Claimed otherwise. A claim ends with its run's commit (RunWriter::finish or
   // fail) or with release_claims; one left by a killed process is taken over.
   struct Claim {
-    enum class Outcome { Claimed, Stored, Running } outcome = Outcome::Claimed;
+    enum class Outcome { Claimed, Stored, Running, Duplicate } outcome = Outcome::Claimed;
     std::string holder;  // Running: "process 1234 on HOST"
   };
   Result<Claim> claim_run(std::int64_t sweep_id, const std::string& run_key, const std::string& owner);

@@ -2,6 +2,8 @@
 // dispatch, the top-level help and each group's usage; nothing else lists the commands.
 #include "app/cli/commands.hpp"
 
+#include "formats/output_file.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include <ostream>
@@ -200,21 +202,7 @@ int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, co
     return status ? 0 : fail(err, status.error().message);
   }
   const std::string path = args.get("output");
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream file(temporary, std::ios::binary);
-    if (!file) return fail(err, "--output: cannot write '" + temporary + "'");
-    if (auto status = write(file); !status) {
-      std::remove(temporary.c_str());
-      return fail(err, status.error().message);
-    }
-    file.flush();
-    if (!file) {
-      std::remove(temporary.c_str());
-      return fail(err, "--output: writing '" + path + "' failed (disk full?)");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) return fail(err, "--output: cannot rename to '" + path + "'");
+  if (auto status = write_output_file(path, write); !status) return fail(err, "--output: " + status.error().message);
   err << "wrote " << path << "\n";
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "app/cli/commands.hpp"
+#include "formats/output_file.hpp"
 #include "app/cli/run_report.hpp"
 #include "core/replay_request.hpp"
 #include "formats/exports.hpp"
@@ -90,14 +91,18 @@ int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     print_summary(info, metrics, out);
   }
   if (args.has("order-out")) {
-    std::ofstream file(args.get("order-out"));
-    if (!file) return fail(err, "cannot write --order-out file '" + args.get("order-out") + "'");
-    write_order_csv(outcome->workload, outcome->trace, file);
+    auto written = write_output_file(args.get("order-out"), [&](std::ostream& file) {
+      write_order_csv(outcome->workload, outcome->trace, file);
+      return Status::success();
+    });
+    if (!written) return fail(err, "--order-out: " + written.error().message);
   }
   if (args.has("trace-out")) {
-    std::ofstream file(args.get("trace-out"));
-    if (!file) return fail(err, "cannot write --trace-out file '" + args.get("trace-out") + "'");
-    write_trace_text(outcome->trace, file);
+    auto written = write_output_file(args.get("trace-out"), [&](std::ostream& file) {
+      write_trace_text(outcome->trace, file);
+      return Status::success();
+    });
+    if (!written) return fail(err, "--trace-out: " + written.error().message);
   }
   return 0;
 }
