@@ -83,7 +83,7 @@ const CommandSpec kBenchGpu{
     "Measure the CUDA executor on the first GPU: GFlop/s against a bare loop of the same cuBLAS calls,\n"
     "host-to-device bandwidth against bare pinned copies, CUPTI's overhead, the fidelity of the\n"
     "calibrated replay (loads and makespan), and HFP/DMDAR/EAGER on matmul2d across the memory line.\n"
-    "Exits with status 3 without a GPU.",
+    "Exits with status 1 without a GPU.",
     {{"quick", "", "small sizes (a check that it runs, not figures)", ""},
      {"section", "NAME", "only one section: compute, bandwidth, cupti, fidelity or fgcs", ""}},
     ""};
@@ -98,7 +98,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   }
   if (auto available = instrument::cuda_available(); !available) {
     err << "tilelens: bench gpu needs a CUDA GPU: " << available.error().message << "\n";
-    return 3;
+    return 1;
   }
   char line[256];  // each flushed once written: the whole bench takes minutes, and a pipe would hold it back
   int failures = 0;

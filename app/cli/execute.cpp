@@ -55,7 +55,7 @@ const CommandSpec kExecute{
      {"verify-rows", "ROWS", "rows checked per tile (0: all)", "16"},
      {"json", "", "print the summary as JSON", ""},
      {"trace-out", "FILE", "write the measured trace in tilelens' text form", ""}}),
-    "Without a GPU (or in a build without CUDA) the command says so and exits with status 3.\n"
+    "Without a GPU (or in a build without CUDA) the command says so and exits with status 1.\n"
     "examples:\n"
     "  tilelens execute --workload matmul2d:N=20 --scheduler hfp --eviction belady --memory 500MiB --db m.db\n"
     "  tilelens execute --from-run 1 --db m.db --scheduler darts --eviction luf\n"
@@ -118,7 +118,7 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!prepared) return fail(err, prepared.error().message);
   if (auto available = instrument::cuda_available(); !available) {
     err << "tilelens: execute needs a CUDA GPU: " << available.error().message << "\n";
-    return 3;
+    return 1;
   }
   auto outcome = core::run_execute(std::move(*prepared));
   if (!outcome) return fail(err, outcome.error().message);
