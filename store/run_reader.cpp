@@ -135,7 +135,15 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   s.charged_ns = m.integer("metrics.charged_ns");
 
   const std::string gpus = "SELECT " + select_columns(schema_table("gpu_metrics"), "g") + " FROM gpu_metrics g WHERE run_id = ?1 ORDER BY gpu";
+  std::string bad_gpu_row;
   Status status = for_each_row(c, gpus, run_id, [&](const Statement& g) {
+    for (const Column& column : schema_table("gpu_metrics").columns) {
+      const std::string name = "gpu_metrics." + std::string(column.name);
+      if (bad_gpu_row.empty() && (g.integer(name) < 0 || !(g.real(name) < 1e300))) {
+        bad_gpu_row = "run " + std::to_string(run_id) + ": gpu_metrics." + std::string(column.name) + " of worker " +
+                      std::to_string(g.integer("gpu_metrics.gpu")) + " is " + g.text(name);
+      }
+    }
     GpuSummary gpu;
     gpu.tasks = static_cast<std::uint64_t>(g.integer("gpu_metrics.tasks"));
     gpu.loads = static_cast<std::uint64_t>(g.integer("gpu_metrics.loads"));
@@ -148,6 +156,8 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
     s.gpus.push_back(gpu);
   });
   if (!status) return status.error();
+  if (!bad_gpu_row.empty()) return damaged(c.path(), bad_gpu_row);
+  if (s.gpus.size() > kMaxWorkers) return damaged(c.path(), "run " + std::to_string(run_id) + " has " + std::to_string(s.gpus.size()) + " rows in gpu_metrics");
   return std::optional<RunMetrics>(std::move(out));
 }
 

@@ -39,9 +39,11 @@ Status check_database_file(const std::string& path) {
   if (page_size == 1) page_size = 65536;
   const std::uint64_t pages = big_endian(header.data() + 28, 4);
   const bool pages_valid = big_endian(header.data() + 24, 4) == big_endian(header.data() + 92, 4);
-  // With a write-ahead log beside it, the main file may legitimately lag its header.
-  const bool has_wal = std::filesystem::exists(path + "-wal", ec);
-  if (pages_valid && !has_wal && pages * page_size > size) {
+  // A file in use may legitimately lag its header: with a write-ahead log beside it, or while
+  // a checkpoint grows it (its size changed while the header was read).
+  const bool in_use = std::filesystem::exists(path + "-wal", ec) || std::filesystem::exists(path + "-shm", ec) ||
+                      std::filesystem::file_size(path, ec) != size;
+  if (pages_valid && !in_use && pages * page_size > size) {
     return make_error(path + ": the file is truncated: its header announces " + std::to_string(pages) + " pages of " +
                       std::to_string(page_size) + " bytes (" + std::to_string(pages * page_size) + " bytes) but it holds " +
                       std::to_string(size) + " bytes; restore it from a copy");

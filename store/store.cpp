@@ -3,7 +3,9 @@
 // sweeps), run_writer.cpp, run_reader.cpp, deletes.cpp, keys.cpp; the schema in tables.cpp.
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "store/schema.hpp"
 #include "store/store_internal.hpp"
@@ -25,6 +27,25 @@ Result<Connection::Access> read_access(const std::string& path) {
                       "-wal holds commits not yet in the file; copy both files to a writable directory");
   }
   return Connection::Access::Immutable;
+}
+
+// Switches a new file to WAL mode. The switch needs the file to itself, and SQLite answers
+// "locked" at once, without waiting, while another process reads the schema that this one
+// just created: it is retried for as long as any lock is waited for.
+Status use_write_ahead_log(Connection& connection) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (true) {
+    {
+      auto mode = connection.prepare("PRAGMA journal_mode");
+      if (!mode) return mode.error();
+      auto row = mode->step();
+      if (row && *row && mode->text(0) == "wal") return Status::success();
+    }  // the statement finalized: no read may be open while the mode changes
+    auto status = connection.exec("PRAGMA journal_mode = WAL");
+    if (status) return status;
+    if (status.error().message.find("locked") == std::string::npos || std::chrono::steady_clock::now() > deadline) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 }  // namespace
@@ -64,9 +85,8 @@ Result<Store> Store::open(const std::string& path, OpenMode mode) {
   if (writable) {
     // WAL: readers never block the writer nor see a half-written run; NORMAL sync is
     // durable against a killed process (only a power loss may drop the last commits).
-    if (auto status = connection->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL"); !status) {
-      return status.error();
-    }
+    if (auto status = use_write_ahead_log(*connection); !status) return status.error();
+    if (auto status = connection->exec("PRAGMA synchronous = NORMAL"); !status) return status.error();
   }
   if (auto status = connection->exec("PRAGMA cache_size = -65536"); !status) return status.error();
   auto impl = std::make_unique<Impl>();
