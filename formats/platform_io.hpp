@@ -13,7 +13,9 @@ namespace tilelens {
 inline constexpr int kPlatformFileFormat = 1;
 
 void write_platform_json(const Platform& platform, std::ostream& out, const std::string& comment = "");
-// Errors name the file and the field (or the line and column of a syntax error).
+// Strict JSON in UTF-8; a key given twice or unknown is refused, and so is a value out of the
+// ranges docs/platform-file.md gives. Errors name the file, the line and the field or key
+// ("p.json:7: field ..."), and the column too for a syntax error.
 Result<Platform> read_platform_json(std::istream& in, const std::string& source);
 Result<Platform> load_platform_file(const std::string& path);
 

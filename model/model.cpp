@@ -426,12 +426,12 @@ Status check_platform(const Platform& platform, const Workload& workload) {
   if (platform.workers() > kMaxWorkers) return make_error("the platform has more than " + std::to_string(kMaxWorkers) + " workers");
   if (!(platform.memory_bytes > 0)) return make_error("the GPU memory must be greater than zero");
   if (!(platform.memory_bytes <= static_cast<double>(kMaxWorkloadBytes))) return make_error("the GPU memory must be at most 2^62 bytes (4 EiB)");
-  // A bandwidth below a byte per second or a rate below a kiloflop per second only ever
-  // describes a typo, and it pushes the clock past its range; above these a nanosecond is
-  // too coarse to time a transfer or a task at all.
+  // The ranges of model.hpp: a bandwidth below a byte per second or a rate below a kiloflop
+  // per second only ever describes a typo, and it pushes the clock past its range; above
+  // them a nanosecond is too coarse to time a transfer or a task at all.
   const auto bandwidth = [](double value, const char* what, bool may_be_zero) -> Status {
     if (may_be_zero && value == 0) return Status::success();
-    if (!(value >= 1 && value <= 1e15)) {
+    if (!(value >= kMinBandwidth && value <= kMaxBandwidth)) {
       char given[32];
       std::snprintf(given, sizeof given, "%g B/s", value);
       return make_error(std::string(what) + " must be " + (may_be_zero ? "0 or " : "") + "from 1 B/s to 1 PB/s, not " + given);
@@ -443,10 +443,12 @@ Status check_platform(const Platform& platform, const Workload& workload) {
   if (auto status = bandwidth(platform.gpu_bus_bandwidth, "a GPU's PCIe bandwidth", true); !status) return status;
   if (auto status = bandwidth(platform.switch_bandwidth, "a PCIe switch's bandwidth", true); !status) return status;
   if (platform.gpus_per_switch > 0 && !(platform.switch_bandwidth > 0)) return make_error("a PCIe switch needs a bandwidth");
-  if (platform.latency_ns < 0 || platform.latency_ns > 1'000'000'000'000) return make_error("the transfer latency must be from 0 to 1000 s");
+  if (platform.latency_ns < 0 || static_cast<double>(platform.latency_ns) > kMaxLatencyNs) {
+    return make_error("the transfer latency must be from 0 to 1000 s");
+  }
   const auto rate = [](double value, const std::string& what) -> Status {
     if (value == 0) return Status::success();
-    if (!(value >= 1e-6 && value <= 1e12)) return make_error(what + " must be 0 (no kernel) or from 1 kFlop/s to 1 ZFlop/s");
+    if (!(value >= kMinGflops && value <= kMaxGflops)) return make_error(what + " must be 0 (no kernel) or from 1 kFlop/s to 1 EFlop/s");
     return Status::success();
   };
   if (auto status = rate(platform.default_gflops, "the compute rate"); !status) return status;

@@ -177,6 +177,15 @@ class WorkloadBuilder {
 // the host memory itself (lahp): they need no transfer for data valid on the host.
 // The most workers a platform holds: a load's source is an int16 in traces (trace.hpp).
 inline constexpr std::uint32_t kMaxWorkers = 4096;
+// The ranges of a platform's values, orders of magnitude wider than any machine's: past them
+// one transfer or kernel would hang a replay or push its clock past kMaxClockNs. A platform
+// file outside them is refused (formats/platform_io.cpp); where 0 is allowed it means none.
+// The memory's limit is kMaxWorkloadBytes.
+inline constexpr double kMinBandwidth = 1;     // bytes per second
+inline constexpr double kMaxBandwidth = 1e15;  // bytes per second
+inline constexpr double kMaxLatencyNs = 1e12;  // 1000 s
+inline constexpr double kMinGflops = 1e-6;     // a kFlop/s
+inline constexpr double kMaxGflops = 1e9;      // an EFlop/s, on one worker
 
 struct Platform {
   std::string name = "custom";

@@ -1,6 +1,8 @@
 // Parsing and printing of units; see units.hpp.
 #include "model/units.hpp"
 
+#include "model/utf8.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -210,16 +212,30 @@ std::string format_fixed(double value, int digits) {
 }
 
 std::string json_escape(std::string_view text) {
+  // Bytes that are not UTF-8 (a name in another encoding, a string cut mid-character) become
+  // U+FFFD, one per maximal ill-formed subpart (utf8.hpp), so the output is valid JSON in
+  // UTF-8 whatever the input.
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
   std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (c < 0x20) {
+        char buffer[8];
+        std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+        out += buffer;
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
       continue;
     }
-    out += c;
+    const Utf8Step step = utf8_step(text, i);
+    if (step.valid) out.append(text.substr(i, step.length));
+    else out.append(kReplacement);
+    i += step.length;
   }
   return out;
 }

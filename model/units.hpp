@@ -30,7 +30,8 @@ std::string format_duration(std::int64_t ns);  // "1.234 s", "12.5 ms"
 std::string format_count(double value);       // "1,234,567"
 std::string format_exact(double value);       // the shortest text that reads back as the same double
 std::string format_fixed(double value, int digits = 2);  // "%.*f": "3.14"
-// The text with JSON's escapes (quotes, backslashes, control characters), without the quotes.
+// The text with JSON's escapes (quotes, backslashes, control characters), without the quotes;
+// bytes that are not UTF-8 become U+FFFD, so the result is always valid JSON.
 std::string json_escape(std::string_view text);
 
 }  // namespace tilelens

@@ -1,8 +1,11 @@
 // Printing runs; see run_report.hpp.
 #include "app/cli/run_report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <ostream>
+
+#include <nlohmann/json.hpp>
 
 #include "model/units.hpp"
 
@@ -61,30 +64,85 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
   }
 }
 
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// One JSON object on one line, its keys in the order they are added. nlohmann writes the keys,
+// the strings (valid UTF-8 whatever the bytes: U+FFFD replaces an invalid sequence) and the
+// integers. The doubles keep the fixed digits this output has always had, which scripts and
+// tests/golden/replay.txt compare: nlohmann would print "ratio_to_lower_bound":2.5 for 2.500000
+// and "memory_bytes":58982400.0. A double that is not finite prints as null, never as nan/inf.
+class JsonLine {
+ public:
+  explicit JsonLine(std::ostream& out) : out_(out) {}
+  JsonLine& add(const std::string& key, const Json& value) {
+    return add_text(key, value.dump(-1, ' ', false, Json::error_handler_t::replace));
+  }
+  JsonLine& add_fixed(const std::string& key, double value, int digits) {
+    return add_text(key, std::isfinite(value) ? format_fixed(value, digits) : "null");
+  }
+  void end() { out_ << (first_ ? "{" : "") << "}\n"; }
+
+ private:
+  JsonLine& add_text(const std::string& key, const std::string& text) {
+    out_ << (first_ ? "{" : ",") << Json(key).dump() << ':' << text;
+    first_ = false;
+    return *this;
+  }
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+}  // namespace
+
 void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out) {
   const ReplaySummary& s = metrics.summary;
-  out << "{\"tilelens_version\":\"" << json_escape(run.tilelens_version) << "\"";
-  if (run.id) out << ",\"run_id\":" << run.id << ",\"status\":\"" << to_string(run.status) << "\"";
-  out << ",\"mode\":\"" << to_string(run.mode) << "\",\"workload\":\"" << json_escape(run.workload_spec)
-      << "\",\"tasks\":" << run.workload_tasks << ",\"data\":" << run.workload_data
-      << ",\"working_set_bytes\":" << run.working_set_bytes << ",\"scheduler\":\"" << json_escape(run.scheduler)
-      << "\",\"eviction\":\"" << json_escape(run.eviction) << "\",\"gpus\":" << run.platform.gpus
-      << ",\"cpus\":" << run.platform.cpus << ",\"workers_per_memory\":" << run.platform.workers_per_memory
-      << ",\"memory_bytes\":" << format_fixed(run.platform.memory_bytes, 0) << ",\"bus_bandwidth\":" << format_fixed(run.platform.bus_bandwidth, 0)
-      << ",\"buffer_depth\":" << run.buffer_depth << ",\"loads\":" << s.loads << ",\"fetches\":" << s.fetches
-      << ",\"prefetches\":" << s.prefetches << ",\"unused_loads\":" << s.unused_loads
-      << ",\"bytes_loaded\":" << format_fixed(s.bytes_loaded, 0) << ",\"bytes_from_host\":" << format_fixed(s.bytes_from_host, 0)
-      << ",\"bytes_gpu_to_gpu\":" << format_fixed(s.bytes_gpu_to_gpu, 0) << ",\"bytes_fetched\":" << format_fixed(s.bytes_fetched, 0)
-      << ",\"bytes_prefetched\":" << format_fixed(s.bytes_prefetched, 0) << ",\"evictions\":" << s.evictions
-      << ",\"invalidations\":" << s.invalidations << ",\"writebacks\":" << s.writebacks
-      << ",\"bytes_written_back\":" << format_fixed(s.bytes_written_back, 0) << ",\"stale_writebacks\":" << s.stale_writebacks << ",\"makespan_ns\":" << s.makespan_ns
-      << ",\"gflops\":" << format_fixed(s.gflops, 3) << ",\"idle_ns\":" << s.idle_ns << ",\"scheduling_ns\":" << s.scheduling_ns << ",\"prepare_ns\":" << s.prepare_ns << ",\"charged_ns\":" << s.charged_ns
-      << ",\"eviction_ns\":" << s.eviction_ns << ",\"lower_bound_bytes\":" << format_fixed(metrics.lower_bound_bytes, 0)
-      << ",\"lower_bound\":\"" << json_escape(metrics.lower_bound) << "\",\"ratio_to_lower_bound\":"
-      << format_fixed(metrics.ratio_to_lower_bound(), 6) << ",\"bus_limit_bytes\":" << format_fixed(metrics.bus_limit_bytes, 0)
-      << ",\"worker_tasks\":[";
-  for (std::size_t g = 0; g < s.gpus.size(); ++g) out << (g ? "," : "") << s.gpus[g].tasks;
-  out << "]}\n";
+  const Platform& p = run.platform;
+  JsonLine json(out);
+  json.add("tilelens_version", run.tilelens_version);
+  if (run.id) json.add("run_id", run.id).add("status", to_string(run.status));
+  json.add("mode", to_string(run.mode))
+      .add("workload", run.workload_spec)
+      .add("tasks", run.workload_tasks)
+      .add("data", run.workload_data)
+      .add("working_set_bytes", run.working_set_bytes)
+      .add("scheduler", run.scheduler)
+      .add("eviction", run.eviction)
+      .add("gpus", p.gpus)
+      .add("cpus", p.cpus)
+      .add("workers_per_memory", p.workers_per_memory)
+      .add_fixed("memory_bytes", p.memory_bytes, 0)
+      .add_fixed("bus_bandwidth", p.bus_bandwidth, 0)
+      .add("buffer_depth", run.buffer_depth)
+      .add("loads", s.loads)
+      .add("fetches", s.fetches)
+      .add("prefetches", s.prefetches)
+      .add("unused_loads", s.unused_loads)
+      .add_fixed("bytes_loaded", s.bytes_loaded, 0)
+      .add_fixed("bytes_from_host", s.bytes_from_host, 0)
+      .add_fixed("bytes_gpu_to_gpu", s.bytes_gpu_to_gpu, 0)
+      .add_fixed("bytes_fetched", s.bytes_fetched, 0)
+      .add_fixed("bytes_prefetched", s.bytes_prefetched, 0)
+      .add("evictions", s.evictions)
+      .add("invalidations", s.invalidations)
+      .add("writebacks", s.writebacks)
+      .add_fixed("bytes_written_back", s.bytes_written_back, 0)
+      .add("stale_writebacks", s.stale_writebacks)
+      .add("makespan_ns", s.makespan_ns)
+      .add_fixed("gflops", s.gflops, 3)
+      .add("idle_ns", s.idle_ns)
+      .add("scheduling_ns", s.scheduling_ns)
+      .add("prepare_ns", s.prepare_ns)
+      .add("charged_ns", s.charged_ns)
+      .add("eviction_ns", s.eviction_ns)
+      .add_fixed("lower_bound_bytes", metrics.lower_bound_bytes, 0)
+      .add("lower_bound", metrics.lower_bound)
+      .add_fixed("ratio_to_lower_bound", metrics.ratio_to_lower_bound(), 6)
+      .add_fixed("bus_limit_bytes", metrics.bus_limit_bytes, 0);
+  Json worker_tasks = Json::array();
+  for (const auto& worker : s.gpus) worker_tasks.push_back(worker.tasks);
+  json.add("worker_tasks", worker_tasks).end();
 }
 
 void print_csv_header(std::ostream& out) {
