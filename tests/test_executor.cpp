@@ -336,6 +336,10 @@ TEST_CASE("execute says why it cannot run without a GPU; calibrate and fidelity 
   INFO(fidelity.err);
   CHECK(fidelity.code == 0);
   CHECK_THAT(fidelity.out, Catch::Contains("the loads match exactly"));
+  const auto json = test::cli({"fidelity", "--run", "1", "--db", db.path, "--json"});
+  CHECK(json.code == 0);
+  CHECK_THAT(json.out, Catch::StartsWith("{\"run\":1,\"platform\":") && Catch::Contains("\"loads\":{\"measured\":") &&
+                           Catch::Contains("\"difference_percent\":0"));
   CHECK_THAT(test::cli({"calibrate", "--run", "9", "--db", db.path}).err, Catch::Contains("no run 9"));
   CHECK_THAT(test::cli({"replay", "--workload", "cholesky:N=6", "--platform", "missing.json"}).err,
              Catch::Contains("missing.json") && Catch::Contains("cannot open"));

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
 #include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
 #include "core/measured_runs.hpp"
@@ -196,14 +198,17 @@ int cmd_fidelity(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
                       {"GFlop/s", m.gflops, r.gflops, false}};
   const auto difference = [](double a, double b) { return a != 0 ? (b - a) / a * 100 : (b == 0 ? 0.0 : 100.0); };
   if (args.has("json")) {
-    out << "{\"run\": " << measured.id << ", \"platform\": \"" << platform.name << "\"";
+    // Through nlohmann: names escaped, and a non-finite figure written as null, never as
+    // the invalid 'inf'.
+    nlohmann::ordered_json json;
+    json["run"] = measured.id;
+    json["platform"] = platform.name;
     for (const Row& row : rows) {
       std::string key = row.name;
       for (char& c : key) c = c == ' ' || c == '-' ? '_' : c;
-      out << ", \"" << key << "\": {\"measured\": " << row.measured << ", \"replayed\": " << row.replayed
-          << ", \"difference_percent\": " << difference(row.measured, row.replayed) << "}";
+      json[key] = {{"measured", row.measured}, {"replayed", row.replayed}, {"difference_percent", difference(row.measured, row.replayed)}};
     }
-    out << "}\n";
+    out << json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
   out << "run " << measured.id << ": " << measured.workload_spec << ", " << core::policy_label(measured) << ", depth " << measured.buffer_depth
