@@ -41,7 +41,7 @@ Result<Calibration> calibrate(const Workload& workload, const Trace& trace, cons
     all_busy += static_cast<double>(effective);
   }
   out.platform.kind_gflops.clear();
-  for (KindId k = 0; k < kinds; ++k) {
+  for (std::size_t k = 0; k < kinds; ++k) {
     if (count[k] == 0) continue;
     const std::string& name = workload.kinds()[k];
     if (!(busy[k] > 0)) return make_error("the " + name + " tasks took no time: nothing to calibrate the rate from");

@@ -8,7 +8,9 @@
 #include <fstream>
 #include <istream>
 #include <ostream>
+#include <limits>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <streambuf>
 #include <vector>
@@ -177,7 +179,7 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
   WorkloadBuilder* builder = nullptr;
   std::optional<WorkloadBuilder> storage;
   std::vector<TaskId> order;
-  std::vector<std::string> kind_names;
+  std::set<std::string, std::less<>> kind_names;  // looked up by every task line
   bool header = false;
   std::uint64_t total_bytes = 0;
   while (std::getline(in, line)) {
@@ -245,7 +247,10 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
     } else if (keyword == "kind") {
       if (words.size() != 2) return at.error("kind", "expected 'kind NAME'");
       builder->kind(std::string(words[1]));
-      kind_names.emplace_back(words[1]);
+      if (kind_names.size() == std::numeric_limits<KindId>::max() && !kind_names.count(words[1])) {
+        return at.error("kind", "more than " + std::to_string(std::numeric_limits<KindId>::max()) + " kinds");
+      }
+      kind_names.emplace(words[1]);
     } else if (keyword == "data") {
       if (words.size() != 6) {
         return at.error("data", words.size() < 6 ? "expected 'data BYTES MATRIX ROW COL NAME'"
@@ -273,9 +278,7 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
       builder->add_data(std::move(data));
     } else if (keyword == "task") {
       if (words.size() < 8) return at.error("task", "expected 'task KIND FLOPS PRIORITY I J K MODE:DATA...'");
-      bool known = false;
-      for (const auto& kind : kind_names) known |= kind == words[1];
-      if (!known) return at.error("kind", "kind '" + std::string(words[1]) + "' is not declared by a 'kind' line above");
+      if (kind_names.find(words[1]) == kind_names.end()) return at.error("kind", "kind '" + std::string(words[1]) + "' is not declared by a 'kind' line above");
       auto flops = at.real(words[2], "flops");
       if (!flops) return flops.error();
       if (*flops < 0) return at.error("flops", "must not be negative");

@@ -133,6 +133,11 @@ Result<Workload> WorkloadBuilder::finish() && {
   const auto ndata = data_.size();
   if (ntasks == 0) return make_error("workload '" + name_ + "' has no task");
   if (ntasks >= kNoId || ndata >= kNoId) return make_error("workload '" + name_ + "' is too large");
+  // Kind ids are 16 bits (KindId): past 65535 kinds, kind() hands out ids that wrapped.
+  if (kinds_.size() > std::numeric_limits<KindId>::max()) {
+    return make_error("workload '" + name_ + "' has " + std::to_string(kinds_.size()) + " task kinds; at most " +
+                      std::to_string(std::numeric_limits<KindId>::max()) + " are allowed");
+  }
 
   // Names are written into workload files (docs/workload-format.md): kind and data names as
   // one word, the workload's as the rest of its line, '#' starting a comment there.
@@ -148,7 +153,7 @@ Result<Workload> WorkloadBuilder::finish() && {
     return "";
   };
   if (auto problem = name_problem(name_, false); !problem.empty()) return make_error("the workload's name " + problem);
-  for (KindId k = 0; k < kinds_.size(); ++k) {
+  for (std::size_t k = 0; k < kinds_.size(); ++k) {
     if (auto problem = name_problem(kinds_[k], true); !problem.empty()) {
       return make_error("kind " + std::to_string(k) + " ('" + kinds_[k] + "') " + problem);
     }
@@ -383,7 +388,7 @@ Status check_clock_horizon(const Platform& platform, const Workload& workload) {
   const double horizon = static_cast<double>(kMaxClockNs);
   const auto years = [](double ns) { return format_fixed(ns / 3.15576e16, 0) + " years"; };
   double fastest_total = 0;  // flop per ns of every worker together
-  for (KindId k = 0; k < workload.kinds().size(); ++k) {
+  for (std::size_t k = 0; k < workload.kinds().size(); ++k) {
     fastest_total = std::max(fastest_total, platform.gflops_of(workload.kinds()[k]) * platform.gpus +
                                                 platform.cpu_gflops_of(workload.kinds()[k]) * platform.cpus);
   }
@@ -466,7 +471,7 @@ Status check_platform(const Platform& platform, const Workload& workload) {
   }
   if (auto status = check_clock_horizon(platform, workload); !status) return status;
   bool too_large = false;  // some GPU-runnable kind has a task larger than M: name the first one
-  for (KindId k = 0; k < workload.kinds().size(); ++k) {
+  for (std::size_t k = 0; k < workload.kinds().size(); ++k) {
     too_large |= static_cast<double>(workload.largest_footprint_by_kind()[k]) > platform.memory_bytes &&
                  platform.gflops_of(workload.kinds()[k]) > 0;
   }

@@ -59,6 +59,13 @@ TEST_CASE("workload files: sizes, flops, names and extra words that cannot be he
   REQUIRE_FALSE(bytes);
   CHECK_THAT(bytes.error().message, Catch::Contains("w.workload:2") && Catch::Contains("UTF-8"));
   CHECK(read_text(kHeader + "data 8 - 0 0 d0\ntask K 1e21 0 0 0 0 R:0\n"));  // the limit itself is accepted
+  // Kind ids are 16 bits: the 65536th kind is refused at its line (it once wrapped and hung).
+  std::string kinds = "tilelens-workload 1\ndata 8 A 0 0 a\n";
+  for (int k = 0; k <= 65535; ++k) kinds += "kind K" + std::to_string(k) + "\n";
+  kinds += "task K65535 1 0 0 0 0 R:0\n";
+  auto many = read_text(kinds);
+  REQUIRE_FALSE(many);
+  CHECK_THAT(many.error().message, Catch::Contains("w.workload:65538") && Catch::Contains("65535 kinds"));
 }
 
 TEST_CASE("the workload builder holds every producer to the file's rules", "[hostile][workload]") {
