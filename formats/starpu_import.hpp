@@ -21,13 +21,17 @@ struct StarpuExecution {
   ReplaySummary summary;
   std::vector<std::int64_t> workers;
   std::size_t unexecuted_tasks = 0;  // without WorkerId, StartTime or EndTime
-  std::vector<std::string> warnings;  // what was dropped, once per kind of problem
+  // What was dropped, renamed or decided between disagreeing records: once per kind of
+  // problem, with how often and the first case's line.
+  std::vector<std::string> warnings;
 };
 
 // Parses the records. `tasks_name` and `data_name` name the inputs in errors ("FILE:LINE:
 // field 'Sizes': ..."). Unknown fields are ignored; records with "Control: WontUse" are not
 // tasks. Dependencies come from DependsOn; a file with none gets them derived from the data
-// accesses in submission order, as StarPU's implicit dependencies would.
+// accesses in submission order, as StarPU's implicit dependencies would. Hostile input is
+// refused or warned about, never guessed at silently (docs/database.md, "StarPU import"): the
+// workload returned is always one that write_workload and read_workload take back unchanged.
 Result<StarpuExecution> import_starpu(std::istream& tasks, const std::string& tasks_name, std::istream* data,
                                       const std::string& data_name, const std::string& workload_name);
 Result<StarpuExecution> import_starpu_files(const std::string& tasks_path, const std::string& data_path,

@@ -1,9 +1,14 @@
-// Importing a StarPU execution (tasks.rec, data.rec): the example imports and replays, and
-// malformed records are reported with their line and field.
+// Importing a StarPU execution (tasks.rec, data.rec): the example imports and replays,
+// malformed records are reported with their line and field, and hostile ones (sizes or flops
+// out of range, names a workload file cannot hold, files that disagree) are refused or warned
+// about, never turned into a workload tilelens would not read back.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <sstream>
+#include <tuple>
 
 #include "formats/starpu_import.hpp"
+#include "formats/workload_io.hpp"
 #include "helpers.hpp"
 
 using namespace tilelens;
@@ -13,9 +18,9 @@ namespace {
 
 const std::string kExample = std::string(TILELENS_RESOURCES) + "/starpu/";
 
-Result<StarpuExecution> import_text(const std::string& tasks, const std::string& data = "") {
+Result<StarpuExecution> import_text(const std::string& tasks, const std::string& data = "", const std::string& name = "test") {
   std::istringstream tasks_in(tasks), data_in(data);
-  return import_starpu(tasks_in, "tasks.rec", data.empty() ? nullptr : &data_in, "data.rec", "test");
+  return import_starpu(tasks_in, "tasks.rec", data.empty() ? nullptr : &data_in, "data.rec", name);
 }
 
 }  // namespace
@@ -124,4 +129,176 @@ TEST_CASE("malformed StarPU records are reported with the line and the field", "
   auto no_handle = import_text("JobId: 1\nHandles: 1\nModes: R\nSizes: 4\n", "Name: x\n");
   REQUIRE_FALSE(no_handle.ok());
   CHECK_THAT(no_handle.error().message, Catch::Contains("data.rec:1: the record has no Handle field"));
+}
+
+namespace {
+
+// What `tilelens workload validate` does to a file written from the import: it must read
+// back, and as the same text (the store keys a workload by that text's hash).
+void check_revalidates(const Workload& w) {
+  std::ostringstream written;
+  REQUIRE(write_workload(w, written).ok());
+  std::istringstream in(written.str());
+  auto back = read_workload(in, "imported.workload");
+  INFO(written.str());
+  REQUIRE(back.ok());
+  std::ostringstream again;
+  REQUIRE(write_workload(*back, again).ok());
+  CHECK(again.str() == written.str());
+}
+
+bool warned(const StarpuExecution& imported, const std::string& text) {
+  for (const auto& warning : imported.warnings) {
+    if (warning.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string warnings_of(const StarpuExecution& imported) {
+  std::string out;
+  for (const auto& warning : imported.warnings) out += warning + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the StarPU example's workload passes the workload validator", "[starpu]") {
+  auto imported = import_starpu_files(kExample + "tasks.rec", kExample + "data.rec", "cholesky-starpu");
+  REQUIRE(imported.ok());
+  check_revalidates(imported->workload);
+}
+
+TEST_CASE("a handle's size in tasks.rec other than data.rec's is warned about, data.rec's kept", "[starpu][hostile]") {
+  auto imported = import_text("JobId: 1\nHandles: a0 b0\nModes: R RW\nSizes: 64 32\n\nJobId: 2\nHandles: a0\nModes: R\nSizes: 64\n",
+                              "Handle: a0\nName: A\nSize: 128\n\nHandle: b0\nName: B\nSize: 32\n");
+  REQUIRE(imported.ok());
+  INFO(warnings_of(*imported));
+  CHECK(imported->workload.data()[0].bytes == 128);
+  CHECK(imported->workload.data()[1].bytes == 32);
+  // Once per handle, with the lines of both sides.
+  CHECK(warned(*imported, "1 handles have Sizes in tasks.rec other than their Size in data.rec; data.rec's was kept"));
+  CHECK(warned(*imported, "handle a0: 64 bytes at tasks.rec:4, 128 at data.rec:3"));
+  check_revalidates(imported->workload);
+
+  // Two tasks disagreeing, without data.rec: the largest size, and a warning.
+  auto tasks_only = import_text("JobId: 1\nHandles: a0\nModes: R\nSizes: 64\n\nJobId: 2\nHandles: a0\nModes: R\nSizes: 96\n");
+  REQUIRE(tasks_only.ok());
+  INFO(warnings_of(*tasks_only));
+  CHECK(tasks_only->workload.data()[0].bytes == 96);
+  CHECK(warned(*tasks_only, "1 handles have different Sizes in different tasks; the largest was kept"));
+  check_revalidates(tasks_only->workload);
+}
+
+TEST_CASE("a handle described twice in data.rec is warned about, the first description kept", "[starpu][hostile]") {
+  auto imported = import_text("JobId: 1\nHandles: a0\nModes: R\nSizes: 64\n",
+                              "Handle: a0\nName: first\nSize: 64\n\nHandle: a0\nName: second\nSize: 64\n");
+  REQUIRE(imported.ok());
+  INFO(warnings_of(*imported));
+  CHECK(imported->workload.data()[0].name == "first");
+  CHECK(warned(*imported, "1 handles are described more than once in data.rec; the first description was kept (first: handle a0 at "
+                          "data.rec:5 and line 1)"));
+  check_revalidates(imported->workload);
+}
+
+TEST_CASE("names with spaces, '#', control characters or bad UTF-8 become single words", "[starpu][hostile]") {
+  auto imported = import_text(
+      "JobId: 1\nName: my  kernel\nHandles: a0\nModes: R\nSizes: 64\n\n"
+      "JobId: 2\nName: k#2\nHandles: b0\nModes: R\nSizes: 64\n\n"
+      "JobId: 3\nName: caf\xc3\xa9 \xff\n+ more\nHandles: b0\nModes: R\nSizes: 64\n",
+      "Handle: a0\nName: tile 0 0\nSize: 64\n", "a name # with\ta tab");
+  REQUIRE(imported.ok());
+  INFO(warnings_of(*imported));
+  const Workload& w = imported->workload;
+  CHECK(w.kinds() == std::vector<std::string>{"my_kernel", "k_2", "caf\xc3\xa9_more"});
+  CHECK(w.data()[0].name == "tile_0_0");
+  CHECK(w.data()[1].name == "hb0");
+  CHECK(w.name() == "a name _ with_a tab");
+  CHECK(warned(*imported, "3 task kinds had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_' (first: "
+                          "'my  kernel' became 'my_kernel' at tasks.rec:2)"));
+  CHECK(warned(*imported, "1 data names had spaces"));
+  CHECK(warned(*imported, "the workload name"));
+  check_revalidates(w);
+
+  // Two Names that would become one kind would merge two kinds: refused, with the line.
+  auto merged = import_text("JobId: 1\nName: a b\nHandles: a0\nModes: R\nSizes: 64\n\n"
+                            "JobId: 2\nName: a_b\nHandles: a0\nModes: R\nSizes: 64\n");
+  REQUIRE_FALSE(merged.ok());
+  CHECK_THAT(merged.error().message, Catch::Contains("tasks.rec:8: field 'Name': 'a_b' and 'a b' would both be the kind 'a_b'"));
+}
+
+TEST_CASE("GFlop values that make the flops too large are refused with the line", "[starpu][hostile]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"JobId: 1\nGFlop: 1e300\nHandles: a0\nModes: R\nSizes: 64\n", "tasks.rec:2: field 'GFlop': '1e300' GFlop is more than"},
+      {"JobId: 1\nGFlop: 1e13\nHandles: a0\nModes: R\nSizes: 64\n", "tasks.rec:2: field 'GFlop': '1e13' GFlop is more than"},
+      {"JobId: 1\nGFlop: inf\n", "tasks.rec:2: field 'GFlop': 'inf' is not a number"},
+      {"JobId: 1\nGFlop: nan\n", "tasks.rec:2: field 'GFlop': 'nan' is not a number"},
+  };
+  for (const auto& [text, expected] : cases) {
+    INFO(text);
+    auto imported = import_text(text);
+    REQUIRE_FALSE(imported.ok());
+    CHECK_THAT(imported.error().message, Catch::Contains(expected));
+  }
+  // Each task at the limit, their total beyond 1e24 flops: the line of the task that crosses it
+  // (the 1000th or the 1001st, as the sum in doubles rounds).
+  int crossing = 0;
+  for (double sum = 0; !(sum > 1e24); sum += 1e21) ++crossing;
+  std::string many;
+  for (int i = 0; i < crossing + 5; ++i) many += "JobId: " + std::to_string(i) + "\nGFlop: 1e12\nHandles: a0\nModes: R\nSizes: 64\n\n";
+  auto total = import_text(many);
+  REQUIRE_FALSE(total.ok());
+  CHECK_THAT(total.error().message, Catch::Contains("tasks.rec:" + std::to_string(6 * (crossing - 1) + 2) +
+                                                    ": field 'GFlop': the tasks up to this one add up to more than"));
+  // At the limit the workload is still one tilelens reads back.
+  auto largest = import_text("JobId: 1\nGFlop: 1e12\nHandles: a0\nModes: R\nSizes: 64\n");
+  REQUIRE(largest.ok());
+  CHECK(std::isfinite(largest->workload.total_flops()));
+  check_revalidates(largest->workload);
+}
+
+TEST_CASE("sizes beyond 2^62 bytes, one or added up, are refused with the line", "[starpu][hostile]") {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"JobId: 1\nHandles: a0\nModes: R\nSizes: 18446744073709551615\n", "",
+       "tasks.rec:4: field 'Sizes': 18446744073709551615 bytes is more than 2^62"},
+      {"JobId: 1\nHandles: a0\nModes: R\nSizes: 18446744073709551616\n", "",
+       "tasks.rec:4: field 'Sizes': '18446744073709551616' is not a whole number"},
+      {"JobId: 1\nHandles: a0\nModes: R\nSizes: -1\n", "", "tasks.rec:4: field 'Sizes': '-1' is not a whole number"},
+      {"JobId: 1\nHandles: a0\nModes: R\n", "Handle: a0\n\nHandle: b0\nSize: 4611686018427387905\n",
+       "data.rec:4: field 'Size': 4611686018427387905 bytes is more than 2^62"},
+      // 2^61 + 2^61 is 2^62, allowed; one byte more is not. The line is the one of the size that crossed.
+      {"JobId: 1\nHandles: a0 b0 c0\nModes: R R R\nSizes: 2305843009213693952 2305843009213693952 1\n", "",
+       "tasks.rec:4: field 'Sizes': the data up to handle c0 add up to more than 2^62 bytes"},
+      {"JobId: 1\nHandles: a0 b0\nModes: R R\nSizes: 64 64\n", "Handle: a0\nSize: 4611686018427387904\n\nHandle: b0\nSize: 1\n",
+       "data.rec:5: field 'Size': the data up to handle b0 add up to more than 2^62 bytes"},
+  };
+  for (const auto& [tasks, data, expected] : cases) {
+    INFO(tasks << data);
+    auto imported = import_text(tasks, data);
+    REQUIRE_FALSE(imported.ok());
+    CHECK_THAT(imported.error().message, Catch::Contains(expected));
+  }
+  auto at_limit = import_text("JobId: 1\nHandles: a0 b0\nModes: R R\nSizes: 2305843009213693952 2305843009213693952\n");
+  REQUIRE(at_limit.ok());
+  CHECK(at_limit->workload.working_set_bytes() == std::uint64_t{1} << 62);
+  check_revalidates(at_limit->workload);
+}
+
+TEST_CASE("more task kinds than a KindId counts are refused with the line", "[starpu][hostile]") {
+  std::string records;
+  for (int i = 0; i <= 65535; ++i) records += "JobId: " + std::to_string(i) + "\nName: k" + std::to_string(i) + "\n\n";
+  auto imported = import_text(records);
+  REQUIRE_FALSE(imported.ok());
+  CHECK_THAT(imported.error().message, Catch::Contains("tasks.rec:" + std::to_string(3 * 65535 + 2) + ": field 'Name': more than 65535 task kinds"));
+}
+
+TEST_CASE("coordinates beyond 32 bits and tied SubmitOrders are warned about", "[starpu][hostile]") {
+  auto imported = import_text("JobId: 1\nSubmitOrder: 1\nHandles: a0\nModes: R\nSizes: 64\n\n"
+                              "JobId: 2\nSubmitOrder: 1\nHandles: a0\nModes: R\nSizes: 64\n",
+                              "Handle: a0\nSize: 64\nCoordinates: 4294967296 0\n");
+  REQUIRE(imported.ok());
+  INFO(warnings_of(*imported));
+  CHECK(imported->workload.data()[0].row == -1);
+  CHECK(warned(*imported, "1 data have Coordinates beyond 32 bits and were left without a tile position (first: data.rec:1)"));
+  CHECK(warned(*imported, "1 tasks share their SubmitOrder with another task; among those the file's order was kept"));
+  check_revalidates(imported->workload);
 }
