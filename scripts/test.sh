@@ -4,6 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake --workflow --preset ci
+# The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer (Debug): a
+# sanitizer report fails the test that triggered it (exit code 99, CMakePresets.json).
+cmake --workflow --preset sanitize
+bash scripts/fuzz.sh all 30  # each fuzz target 30 s from its corpus (clang, libFuzzer); fails on a crash
 # The benchmark command itself is exercised too (small sizes; figures not compared to targets).
 ./build/ci/app/cli/tilelens bench replay --quick
 ./build/ci/app/cli/tilelens bench db --quick

@@ -1,13 +1,17 @@
 // libFuzzer target for the StarPU importer: the input is a tasks.rec, optionally followed by
 // a line "%%" and a data.rec. Whatever the bytes, the importer must return a workload or an
-// error, never crash, and what it returns must hold together. Built by scripts/fuzz.sh with
-// clang; CTest runs the checked-in corpus through the same function (corpus_main.cpp).
+// error naming the file at fault, never crash, and what it returns must hold together: a
+// workload tilelens itself writes and reads back (fuzz_check.hpp), a run on its tasks and
+// workers. Built by scripts/fuzz.sh with clang; CTest replays tests/fuzz/starpu through the
+// same function (corpus_main.cpp).
 #include <cstdint>
-#include <cstdlib>
 #include <sstream>
 #include <string>
 
 #include "formats/starpu_import.hpp"
+#include "fuzz_check.hpp"
+
+using tilelens::fuzz::fail;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   const std::string input(reinterpret_cast<const char*>(bytes), size);
@@ -16,13 +20,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   std::istringstream data(split == std::string::npos ? std::string() : input.substr(split + 4));
   auto imported = tilelens::import_starpu(tasks, "tasks.rec", split == std::string::npos ? nullptr : &data, "data.rec", "fuzz");
   if (!imported) {
-    if (imported.error().message.empty()) std::abort();  // every error says what is wrong
+    const auto& message = imported.error().message;
+    if (message.empty()) fail("an error has a message");
+    if (message.find("tasks.rec") == std::string::npos && message.find("data.rec") == std::string::npos) {
+      fail("an error names tasks.rec or data.rec", message);
+    }
     return 0;
   }
   const auto& w = imported->workload;
-  if (imported->trace.tasks.size() + imported->unexecuted_tasks != w.task_count()) std::abort();
+  if (imported->trace.tasks.size() + imported->unexecuted_tasks != w.task_count()) fail("every task ran once or is counted as unexecuted");
   for (const auto& r : imported->trace.tasks) {
-    if (r.task >= w.task_count() || r.gpu >= imported->workers.size() || r.end_ns < r.start_ns) std::abort();
+    if (r.task >= w.task_count() || r.gpu >= imported->workers.size() || r.end_ns < r.start_ns) {
+      fail("each execution names a task and a worker, and ends after it starts");
+    }
   }
+  for (const auto& warning : imported->warnings) {
+    if (warning.empty()) fail("a warning has a message");
+  }
+  tilelens::fuzz::check_workload(w);
   return 0;
 }
