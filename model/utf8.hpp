@@ -40,12 +40,6 @@ inline Utf8Step utf8_step(std::string_view text, std::size_t at) {
   return {matched, matched == length};
 }
 
-// The length of the well-formed sequence at text[at], or 0 when the bytes there are not one.
-inline std::size_t utf8_sequence_length(std::string_view text, std::size_t at) {
-  const Utf8Step step = utf8_step(text, at);
-  return step.valid ? step.length : 0;
-}
-
 // The offset of the first byte that does not start a well-formed sequence; npos if none.
 inline std::size_t invalid_utf8_at(std::string_view text) {
   for (std::size_t at = 0; at < text.size();) {
