@@ -4,6 +4,17 @@
 
 namespace tilelens::db {
 
+Status erase_run(Connection& c, std::int64_t run_id) {
+  for (std::string_view table : run_tables()) {
+    auto erase = c.prepare("DELETE FROM " + std::string(table) + " WHERE run_id = ?1");
+    if (!erase) return erase.error();
+    if (auto status = erase->bind(1, run_id).run(); !status) return status;
+  }
+  auto erase = c.prepare("DELETE FROM runs WHERE id = ?1");
+  if (!erase) return erase.error();
+  return erase->bind(1, run_id).run();
+}
+
 Status Store::delete_runs(const std::vector<std::int64_t>& run_ids) {
   Connection& c = impl_->connection;
   auto transaction = Transaction::begin(c);
@@ -15,14 +26,7 @@ Status Store::delete_runs(const std::vector<std::int64_t>& run_ids) {
     auto found = exists->step();
     if (!found) return found.error();
     if (!*found) return make_error(c.path() + ": no run " + std::to_string(id) + "; nothing was deleted");
-    for (std::string_view table : run_tables()) {
-      auto erase = c.prepare("DELETE FROM " + std::string(table) + " WHERE run_id = ?1");
-      if (!erase) return erase.error();
-      if (auto status = erase->bind(1, id).run(); !status) return status;
-    }
-    auto erase = c.prepare("DELETE FROM runs WHERE id = ?1");
-    if (!erase) return erase.error();
-    if (auto status = erase->bind(1, id).run(); !status) return status;
+    if (auto status = erase_run(c, id); !status) return status;
   }
   // Workloads no run refers to any more go too: they can be large and are easy to store again.
   for (std::string_view table : workload_tables()) {

@@ -22,14 +22,7 @@ Status drop_failed_attempts(Connection& c, const RunInfo& info) {
     ids.push_back(failed->integer(0));
   }
   for (const std::int64_t id : ids) {
-    for (const auto table : run_tables()) {
-      auto erase = c.prepare("DELETE FROM " + std::string(table) + " WHERE run_id = ?1");
-      if (!erase) return erase.error();
-      if (auto status = erase->bind(1, id).run(); !status) return status;
-    }
-    auto erase = c.prepare("DELETE FROM runs WHERE id = ?1");
-    if (!erase) return erase.error();
-    if (auto status = erase->bind(1, id).run(); !status) return status;
+    if (auto status = erase_run(c, id); !status) return status;
   }
   return Status::success();
 }

@@ -44,6 +44,9 @@ inline std::optional<std::int64_t> optional_id(std::uint32_t id) {
 // The schema's INSERT of every column of `table`, bound by name.
 inline Result<Statement> prepare_insert(Connection& c, std::string_view table) { return c.prepare(insert_sql(schema_table(table))); }
 
+// deletes.cpp: a run's row and every record of it, inside the caller's transaction.
+Status erase_run(Connection& c, std::int64_t run_id);
+
 // Runs `sql` with ?1 bound to `id` and hands each row to `read`.
 template <class Read>
 Status for_each_row(Connection& c, const std::string& sql, std::int64_t id, Read&& read) {
