@@ -130,7 +130,7 @@ TEST_CASE("DARTS against the paper's baselines, past the memory", "[darts][fgcs]
   }
 }
 
-TEST_CASE("LWS and AP run every task once after its dependencies; AP starts the highest priority", "[lws][ap]") {
+TEST_CASE("LWS and AP run every task once after its dependencies, and AP starts the highest priority", "[lws][ap]") {
   for (const std::string scheduler : {"lws", "ap"}) {
     for (const std::uint32_t gpus : {1u, 3u}) {
       INFO(scheduler << " on " << gpus << " GPUs");

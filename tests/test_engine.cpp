@@ -52,7 +52,7 @@ TEST_CASE("the same inputs give the same trace, bit for bit", "[engine]") {
   CHECK(test::trace_text(c.trace) != test::trace_text(a.trace));
 }
 
-TEST_CASE("without a prefetch window every load is a fetch; with one, loads overlap compute", "[engine]") {
+TEST_CASE("without a prefetch window every load is a fetch, with one loads overlap compute", "[engine]") {
   const Workload w = generated("matmul2d:N=6,b=64");
   const Platform p = small_platform(1e12);
   const auto serial = run_replay(w, "eager", "lru", p, 1);

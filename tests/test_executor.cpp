@@ -303,7 +303,7 @@ TEST_CASE("a measured run's measurement and CUPTI records are stored, read back 
   CHECK(*connection->query_integer("SELECT count(*) FROM measurements") == 0);
 }
 
-TEST_CASE("execute says why it cannot run without a GPU; calibrate and fidelity work on stored runs", "[executor][cli]") {
+TEST_CASE("execute says why it cannot run without a GPU, calibrate and fidelity work on stored runs", "[executor][cli]") {
   if (!cuda_available().ok()) {
     const auto run = test::cli({"execute", "--workload", "matmul2d:N=4,b=16", "--memory", "4items"});
     CHECK(run.code == 1);

@@ -65,7 +65,7 @@ TEST_CASE("a Cholesky factorization verifies by L·Lᵀ in any order its depende
   CHECK_THAT(bad.detail, Catch::Contains("tile (") && Catch::Contains("relative error"));
 }
 
-TEST_CASE("an LU factorization without pivoting verifies by L·U; a corrupted tile fails", "[numeric]") {
+TEST_CASE("an LU factorization without pivoting verifies by L·U, a corrupted tile fails", "[numeric]") {
   const Workload w = generated("lu:N=4,b=10");
   const auto plan = plan_kernels(w);
   REQUIRE(plan.ok());

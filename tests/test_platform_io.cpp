@@ -79,7 +79,7 @@ TEST_CASE("a platform file is strict JSON: a syntax error names the file, line a
   CHECK_THAT(error_of(with_field(deep)), Catch::StartsWith("p.json:3: field \"gpus\": "));
 }
 
-TEST_CASE("names, comments and kinds must be UTF-8; the error names the file and line", "[platform-io]") {
+TEST_CASE("names, comments and kinds must be UTF-8, the error names the file and line", "[platform-io]") {
   for (const std::string bad : {"\"name\": \"caf\xE9\"", "\"comment\": \"\xC0\xAF\"", "\"name\": \"\xED\xA0\x80\"",
                                 "\"name\": \"\xF4\x90\x80\x80\"", "\"name\": \"\xE2\x82\""}) {
     const std::string message = error_of(with_field(bad));
