@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
 
 namespace tilelens {
 
@@ -18,16 +21,70 @@ double cholesky_lower_bound_tiles(double N, double m) { return N * N * N / (3 * 
 
 double lu_lower_bound_tiles(double N, double m) { return 2 * N * N * N / (3 * std::sqrt(m)); }
 
+double compulsory_load_bytes(const Workload& workload, const Platform& platform) {
+  const auto nd = workload.data_count();
+  bool cpu_computes = false;
+  for (const auto& kind : workload.kinds()) cpu_computes |= platform.cpus > 0 && platform.cpu_gflops_of(kind) > 0;
+  // A write-only access may come first, making the data on a GPU without a load, unless some
+  // task reading the data precedes it in every schedule: a predecessor of the writer that
+  // reads it, or one that writes it and is itself so preceded. Tasks are visited in a
+  // topological order, so a writer's predecessors are settled before it.
+  std::vector<TaskId> order;
+  order.reserve(workload.task_count());
+  std::vector<std::uint32_t> missing(workload.task_count());
+  for (TaskId t = 0; t < workload.task_count(); ++t) {
+    missing[t] = static_cast<std::uint32_t>(workload.predecessors(t).size());
+    if (missing[t] == 0) order.push_back(t);
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    for (TaskId next : workload.successors(order[i])) {
+      if (--missing[next] == 0) order.push_back(next);
+    }
+  }
+  std::map<std::pair<TaskId, DataId>, bool> write_preceded_by_read;  // write-only accesses only
+  std::vector<char> read_on_gpu(nd, 0), unpreceded_write(nd, 0);
+  for (const TaskId t : order) {
+    const std::string& kind = workload.kinds()[workload.tasks()[t].kind];
+    const bool gpu_only = platform.cpus == 0 || !(platform.cpu_gflops_of(kind) > 0);
+    for (const Access& access : workload.accesses(t)) {
+      if (access.mode != AccessMode::Write) {
+        if (gpu_only) read_on_gpu[access.data] = 1;
+        continue;
+      }
+      bool preceded = false;
+      for (const TaskId before : workload.predecessors(t)) {
+        for (const Access& earlier : workload.accesses(before)) {
+          if (earlier.data != access.data) continue;
+          preceded |= earlier.mode != AccessMode::Write || write_preceded_by_read[{before, access.data}];
+        }
+      }
+      write_preceded_by_read[{t, access.data}] = preceded;
+      // With CPU workers the preceding read may run on a CPU, without a load: any write counts.
+      if (!preceded || cpu_computes) unpreceded_write[access.data] = 1;
+    }
+  }
+  double bytes = 0;
+  for (DataId d = 0; d < nd; ++d) {
+    if (read_on_gpu[d] && !unpreceded_write[d]) bytes += static_cast<double>(workload.data()[d].bytes);
+  }
+  return bytes;
+}
+
 ReferenceCurves reference_curves(const Workload& workload, const Platform& platform) {
   ReferenceCurves curves;
   const double M = platform.memory_bytes * platform.memory_nodes();
   const GeneratorInfo& g = workload.generator();
-  curves.compulsory_bytes = static_cast<double>(workload.working_set_bytes());
-  curves.working_set_bytes = curves.compulsory_bytes;
+  curves.compulsory_bytes = compulsory_load_bytes(workload, platform);
+  curves.working_set_bytes = static_cast<double>(workload.working_set_bytes());
   curves.lower_bound_bytes = curves.compulsory_bytes;
   curves.bound = "compulsory (each input loaded once)";
   curves.ideal_compute_ns = workload.total_flops() / (platform.total_peak_gflops());
   curves.bus_limit_bytes = platform.bus_bandwidth * curves.ideal_compute_ns * 1e-9;
+  // The closed forms count the traffic of one bounded memory computing everything; CPU
+  // workers compute from the host without loads, so with them only the compulsory bound holds.
+  bool cpu_computes = false;  // as in compulsory_load_bytes
+  for (const auto& kind : workload.kinds()) cpu_computes |= platform.cpus > 0 && platform.cpu_gflops_of(kind) > 0;
+  if (cpu_computes) return curves;
 
   const double N = static_cast<double>(g.N);
   const double S = static_cast<double>(g.b) * static_cast<double>(g.b) * static_cast<double>(g.elem);

@@ -19,11 +19,18 @@ double matmul3d_lower_bound(double tile_products, double tile_bytes, double memo
 double cholesky_lower_bound_tiles(double N, double memory_tiles);
 double lu_lower_bound_tiles(double N, double memory_tiles);
 
+// The bytes every schedule of `workload` on `platform` loads at least once: each data read
+// by a task that only a GPU can run (CPU workers read the host copy), unless a task writing
+// it without reading it may come first (its data is then made on a GPU, without a load): a
+// write-only access counts as preceded when a predecessor of its task reads the data (or
+// writes it and is itself preceded); on a platform whose CPUs compute, any write-only access.
+double compulsory_load_bytes(const Workload& workload, const Platform& platform);
+
 struct ReferenceCurves {
   double lower_bound_bytes = 0;  // the largest valid bound we know for this workload
   std::string bound;             // which formula gave it ("matmul2d (fgcs 5.2)", "compulsory", ...)
   bool asymptotic = false;       // true when only a leading term is known (cholesky, lu)
-  double compulsory_bytes = 0;   // every distinct input loaded once: the working set
+  double compulsory_bytes = 0;   // compulsory_load_bytes: every input a GPU must read, loaded once
   double bus_limit_bytes = 0;    // B x total flops / (K x peak): what the bus moves in the ideal compute time
   double ideal_compute_ns = 0;   // total flops / (K x peak)
   // Memory marks (0 when the workload has no such matrix): M holds one input matrix (red),

@@ -36,7 +36,11 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
     out << "loads        not recorded (the measurement holds task executions only)\n";
   }
   out << "lower bound  " << format_bytes(metrics.lower_bound_bytes) << "  " << metrics.lower_bound << "\n";
-  if (run.transfers_recorded) out << "ratio        " << format_fixed(metrics.ratio_to_lower_bound(), 3) << " x the lower bound\n";
+  if (run.transfers_recorded && metrics.lower_bound_bytes > 0) {
+    out << "ratio        " << format_fixed(metrics.ratio_to_lower_bound(), 3) << " x the lower bound\n";
+  } else if (run.transfers_recorded) {
+    out << "ratio        - (the lower bound is 0: CPU workers can run every task without a load)\n";
+  }
   out << "bus limit    " << format_bytes(metrics.bus_limit_bytes) << " (more cannot be hidden behind compute)\n";
   if (run.transfers_recorded) {
     out << "evictions    " << s.evictions;
