@@ -1,25 +1,43 @@
 // What runs refer to, each stored once: workloads (by content hash), platforms (by every field)
 // and sweeps (by their grid), and a workload read back whole.
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include "formats/workload_io.hpp"
 #include "store/store_internal.hpp"
 
 namespace tilelens::db {
 
-Result<std::int64_t> Store::put_workload(const Workload& w, const std::string& source) {
-  Connection& c = impl_->connection;
-  const std::string hash = workload_content_hash(w);
-  auto found = find_id(c, "workloads", "content_hash", hash);
-  if (!found) return found.error();
-  if (*found) return **found;
+namespace {
 
-  auto transaction = Transaction::begin(c);
-  if (!transaction) return transaction.error();
-  // Another process may have stored it while this one waited for the write lock.
-  found = find_id(c, "workloads", "content_hash", hash);
+// The id of the row whose unique `column` holds `key`, made by `insert` when there is none.
+// The common case, a row stored before, is found without the write lock; a new row is looked
+// up again under it, since another process may have stored it while this one waited.
+Result<std::int64_t> find_or_insert(Connection& c, const std::string& table, const std::string& column, const std::string& key,
+                                    const std::function<Result<std::int64_t>()>& insert) {
+  auto found = find_id(c, table, column, key);
   if (!found) return found.error();
   if (*found) return **found;
+  std::optional<Transaction> transaction;  // none when the caller holds one
+  if (!c.in_transaction()) {
+    auto begun = Transaction::begin(c);
+    if (!begun) return begun.error();
+    transaction.emplace(std::move(*begun));
+    found = find_id(c, table, column, key);
+    if (!found) return found.error();
+    if (*found) return **found;
+  }
+  auto id = insert();
+  if (!id) return id.error();
+  if (transaction) {
+    if (auto status = transaction->commit(); !status) return status.error();
+  }
+  return id;
+}
+
+// A workload's rows: its own, its kinds, data, tasks with their accesses, and dependencies.
+Result<std::int64_t> insert_workload(Connection& c, const Workload& w, const std::string& source, const std::string& hash) {
   const GeneratorInfo& g = w.generator();
   const bool generated = !g.name.empty();
   auto insert = prepare_insert(c, "workloads");
@@ -107,68 +125,52 @@ Result<std::int64_t> Store::put_workload(const Workload& w, const std::string& s
       }
     }
   }
-  if (auto status = transaction->commit(); !status) return status.error();
   return id;
+}
+
+}  // namespace
+
+Result<std::int64_t> Store::put_workload(const Workload& w, const std::string& source) {
+  Connection& c = impl_->connection;
+  const std::string hash = workload_content_hash(w);
+  return find_or_insert(c, "workloads", "content_hash", hash, [&]() -> Result<std::int64_t> { return insert_workload(c, w, source, hash); });
 }
 
 Result<std::int64_t> Store::put_platform(const Platform& p) {
   Connection& c = impl_->connection;
   const std::string description = platform_key(p);
-  auto found = find_id(c, "platforms", "description", description);
-  if (!found) return found.error();
-  if (*found) return **found;
-  // Looked up again under the write lock: another process may have stored it meanwhile.
-  std::optional<Transaction> transaction;
-  if (!c.in_transaction()) {
-    auto begun = Transaction::begin(c);
-    if (!begun) return begun.error();
-    transaction.emplace(std::move(*begun));
-    found = find_id(c, "platforms", "description", description);
-    if (!found) return found.error();
-    if (*found) return **found;
-  }
-  auto insert = prepare_insert(c, "platforms");
-  if (!insert) return insert.error();
-  insert->bind("name", p.name)
-      .bind("gpus", std::int64_t{p.gpus})
-      .bind("memory_bytes", p.memory_bytes)
-      .bind("bus_bandwidth", p.bus_bandwidth)
-      .bind("gpu_link_bandwidth", p.gpu_link_bandwidth)
-      .bind("latency_ns", p.latency_ns)
-      .bind("default_gflops", p.default_gflops)
-      .bind("kind_gflops", format_kind_rates(p.kind_gflops))
-      .bind("description", description)
-      .bind("gpu_bus_bandwidth", p.gpu_bus_bandwidth)
-      .bind("gpus_per_switch", std::int64_t{p.gpus_per_switch})
-      .bind("switch_bandwidth", p.switch_bandwidth)
-      .bind("workers_per_memory", std::int64_t{p.workers_per_memory})
-      .bind("cpus", std::int64_t{p.cpus})
-      .bind("cpu_default_gflops", p.cpu_default_gflops)
-      .bind("cpu_kind_gflops", format_kind_rates(p.cpu_kind_gflops));
-  if (auto status = insert->run(); !status) return status.error();
-  const std::int64_t id = c.last_insert_id();
-  if (transaction) {
-    if (auto status = transaction->commit(); !status) return status.error();
-  }
-  return id;
+  return find_or_insert(c, "platforms", "description", description, [&]() -> Result<std::int64_t> {
+    auto insert = prepare_insert(c, "platforms");
+    if (!insert) return insert.error();
+    insert->bind("name", p.name)
+        .bind("gpus", std::int64_t{p.gpus})
+        .bind("memory_bytes", p.memory_bytes)
+        .bind("bus_bandwidth", p.bus_bandwidth)
+        .bind("gpu_link_bandwidth", p.gpu_link_bandwidth)
+        .bind("latency_ns", p.latency_ns)
+        .bind("default_gflops", p.default_gflops)
+        .bind("kind_gflops", format_kind_rates(p.kind_gflops))
+        .bind("description", description)
+        .bind("gpu_bus_bandwidth", p.gpu_bus_bandwidth)
+        .bind("gpus_per_switch", std::int64_t{p.gpus_per_switch})
+        .bind("switch_bandwidth", p.switch_bandwidth)
+        .bind("workers_per_memory", std::int64_t{p.workers_per_memory})
+        .bind("cpus", std::int64_t{p.cpus})
+        .bind("cpu_default_gflops", p.cpu_default_gflops)
+        .bind("cpu_kind_gflops", format_kind_rates(p.cpu_kind_gflops));
+    if (auto status = insert->run(); !status) return status.error();
+    return c.last_insert_id();
+  });
 }
 
 Result<std::int64_t> Store::put_sweep(const std::string& spec) {
   Connection& c = impl_->connection;
-  auto found = find_id(c, "sweeps", "spec", spec);
-  if (!found) return found.error();
-  if (*found) return **found;
-  auto transaction = Transaction::begin(c);
-  if (!transaction) return transaction.error();
-  found = find_id(c, "sweeps", "spec", spec);  // under the write lock: another process may have made it
-  if (!found) return found.error();
-  if (*found) return **found;
-  auto insert = prepare_insert(c, "sweeps");
-  if (!insert) return insert.error();
-  if (auto status = insert->bind("spec", spec).bind("created_at", utc_now()).run(); !status) return status.error();
-  const std::int64_t id = c.last_insert_id();
-  if (auto status = transaction->commit(); !status) return status.error();
-  return id;
+  return find_or_insert(c, "sweeps", "spec", spec, [&]() -> Result<std::int64_t> {
+    auto insert = prepare_insert(c, "sweeps");
+    if (!insert) return insert.error();
+    if (auto status = insert->bind("spec", spec).bind("created_at", utc_now()).run(); !status) return status.error();
+    return c.last_insert_id();
+  });
 }
 
 Result<std::vector<Store::SweepInfo>> Store::list_sweeps() {
