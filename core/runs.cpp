@@ -54,7 +54,7 @@ Result<LoadedRun> load_run(db::Store& store, std::int64_t run_id, WithTrace with
   if (!workload) return workload.error();
   LoadedRun loaded{std::move(*run), std::move(*workload), {}};
   if (with_trace == WithTrace::Yes) {
-    auto trace = store.load_trace(run_id);
+    auto trace = store.load_trace(loaded.run);
     if (!trace) return trace.error();
     loaded.trace = std::move(*trace);
   }

@@ -80,6 +80,19 @@ RunInfo read_run_info(const Statement& s) {
   return info;
 }
 
+// "TABLE.COLUMN is VALUE" for the first figure of a row of `table` that is negative or not
+// finite, "" when there is none: every count is a count and every figure a number, and
+// anything else is a damaged row that would print as nonsense (a negative count read as 2^64)
+// rather than fail. Text columns and NULLs are left out.
+std::string first_bad_figure(const Statement& row, std::string_view table) {
+  for (const Column& column : schema_table(table).columns) {
+    const std::string name = std::string(table) + "." + std::string(column.name);
+    if (column.type.starts_with("TEXT") || row.is_null(name)) continue;
+    if (row.integer(name) < 0 || !(row.real(name) >= 0 && row.real(name) < 1e300)) return name + " is " + row.text(name);
+  }
+  return "";
+}
+
 // A run's metrics and per-worker figures; none for a run that has no metrics row (failed).
 Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_id) {
   auto metrics = c.prepare("SELECT " + select_columns(schema_table("metrics"), "m") + " FROM metrics m WHERE run_id = ?1");
@@ -89,16 +102,7 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   if (!has_metrics) return has_metrics.error();
   if (!*has_metrics) return std::optional<RunMetrics>();
   const Statement& m = *metrics;
-  // Every count is a count and every figure a number: anything else is a damaged row, and
-  // would print as nonsense (a negative count read as 2^64) rather than fail.
-  for (const Column& column : schema_table("metrics").columns) {
-    const std::string name = "metrics." + std::string(column.name);
-    if (m.is_null(name)) continue;
-    const bool integer = column.type.substr(0, 7) == "INTEGER", real = column.type.substr(0, 4) == "REAL";
-    if ((integer && m.integer(name) < 0) || (real && !(m.real(name) >= 0 && m.real(name) < 1e300))) {
-      return damaged(c.path(), "run " + std::to_string(run_id) + ": metrics." + std::string(column.name) + " is " + m.text(name));
-    }
-  }
+  if (auto bad = first_bad_figure(m, "metrics"); !bad.empty()) return damaged(c.path(), "run " + std::to_string(run_id) + ": " + bad);
   RunMetrics out;
   ReplaySummary& s = out.summary;
   auto count = [&](std::string_view column) { return static_cast<std::uint64_t>(m.integer(column)); };
@@ -137,12 +141,8 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   const std::string gpus = "SELECT " + select_columns(schema_table("gpu_metrics"), "g") + " FROM gpu_metrics g WHERE run_id = ?1 ORDER BY gpu";
   std::string bad_gpu_row;
   Status status = for_each_row(c, gpus, run_id, [&](const Statement& g) {
-    for (const Column& column : schema_table("gpu_metrics").columns) {
-      const std::string name = "gpu_metrics." + std::string(column.name);
-      if (bad_gpu_row.empty() && (g.integer(name) < 0 || !(g.real(name) < 1e300))) {
-        bad_gpu_row = "run " + std::to_string(run_id) + ": gpu_metrics." + std::string(column.name) + " of worker " +
-                      std::to_string(g.integer("gpu_metrics.gpu")) + " is " + g.text(name);
-      }
+    if (auto bad = first_bad_figure(g, "gpu_metrics"); !bad.empty() && bad_gpu_row.empty()) {
+      bad_gpu_row = "run " + std::to_string(run_id) + ", worker " + std::to_string(g.integer("gpu_metrics.gpu")) + ": " + bad;
     }
     GpuSummary gpu;
     gpu.tasks = static_cast<std::uint64_t>(g.integer("gpu_metrics.tasks"));
@@ -272,16 +272,16 @@ class TraceRowCheck {
 
   void task(const Statement& s, std::string_view table, std::string_view column, bool nullable = false) {
     if (nullable && s.is_null(column)) return;
-    below(s, table, column, static_cast<std::int64_t>(run_.info.workload_tasks), "a task of workload");
+    below(s, table, column, static_cast<std::int64_t>(run_.info.workload_tasks), "a task of workload " + workload());
   }
   void data(const Statement& s, std::string_view table, std::string_view column) {
-    below(s, table, column, static_cast<std::int64_t>(run_.info.workload_data), "a data of workload");
+    below(s, table, column, static_cast<std::int64_t>(run_.info.workload_data), "a data of workload " + workload());
   }
   void worker(const Statement& s, std::string_view table, std::string_view column) {
-    below(s, table, column, run_.info.platform.workers(), "a worker of the platform, which has");
+    below(s, table, column, run_.info.platform.workers(), "a worker of the platform");
   }
   void enumeration(const Statement& s, std::string_view table, std::string_view column, std::int64_t count) {
-    below(s, table, column, count, "a value of its lookup table, which has");
+    below(s, table, column, count, "a value of its lookup table");
   }
   void size(const Statement& s, std::string_view table, std::string_view column) {
     if (s.integer(column) < 0) fail(s, table, column, "is negative");
@@ -292,13 +292,12 @@ class TraceRowCheck {
   }
 
  private:
+  std::string workload() const { return std::to_string(run_.info.workload_id); }
+  // Fails unless the column holds 0..count-1: "is not WHAT, which has COUNT".
   void below(const Statement& s, std::string_view table, std::string_view column, std::int64_t count, const std::string& what) {
     const std::int64_t value = s.integer(column);
     if (value >= 0 && value < count) return;
-    const bool of_workload = what.find("workload") != std::string::npos;
-    fail(s, table, column,
-         "is not " + what + (of_workload ? " " + std::to_string(run_.info.workload_id) + ", which has" : "") + " " +
-             std::to_string(count));
+    fail(s, table, column, "is not " + what + ", which has " + std::to_string(count));
   }
   void fail(const Statement& s, std::string_view table, std::string_view column, const std::string& what) {
     if (failed()) return;
@@ -316,10 +315,15 @@ class TraceRowCheck {
 }  // namespace
 
 Result<Trace> Store::load_trace(std::int64_t run_id) {
-  Connection& c = impl_->connection;
   auto run = load_run(run_id);
   if (!run) return run.error();
-  TraceRowCheck check(c, *run);
+  return load_trace(*run);
+}
+
+Result<Trace> Store::load_trace(const StoredRun& run) {
+  Connection& c = impl_->connection;
+  const std::int64_t run_id = run.info.id;
+  TraceRowCheck check(c, run);
   Trace trace;
   auto id_or_none = [](const Statement& s, std::string_view column) {
     return s.is_null(column) ? kNoId : static_cast<std::uint32_t>(s.integer(column));

@@ -96,6 +96,9 @@ class Store {
   Result<StoredRun> load_run(std::int64_t run_id);
   Result<std::vector<StoredRun>> load_runs(const RunFilter& filter);
   Result<Trace> load_trace(std::int64_t run_id);
+  // The trace of a run read already (load_run), each record checked against its workload and
+  // platform: the run row is not read again.
+  Result<Trace> load_trace(const StoredRun& run);
   // How a measured run was measured; nothing for a replayed or imported run.
   Result<std::optional<Measurement>> load_measurement(std::int64_t run_id);
   Result<Workload> load_workload(std::int64_t workload_id);
