@@ -21,10 +21,21 @@ double cholesky_lower_bound_tiles(double N, double m) { return N * N * N / (3 * 
 
 double lu_lower_bound_tiles(double N, double m) { return 2 * N * N * N / (3 * std::sqrt(m)); }
 
+namespace {
+
+// Whether some task of the workload may run on a CPU worker, from the host memory, without loads.
+bool cpus_compute(const Workload& workload, const Platform& platform) {
+  for (const auto& kind : workload.kinds()) {
+    if (platform.cpus > 0 && platform.cpu_gflops_of(kind) > 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 double compulsory_load_bytes(const Workload& workload, const Platform& platform) {
   const auto nd = workload.data_count();
-  bool cpu_computes = false;
-  for (const auto& kind : workload.kinds()) cpu_computes |= platform.cpus > 0 && platform.cpu_gflops_of(kind) > 0;
+  const bool cpu_computes = cpus_compute(workload, platform);
   // A write-only access may come first, making the data on a GPU without a load, unless some
   // task reading the data precedes it in every schedule: a predecessor of the writer that
   // reads it, or one that writes it and is itself so preceded. Tasks are visited in a
@@ -82,9 +93,7 @@ ReferenceCurves reference_curves(const Workload& workload, const Platform& platf
   curves.bus_limit_bytes = platform.bus_bandwidth * curves.ideal_compute_ns * 1e-9;
   // The closed forms count the traffic of one bounded memory computing everything; CPU
   // workers compute from the host without loads, so with them only the compulsory bound holds.
-  bool cpu_computes = false;  // as in compulsory_load_bytes
-  for (const auto& kind : workload.kinds()) cpu_computes |= platform.cpus > 0 && platform.cpu_gflops_of(kind) > 0;
-  if (cpu_computes) return curves;
+  if (cpus_compute(workload, platform)) return curves;
 
   const double N = static_cast<double>(g.N);
   const double S = static_cast<double>(g.b) * static_cast<double>(g.b) * static_cast<double>(g.elem);

@@ -398,6 +398,33 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
   std::atomic<std::size_t> next_job{0};
   bool stopping = false;  // under mutex: the writer gave up, workers drop what they have
   const std::size_t window = 4 * threads;  // jobs a worker may run ahead of the writer
+  // Claims the run of `key` for this sweep; false when it is not to be replayed here, with
+  // `outcome` saying why (stored already, named twice in the grid, another sweep's, or the
+  // store failed).
+  const auto claim = [&](const std::string& key, Outcome& outcome) {
+    auto claimed = [&] {
+      std::lock_guard lock(claims_mutex);
+      return claims->claim_run(*sweep_id, key, owner);
+    }();
+    if (!claimed) {
+      outcome.kind = Outcome::Kind::StoreError;
+      outcome.message = claimed.error().message;
+      return false;
+    }
+    switch (claimed->outcome) {
+      case db::Store::Claim::Outcome::Claimed: return true;
+      case db::Store::Claim::Outcome::Stored: outcome.kind = Outcome::Kind::Skipped; break;
+      case db::Store::Claim::Outcome::Duplicate:
+        outcome.kind = Outcome::Kind::Skipped;
+        outcome.message = "the same run as an earlier one of this grid";
+        break;
+      case db::Store::Claim::Outcome::Running:
+        outcome.kind = Outcome::Kind::RunningElsewhere;
+        outcome.message = claimed->holder;
+        break;
+    }
+    return false;
+  };
   auto worker = [&] {
     for (std::size_t i = next_job++; i < jobs.size(); i = next_job++) {
       {
@@ -413,23 +440,8 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
         outcome.message = prepared.error().message;
       } else if (done_keys->count(prepared->info.key)) {
         outcome.kind = Outcome::Kind::Skipped;
-      } else if (auto claim = [&] {
-                   std::lock_guard lock(claims_mutex);
-                   return claims->claim_run(*sweep_id, prepared->info.key, owner);
-                 }();
-                 !claim || claim->outcome != db::Store::Claim::Outcome::Claimed) {
-        if (!claim) {
-          outcome.kind = Outcome::Kind::StoreError;
-          outcome.message = claim.error().message;
-        } else if (claim->outcome == db::Store::Claim::Outcome::Stored) {
-          outcome.kind = Outcome::Kind::Skipped;
-        } else if (claim->outcome == db::Store::Claim::Outcome::Duplicate) {
-          outcome.kind = Outcome::Kind::Skipped;
-          outcome.message = "the same run as an earlier one of this grid";
-        } else {
-          outcome.kind = Outcome::Kind::RunningElsewhere;
-          outcome.message = claim->holder;
-        }
+      } else if (!claim(prepared->info.key, outcome)) {
+        // outcome says why the run is not this sweep's to replay
       } else {
         TraceRecorder recorder;
         auto summary = replay(prepared->workload, *prepared->scheduler.scheduler, *prepared->eviction.policy, prepared->options,
