@@ -174,7 +174,6 @@ Result<Workload> WorkloadBuilder::finish() && {
   }
   for (TaskId t = 0; t < ntasks; ++t) {
     const Task& task = tasks_[t];
-    if (task.access_count == 0) return make_error("task " + std::to_string(t) + " accesses no data");
     if (!(task.flops >= 0)) return make_error("task " + std::to_string(t) + " has negative flops");
     if (!(task.flops <= kMaxTaskFlops)) {
       char flops[32];
