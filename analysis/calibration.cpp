@@ -18,10 +18,16 @@ Result<Calibration> calibrate(const Workload& workload, const Trace& trace, cons
   std::vector<const TaskRecord*> order;
   for (const TaskRecord& t : trace.tasks) order.push_back(&t);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->gpu != b->gpu ? a->gpu < b->gpu : a->gpu_order < b->gpu_order; });
+  // Per kind and architecture: workers computing out of a bounded memory, and CPU workers on
+  // the host (a platform's cpus), which have rates of their own.
   const std::size_t kinds = workload.kinds().size();
-  std::vector<double> flops(kinds, 0), busy(kinds, 0), kernel(kinds, 0);
-  std::vector<std::uint64_t> count(kinds, 0);
-  double all_flops = 0, all_busy = 0;
+  struct Sums {
+    std::vector<double> flops, busy, kernel;
+    std::vector<std::uint64_t> count;
+    double all_flops = 0, all_busy = 0;
+  };
+  Sums device{std::vector<double>(kinds, 0), std::vector<double>(kinds, 0), std::vector<double>(kinds, 0), std::vector<std::uint64_t>(kinds, 0)};
+  Sums host = device;
   GpuId gpu = kNoId;
   std::int64_t previous_end = 0;
   for (const TaskRecord* t : order) {
@@ -33,23 +39,38 @@ Result<Calibration> calibrate(const Workload& workload, const Trace& trace, cons
     const std::int64_t ready = std::max({previous_end, inputs_at[t->task], t->buffered_ns});
     const std::int64_t effective = std::max(t->end_ns - ready, t->end_ns - t->start_ns);
     previous_end = t->end_ns;
-    flops[task.kind] += task.flops;
-    busy[task.kind] += static_cast<double>(effective);
-    kernel[task.kind] += static_cast<double>(t->end_ns - t->start_ns);
-    ++count[task.kind];
-    all_flops += task.flops;
-    all_busy += static_cast<double>(effective);
+    Sums& sums = base.is_cpu_worker(t->gpu) ? host : device;
+    sums.flops[task.kind] += task.flops;
+    sums.busy[task.kind] += static_cast<double>(effective);
+    sums.kernel[task.kind] += static_cast<double>(t->end_ns - t->start_ns);
+    ++sums.count[task.kind];
+    sums.all_flops += task.flops;
+    sums.all_busy += static_cast<double>(effective);
   }
-  out.platform.kind_gflops.clear();
+  const auto rates = [&](const Sums& sums, std::map<std::string, double>& into, bool main) -> Status {
+    into.clear();
+    for (std::size_t k = 0; k < kinds; ++k) {
+      if (sums.count[k] == 0) continue;
+      const std::string& name = workload.kinds()[k];
+      if (!(sums.busy[k] > 0)) return make_error("the " + name + " tasks took no time: nothing to calibrate the rate from");
+      // A kind without flops takes no time at any rate: it keeps the default rate rather than 0,
+      // which would mean it cannot run there.
+      if (!(sums.flops[k] > 0)) continue;
+      into[name] = sums.flops[k] / sums.busy[k];  // flops per ns = GFlop/s
+      if (main) {
+        out.kernel_gflops[name] = sums.kernel[k] > 0 ? sums.flops[k] / sums.kernel[k] : 0;
+        out.tasks_per_kind[name] = sums.count[k];
+      }
+    }
+    return Status::success();
+  };
+  if (auto r = rates(device, out.platform.kind_gflops, true); !r) return r.error();
+  if (auto r = rates(host, out.platform.cpu_kind_gflops, false); !r) return r.error();
+  if (device.all_busy > 0 && device.all_flops > 0) out.platform.default_gflops = device.all_flops / device.all_busy;
+  if (host.all_busy > 0 && host.all_flops > 0) out.platform.cpu_default_gflops = host.all_flops / host.all_busy;
   for (std::size_t k = 0; k < kinds; ++k) {
-    if (count[k] == 0) continue;
-    const std::string& name = workload.kinds()[k];
-    if (!(busy[k] > 0)) return make_error("the " + name + " tasks took no time: nothing to calibrate the rate from");
-    out.platform.kind_gflops[name] = flops[k] / busy[k];  // flops per ns = GFlop/s
-    out.kernel_gflops[name] = kernel[k] > 0 ? flops[k] / kernel[k] : 0;
-    out.tasks_per_kind[name] = count[k];
+    if (host.count[k] && !out.tasks_per_kind.count(workload.kinds()[k])) out.tasks_per_kind[workload.kinds()[k]] = host.count[k];
   }
-  out.platform.default_gflops = all_busy > 0 ? all_flops / all_busy : base.default_gflops;
 
   // Loads from the host: bandwidth and latency.
   double bytes = 0, seconds = 0;

@@ -2,25 +2,84 @@
 #include "core/imported_runs.hpp"
 
 #include <algorithm>
+#include <map>
 
+#include "analysis/calibration.hpp"
 #include "core/runs.hpp"
 #include "formats/workload_io.hpp"
+#include "schedulers/scheduler.hpp"
 
 namespace tilelens::core {
 
+Result<StarpuPolicy> policy_of_starpu_scheduler(const std::string& name) {
+  // StarPU 1.3's policies (src/sched_policies) by STARPU_SCHED name.
+  static const std::map<std::string, StarpuPolicy> known = {
+      {"eager", {"eager", true, ""}},
+      {"random", {"random", true, ""}},
+      {"lws", {"lws", true, ""}},
+      {"ws", {"lws", false, "StarPU's ws steals from the most loaded worker; tilelens' lws from neighbours"}},
+      {"prio", {"ap", false, "StarPU's prio is one priority queue; tilelens' ap adds data reuse among equal priorities"}},
+      {"dm", {"dmda", false, "StarPU's dm ignores transfer times; tilelens' dmda counts them"}},
+      {"dmda", {"dmda", true, ""}},
+      {"dmdar", {"dmdar", true, ""}},
+      {"dmdas", {"dmdas", true, ""}},
+      {"dmdasd", {"dmdas", false, "StarPU's dmdasd also sorts by data already present; tilelens' dmdas does not"}},
+      {"dmdap", {"dmdas", false, "StarPU's dmdap is dmdas with a priority queue per worker"}},
+      {"heteroprio", {"heteroprio", true, ""}},
+  };
+  if (auto it = known.find(name); it != known.end()) return it->second;
+  if (make_scheduler(name)) return StarpuPolicy{name, true, ""};  // a tilelens name (darts, hfp, laheteroprio, ...)
+  std::string names;
+  for (const auto& [starpu, policy] : known) names += (names.empty() ? "" : ", ") + starpu;
+  return make_error("--scheduler: '" + name + "' is neither a StarPU scheduler tilelens replays (" + names +
+                    ") nor a tilelens scheduler (tilelens schedulers)");
+}
+
 Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
-  auto imported = import_starpu_files(request.tasks_file, request.data_file, request.name);
+  std::optional<StarpuPolicy> policy;
+  if (!request.scheduler.empty()) {
+    auto found = policy_of_starpu_scheduler(request.scheduler);
+    if (!found) return found.error();
+    policy = *found;
+  }
+  StarpuImportOptions options;
+  options.workload_name = request.name;
+  options.rank = request.rank;
+  auto imported = import_starpu_files(request.tasks_file, request.data_file, request.paje_file, options);
   if (!imported) return imported.error();
-  StarpuImport result{std::move(*imported), {}, 0, 0, ""};
+  StarpuImport result{std::move(*imported), {}, policy, 0, 0, ""};
   const Workload& w = result.execution.workload;
   PlatformChoice choice;  // the platform as replay resolves it: a preset or a file, memory in bytes or items
-  choice.base = request.platform;
+  // Without a platform of the user's, the run's own: its layout, memory as given, and the rates
+  // and transfer bandwidth it measured (calibrate), in place of a preset's.
+  choice.base = request.platform.empty() ? "v100-fgcs" : request.platform;
   choice.memory = request.memory;
   auto platform = resolve_platform(choice, w);
   if (!platform) return platform.error();
   result.platform = std::move(*platform);
-  result.platform.name = "starpu";
-  result.platform.gpus = static_cast<std::uint32_t>(std::max<std::size_t>(1, result.execution.workers.size()));
+  const StarpuExecution& e = result.execution;
+  Platform& p = result.platform;
+  p.name = "starpu";
+  p.gpus = std::max<std::uint32_t>(1, e.gpus);
+  p.workers_per_memory = e.gpus > 0 ? e.workers_per_memory : 1;
+  p.cpus = e.cpus;
+  if (p.cpus > 0 && !(p.cpu_default_gflops > 0)) {
+    // The base has no CPU rate: the rate the CPU workers measured.
+    double flops = 0, busy = 0;
+    for (const TaskRecord& r : e.trace.tasks) {
+      if (!p.is_cpu_worker(r.gpu)) continue;
+      flops += w.tasks()[r.task].flops;
+      busy += static_cast<double>(r.end_ns - r.start_ns);
+    }
+    p.cpu_default_gflops = busy > 0 && flops > 0 ? flops / busy : p.default_gflops;
+  }
+  if (request.platform.empty()) {
+    auto measured = calibrate(w, e.trace, p);
+    if (!measured) return make_error(request.tasks_file + ": " + measured.error().message);
+    p = std::move(measured->platform);
+    p.name = "starpu";
+  }
+  if (auto checked = check_platform(p, w); !checked) return make_error(request.tasks_file + ": the platform of the run: " + checked.error().message);
   // The file first: a run stored has no key to recognize it by, so a failure after storing
   // would have the user import (and store) it twice.
   if (!request.workload_out.empty()) {
@@ -34,13 +93,16 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   RunInfo info;
   info.workload_id = *workload_id;
   info.workload_spec = w.name();
-  info.scheduler = "starpu";
-  info.eviction = "starpu";
+  // StarPU's memory manager evicts the least recently used data first (memalloc.c).
+  info.scheduler = policy ? policy->scheduler : "starpu";
+  info.eviction = "lru";
   info.platform = result.platform;
-  info.buffer_depth = 0;
+  // StarPU queues a worker's tasks without a depth of their own (dmda* push at release and
+  // prefetch then): a replay of the run (fidelity) uses tilelens' default depth.
+  info.buffer_depth = 4;
   info.mode = RunMode::StarPU;
   info.tilelens_version = kVersion;
-  info.transfers_recorded = false;
+  info.transfers_recorded = result.execution.transfers_recorded;
   auto writer = store->begin_run(info);
   if (!writer) return writer.error();
   writer->write(result.execution.trace);

@@ -13,16 +13,32 @@ namespace tilelens::core {
 struct StarpuImportRequest {
   std::string tasks_file;  // tasks.rec
   std::string data_file;   // data.rec, optional
+  std::string paje_file;   // paje.trace, optional: registrations' times and the transfers
   std::string name = "starpu";
-  std::string platform = "v100-fgcs";  // a preset or a platform file: what the run is recorded against (its bounds)
+  std::optional<std::int64_t> rank;  // one MPI rank only
+  std::string scheduler;             // StarPU's STARPU_SCHED, recorded as tilelens' policy of that name
+  // A preset or a platform file, what the run is recorded against (its bounds); empty: the
+  // run's own layout with the rates and bandwidth it measured.
+  std::string platform;
   std::optional<SizeSpec> memory;      // as StarPU was limited (STARPU_LIMIT_CUDA_MEM)
   std::string workload_out;             // write the workload in tilelens' format, before storing
   std::string database;                // store the workload and the measured run here
 };
 
+// tilelens' policy for a StarPU scheduler name (STARPU_SCHED): the same algorithm where
+// tilelens has it, its nearest otherwise (`exact` false, with why in `note`). tilelens' own
+// names are taken as they are. Errors list the names known.
+struct StarpuPolicy {
+  std::string scheduler;
+  bool exact = true;
+  std::string note;
+};
+Result<StarpuPolicy> policy_of_starpu_scheduler(const std::string& name);
+
 struct StarpuImport {
   StarpuExecution execution;
-  Platform platform;  // named "starpu", one GPU per StarPU worker
+  Platform platform;  // named "starpu": the workers and memories as measured, the base's transfer rates
+  std::optional<StarpuPolicy> policy;
   std::int64_t workload_id = 0, run_id = 0;  // once stored
   std::string database;
 };

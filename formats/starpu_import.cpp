@@ -10,9 +10,12 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
+#include "model/units.hpp"
 #include "model/utf8.hpp"
+#include "trace/totals.hpp"
 
 namespace tilelens {
 namespace {
@@ -184,19 +187,23 @@ Result<AccessMode> access_mode(const std::string& source, const Field& field, co
 struct ParsedTask {
   std::string job;
   std::size_t line = 0;
+  std::string name;                   // the record's Name (or Model), as written
   std::string kind;
-  std::string kind_field = "Name";  // or Model, where the kind came from
+  std::string kind_field = "Name";    // or Model, where the kind came from
   std::size_t kind_line = 0, flops_line = 0, sizes_line = 0;  // 0: no such field
   std::optional<std::int64_t> submit_order;
   std::int64_t priority = 0;
-  double flops = 0;
+  std::optional<double> gflop;
   std::vector<std::uint64_t> handles;
   std::vector<AccessMode> modes;
   std::vector<std::uint64_t> sizes;
+  std::vector<std::string> parameters;  // interface descriptions, "M128x128x8" for a matrix tile
   std::vector<std::string> depends_on;
   bool has_depends = false;
-  std::optional<std::int64_t> worker;
-  std::optional<double> start_ms, end_ms;
+  std::int64_t rank = 0;
+  std::optional<std::int64_t> worker, memory_node, iteration;
+  std::optional<double> submit_ms, start_ms, end_ms;
+  bool executed() const { return worker && start_ms && end_ms; }
 };
 
 struct ParsedData {
@@ -205,6 +212,14 @@ struct ParsedData {
   std::size_t line = 0, size_line = 0;
   std::vector<std::int64_t> coordinates;
 };
+
+Result<double> milliseconds(const std::string& source, const Field& field) {
+  auto value = real(source, field);
+  if (!value) return value.error();
+  // Beyond a few years the nanosecond clock would overflow.
+  if (std::fabs(*value) > 1e11) return field_error(source, field, "'" + shown(field.value) + "' ms is out of range");
+  return *value;
+}
 
 Result<ParsedTask> read_task(const Record& record, const std::string& source) {
   ParsedTask task;
@@ -215,21 +230,40 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
   const Field* kind = record.find("Name");
   if (kind == nullptr) kind = record.find("Model");
   if (kind != nullptr && !kind->value.empty()) {
-    task.kind = kind->value;
+    task.name = task.kind = kind->value;
     task.kind_field = kind->name;
     task.kind_line = kind->line;
   } else {
     task.kind = "task";
   }
-  if (const Field* f = record.find("SubmitOrder")) {
-    auto value = whole<std::int64_t>(source, *f, f->value);
-    if (!value) return value.error();
-    task.submit_order = *value;
+  const auto integer = [&](const char* name, auto& target) -> Status {
+    if (const Field* f = record.find(name)) {
+      auto value = whole<std::int64_t>(source, *f, f->value);
+      if (!value) return value.error();
+      target = *value;
+    }
+    return Status::success();
+  };
+  std::optional<std::int64_t> priority, rank;
+  for (auto [name, target] : {std::pair{"SubmitOrder", &task.submit_order}, std::pair{"Priority", &priority},
+                              std::pair{"WorkerId", &task.worker}, std::pair{"MemoryNode", &task.memory_node},
+                              std::pair{"MPIRank", &rank}}) {
+    if (auto read = integer(name, *target); !read) return read.error();
   }
-  if (const Field* f = record.find("Priority")) {
-    auto value = whole<std::int64_t>(source, *f, f->value);
-    if (!value) return value.error();
-    task.priority = *value;
+  task.priority = priority.value_or(0);
+  // StarPU writes -1 without MPI.
+  if (rank) {
+    if (*rank < -1 || *rank > std::numeric_limits<std::int32_t>::max()) return field_error(source, *record.find("MPIRank"), "out of range");
+    task.rank = std::max<std::int64_t>(0, *rank);
+  }
+  if (task.worker && (*task.worker < 0 || *task.worker > std::numeric_limits<std::int32_t>::max())) task.worker.reset();  // -1: not run
+  if (const Field* f = record.find("Iteration")) {
+    const auto first = words(f->value);
+    if (!first.empty()) {
+      auto value = whole<std::int64_t>(source, *f, first[0]);
+      if (!value) return value.error();
+      if (*value >= 0 && *value <= std::numeric_limits<std::int32_t>::max()) task.iteration = *value;
+    }
   }
   if (const Field* f = record.find("GFlop")) {
     auto value = real(source, *f);
@@ -238,20 +272,14 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
     if (!(*value * 1e9 <= kMaxTaskFlops)) {
       return field_error(source, *f, "'" + shown(f->value) + "' GFlop is more than the 1e12 GFlop (1e21 flops) a task may have");
     }
-    task.flops = *value * 1e9;
+    task.gflop = *value;
     task.flops_line = f->line;
   }
-  if (const Field* f = record.find("WorkerId")) {
-    auto value = whole<std::int64_t>(source, *f, f->value);
-    if (!value) return value.error();
-    task.worker = *value;
-  }
-  for (auto [name, target] : {std::pair{"StartTime", &task.start_ms}, std::pair{"EndTime", &task.end_ms}}) {
+  for (auto [name, target] : {std::pair{"SubmitTime", &task.submit_ms}, std::pair{"StartTime", &task.start_ms},
+                              std::pair{"EndTime", &task.end_ms}}) {
     if (const Field* f = record.find(name)) {
-      auto value = real(source, *f);
+      auto value = milliseconds(source, *f);
       if (!value) return value.error();
-      // Milliseconds; beyond a few years the nanosecond clock would overflow.
-      if (std::fabs(*value) > 1e11) return field_error(source, *f, "'" + shown(f->value) + "' ms is out of range");
       *target = *value;
     }
   }
@@ -262,6 +290,7 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
     task.depends_on = words(f->value);
     task.has_depends = true;
   }
+  if (const Field* f = record.find("Parameters")) task.parameters = words(f->value);
   const Field* handles = record.find("Handles");
   const Field* modes = record.find("Modes");
   const Field* sizes = record.find("Sizes");
@@ -296,13 +325,19 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
   return task;
 }
 
-// Fills `data` rather than returning it: GCC 12 at -O3 reports a false -Wfree-nonheap-object
-// on the destructor of a Result holding the map.
-Status read_data(std::istream& in, const std::string& source, std::unordered_map<std::uint64_t, ParsedData>& data,
-                 std::vector<std::string>& warnings) {
+// A registration's key: StarPU reuses a handle's address once it is unregistered, and each MPI
+// rank has its own addresses.
+struct HandleKey {
+  std::int64_t rank;
+  std::uint64_t handle;
+  auto operator<=>(const HandleKey&) const = default;
+};
+
+// data.rec holds one record per unregistration, in that order: the k-th record of an address
+// describes its k-th registration.
+Status read_data(std::istream& in, const std::string& source, std::map<HandleKey, std::vector<ParsedData>>& data) {
   auto records = parse_records(in, source);
   if (!records) return records.error();
-  Tally twice;
   for (const Record& record : *records) {
     const Field* handle = record.find("Handle");
     if (handle == nullptr) return make_error(source + ":" + std::to_string(record.line) + ": the record has no Handle field");
@@ -310,6 +345,13 @@ Status read_data(std::istream& in, const std::string& source, std::unordered_map
     if (!id) return id.error();
     ParsedData item;
     item.line = record.line;
+    std::int64_t rank = 0;
+    if (const Field* f = record.find("MPIRank")) {
+      auto value = whole<std::int64_t>(source, *f, f->value);
+      if (!value) return value.error();
+      if (*value < -1 || *value > std::numeric_limits<std::int32_t>::max()) return field_error(source, *f, "out of range");
+      rank = std::max<std::int64_t>(0, *value);
+    }
     if (const Field* f = record.find("Name")) item.name = f->value;
     if (const Field* f = record.find("Size")) {
       auto size = whole<std::uint64_t>(source, *f, f->value);
@@ -325,14 +367,119 @@ Status read_data(std::istream& in, const std::string& source, std::unordered_map
         item.coordinates.push_back(*value);
       }
     }
-    // StarPU may reuse a freed handle's address for a new one: a real trace can list it twice,
-    // and tasks.rec cannot tell the two apart. The first description stays.
-    if (auto [it, added] = data.emplace(*id, std::move(item)); !added) {
-      twice.add("handle " + shown(handle->value) + " at " + source + ":" + std::to_string(record.line) + " and line " +
-                std::to_string(it->second.line));
+    data[{rank, *id}].push_back(std::move(item));
+  }
+  return Status::success();
+}
+
+// What paje.trace adds: when each handle was registered (to tell apart the registrations of a
+// reused address) and the transfers between memory nodes, with their handles when
+// starpu_fxt_tool ran with -memory-states.
+struct PajeTransfer {
+  std::int64_t rank = 0;
+  std::int64_t source = -1, destination = -1;  // memory nodes
+  std::uint64_t bytes = 0;
+  std::string type;  // F fetch, TF task prefetch, PF prefetch, IF idle fetch
+  double start_ms = 0, end_ms = -1;
+  std::optional<std::uint64_t> handle;
+  std::uint64_t comid = 0;  // N of the link's key com_N
+};
+
+struct PajeTrace {
+  std::map<HandleKey, std::vector<double>> registered_ms;  // in time order
+  std::vector<PajeTransfer> transfers;
+  std::set<std::pair<std::int64_t, std::int64_t>> memory_nodes;  // (rank, node)
+};
+
+// "3_mm1" -> rank 3, node 1; "mm1" -> rank 0. Containers are named by starpu_fxt.c's aliases.
+std::optional<std::pair<std::int64_t, std::int64_t>> container_node(std::string_view alias, std::string_view type) {
+  std::int64_t rank = 0;
+  if (const auto underscore = alias.find('_'); underscore != std::string_view::npos) {
+    const auto r = std::from_chars(alias.data(), alias.data() + underscore, rank);
+    if (r.ec != std::errc() || r.ptr != alias.data() + underscore) return std::nullopt;
+    alias.remove_prefix(underscore + 1);
+  }
+  if (alias.substr(0, type.size()) != type) return std::nullopt;
+  alias.remove_prefix(type.size());
+  std::int64_t node = 0;
+  const auto r = std::from_chars(alias.data(), alias.data() + alias.size(), node);
+  if (r.ec != std::errc() || r.ptr != alias.data() + alias.size() || alias.empty()) return std::nullopt;
+  return std::pair{rank, node};
+}
+
+std::int64_t prefix_rank(std::string_view container) {
+  std::int64_t rank = 0;
+  if (const auto underscore = container.find('_'); underscore != std::string_view::npos) {
+    const auto r = std::from_chars(container.data(), container.data() + underscore, rank);
+    if (r.ec != std::errc() || r.ptr != container.data() + underscore) return 0;
+  }
+  return rank;
+}
+
+Status read_paje(std::istream& in, const std::string& source, PajeTrace& out) {
+  std::string line;
+  std::size_t number = 0;
+  std::map<std::pair<std::int64_t, std::string>, std::size_t> by_key;  // (rank, com_N) -> transfer
+  std::map<std::pair<std::int64_t, std::uint64_t>, std::uint64_t> handle_of;  // (rank, comid) -> handle
+  const auto bad = [&](const std::string& what) {
+    return make_error(source + ":" + std::to_string(number) + ": " + what + " in '" + shown(line) + "'");
+  };
+  const auto time_of = [&](const std::string& word) -> std::optional<double> {
+    char* end = nullptr;
+    const double value = std::strtod(word.c_str(), &end);
+    if (word.empty() || end != word.c_str() + word.size() || !std::isfinite(value) || std::fabs(value) > 1e11) return std::nullopt;
+    return value;
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '%' || line[0] == '#') continue;
+    const auto w = words(line);
+    if (w.size() < 2) continue;
+    const std::string& event = w[0];
+    if (event == "7" && w.size() >= 4 && w[3] == "Mn") {  // a memory node
+      if (auto node = container_node(w[2], "mn")) out.memory_nodes.insert(*node);
+    } else if (event == "9" && w.size() >= 5 && (w[2] == "register" || w[2] == "unregister")) {
+      if (w[2] != "register") continue;
+      const auto time = time_of(w[1]);
+      std::uint64_t handle = 0;
+      const auto r = std::from_chars(w[4].data(), w[4].data() + w[4].size(), handle, 16);
+      if (!time || r.ec != std::errc() || r.ptr != w[4].data() + w[4].size()) return bad("expected 'TIME register CONTAINER HANDLE'");
+      out.registered_ms[{prefix_rank(w[3]), handle}].push_back(*time);
+    } else if ((event == "18" || event == "19") && w.size() >= 7 && w[6].rfind("com_", 0) == 0) {
+      const auto time = time_of(w[1]);
+      const auto node = container_node(w[5], "mm");
+      std::uint64_t bytes = 0;
+      const auto r = std::from_chars(w[4].data(), w[4].data() + w[4].size(), bytes);
+      if (!time || !node || r.ec != std::errc() || r.ptr != w[4].data() + w[4].size() || bytes > kMaxWorkloadBytes) {
+        return bad("expected 'TIME TYPE CONTAINER SIZE MEMNODE com_N'");
+      }
+      const auto [it, added] = by_key.try_emplace({node->first, w[6]}, out.transfers.size());
+      if (added) {
+        std::uint64_t comid = 0;
+        std::from_chars(w[6].data() + 4, w[6].data() + w[6].size(), comid);
+        out.transfers.push_back({node->first, -1, -1, bytes, w[2], 0, -1, std::nullopt, comid});
+      }
+      PajeTransfer& t = out.transfers[it->second];
+      if (event == "18") {
+        t.source = node->second;
+        t.start_ms = *time;
+        t.type = w[2];
+      } else {
+        t.destination = node->second;
+        t.end_ms = *time;
+      }
+    } else if (event == "22" && w.size() >= 9 && w[2] == "DCo") {  // DriverCopy: the handle of com_N
+      std::uint64_t handle = 0, comid = 0;
+      const auto h = std::from_chars(w[5].data(), w[5].data() + w[5].size(), handle, 16);
+      const auto c = std::from_chars(w[6].data(), w[6].data() + w[6].size(), comid);
+      if (h.ec != std::errc() || c.ec != std::errc()) return bad("expected 'TIME DCo MEMNODE 0 HANDLE COMID SIZE MEMNODE'");
+      handle_of[{prefix_rank(w[3]), comid}] = handle;
     }
   }
-  twice.report(warnings, "handles are described more than once in " + source + "; the first description was kept");
+  for (PajeTransfer& t : out.transfers) {
+    if (auto it = handle_of.find({t.rank, t.comid}); it != handle_of.end()) t.handle = it->second;
+  }
+  for (auto& [key, times] : out.registered_ms) std::sort(times.begin(), times.end());
   return Status::success();
 }
 
@@ -342,60 +489,253 @@ std::string hex(std::uint64_t value) {
   return text;
 }
 
+// Internal records starpu_fxt_tool writes for StarPU's own synchronisation (data acquisitions,
+// task waits, unregistrations): no codelet ran for them.
+bool is_sync_record(const ParsedTask& t) {
+  return !t.executed() && t.handles.empty() && (t.name.rfind("_starpu_", 0) == 0 || t.name.rfind("starpu_", 0) == 0);
+}
+
+// "M128x128x8" (a matrix tile, StarPU's describe of the matrix interface) -> 128 x 128, 8 bytes.
+struct TileShape {
+  double rows = 0, cols = 0, element = 0;
+};
+std::optional<TileShape> matrix_shape(const std::string& text) {
+  if (text.size() < 2 || text[0] != 'M') return std::nullopt;
+  double parts[3];
+  const char* at = text.data() + 1;
+  const char* end = text.data() + text.size();
+  for (int p = 0; p < 3; ++p) {
+    std::uint64_t value = 0;
+    const auto r = std::from_chars(at, end, value);
+    if (r.ec != std::errc() || value == 0 || value > (1u << 30)) return std::nullopt;
+    parts[p] = static_cast<double>(value);
+    at = r.ptr;
+    if (p < 2) {
+      if (at == end || *at != 'x') return std::nullopt;
+      ++at;
+    }
+  }
+  if (at != end) return std::nullopt;
+  return TileShape{parts[0], parts[1], parts[2]};
+}
+
 }  // namespace
 
-Result<StarpuExecution> import_starpu(std::istream& tasks_in, const std::string& tasks_name, std::istream* data_in,
-                                      const std::string& data_name, const std::string& workload_name) {
-  StarpuExecution result;
-  std::unordered_map<std::uint64_t, ParsedData> data_info;
-  if (data_in != nullptr) {
-    if (auto read = read_data(*data_in, data_name, data_info, result.warnings); !read) return read.error();
+std::optional<double> kernel_flops(const std::string& raw_name, double n) {
+  std::string name;
+  for (char c : raw_name) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name.rfind("cl_", 0) == 0) name.erase(0, 3);
+  if (name.size() < 2 || !(n > 0)) return std::nullopt;
+  const char precision = name[0];
+  if (precision != 's' && precision != 'd' && precision != 'c' && precision != 'z') return std::nullopt;
+  std::string kernel = name.substr(1);
+  if (const auto suffix = kernel.find('_'); suffix != std::string::npos) kernel.erase(suffix);
+  // (multiplications, additions) for square n x n tiles: LAWN 41, and Chameleon's counts for
+  // the tile QR/LU kernels, which it gives as totals (split evenly here).
+  const double n2 = n * n, n3 = n2 * n;
+  struct Count {
+    const char* kernel;
+    double muls, adds;
+  };
+  const Count counts[] = {
+      {"gemm", n3, n3},
+      {"symm", n3, n3},
+      {"hemm", n3, n3},
+      {"potrf", n3 / 6 + n2 / 2 + n / 3, n3 / 6 - n / 6},
+      {"trsm", n2 * (n + 1) / 2, n2 * (n - 1) / 2},
+      {"trmm", n2 * (n + 1) / 2, n2 * (n - 1) / 2},
+      {"syrk", n2 * (n + 1) / 2, n2 * (n + 1) / 2},
+      {"herk", n2 * (n + 1) / 2, n2 * (n + 1) / 2},
+      {"syr2k", n3, n3 + n},
+      {"her2k", n3, n3 + n},
+      {"getrf", n3 / 3 + 2 * n / 3, n3 / 3 - n2 / 2 + n / 6},
+      {"geqrf", 2 * n3 / 3 + 3 * n2 / 2 + 23 * n / 6, 2 * n3 / 3 + n2 / 2 + 5 * n / 6},
+      {"geqrt", 2 * n3 / 3 + 3 * n2 / 2 + 23 * n / 6, 2 * n3 / 3 + n2 / 2 + 5 * n / 6},
+      {"gelqt", 2 * n3 / 3 + 3 * n2 / 2 + 23 * n / 6, 2 * n3 / 3 + n2 / 2 + 5 * n / 6},
+      {"lauum", n3 / 6, n3 / 6},
+      {"trtri", n3 / 6, n3 / 6},
+      {"ormqr", n3, n3},
+      {"unmqr", n3, n3},
+      {"ormlq", n3, n3},
+      {"unmlq", n3, n3},
+      {"tsqrt", n3, n3},
+      {"tpqrt", n3, n3},
+      {"tslqt", n3, n3},
+      {"tsmqr", 2 * n3, 2 * n3},
+      {"tpmqrt", 2 * n3, 2 * n3},
+      {"tsmlq", 2 * n3, 2 * n3},
+      {"tpmlqt", 2 * n3, 2 * n3},
+      {"gessm", n3 / 2, n3 / 2},
+      {"tstrf", n3 / 2, n3 / 2},
+      {"ssssm", n3, n3},
+  };
+  for (const Count& c : counts) {
+    if (kernel != c.kernel) continue;
+    const bool complex = precision == 'c' || precision == 'z';
+    return complex ? 6 * c.muls + 2 * c.adds : c.muls + c.adds;
   }
-  auto records = parse_records(tasks_in, tasks_name);
+  return std::nullopt;
+}
+
+namespace {
+
+struct RegistrationKey {
+  std::int64_t rank;
+  std::uint64_t handle;
+  std::size_t epoch;  // the how-many-th registration of that address
+  auto operator<=>(const RegistrationKey&) const = default;
+};
+
+struct Registration {
+  std::uint64_t bytes = 0;
+  bool sized = false;  // some task gave its size
+  bool from_data = false;  // data.rec's Size, no task giving one
+  std::string where;   // "FILE:LINE" of the size kept, for errors
+  const ParsedData* described = nullptr;
+  DataId id = kNoId;
+};
+
+// Each access's registration: with paje.trace, the last registration of the address before the
+// task was submitted; without it, a change of size in submission order starts a new one.
+class Registrations {
+ public:
+  Registrations(const PajeTrace& paje, bool have_paje) : paje_(paje), have_paje_(have_paje) {}
+  // `size` 0: not known.
+  std::size_t epoch(std::int64_t rank, std::uint64_t handle, std::optional<double> at, std::uint64_t size) {
+    const HandleKey key{rank, handle};
+    if (have_paje_) {
+      const auto it = paje_.registered_ms.find(key);
+      if (it != paje_.registered_ms.end()) {
+        if (!at) return 0;
+        const auto after = std::upper_bound(it->second.begin(), it->second.end(), *at);
+        return after == it->second.begin() ? 0 : static_cast<std::size_t>(after - it->second.begin() - 1);
+      }
+    }
+    auto& [epoch, last_size] = by_size_[key];
+    if (size != 0) {
+      if (last_size != 0 && size != last_size) ++epoch;
+      last_size = size;
+    }
+    return epoch;
+  }
+
+ private:
+  const PajeTrace& paje_;
+  bool have_paje_;
+  std::map<HandleKey, std::pair<std::size_t, std::uint64_t>> by_size_;
+};
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
+Result<StarpuExecution> import_starpu(const StarpuSources& sources, const StarpuImportOptions& options) {
+  const std::string& tasks_name = sources.tasks_name;
+  const std::string& data_name = sources.data_name;
+  StarpuExecution result;
+  std::map<HandleKey, std::vector<ParsedData>> data_info;
+  if (sources.data != nullptr) {
+    if (auto read = read_data(*sources.data, data_name, data_info); !read) return read.error();
+  }
+  PajeTrace paje;
+  if (sources.paje != nullptr) {
+    if (auto read = read_paje(*sources.paje, sources.paje_name, paje); !read) return read.error();
+  }
+  if (sources.tasks == nullptr) return make_error(tasks_name + ": no input");
+  auto records = parse_records(*sources.tasks, tasks_name);
   if (!records) return records.error();
+
+  // Every record: application tasks are kept; StarPU's control and synchronisation records,
+  // and with --rank the other ranks' tasks, are skipped and counted.
   std::vector<ParsedTask> tasks;
   std::unordered_map<std::string, std::size_t> by_job;
+  std::map<std::string, std::size_t> control_records;
+  std::size_t sync_records = 0, other_ranks = 0;
+  std::set<std::int64_t> ranks;
+  std::vector<char> kept;
   double total_flops = 0;
   for (const Record& record : *records) {
-    if (const Field* control = record.find("Control"); control != nullptr && control->value == "WontUse") continue;
+    if (const Field* control = record.find("Control")) {
+      ++control_records[control->value];
+      continue;
+    }
     auto task = read_task(record, tasks_name);
     if (!task) return task.error();
     if (!by_job.emplace(task->job, tasks.size()).second) {
       return make_error(tasks_name + ":" + std::to_string(record.line) + ": JobId " + shown(task->job) + " appears twice");
     }
-    total_flops += task->flops;
+    total_flops += task->gflop.value_or(0) * 1e9;
     if (total_flops > kMaxTotalFlops) {
       return make_error(tasks_name + ":" + std::to_string(task->flops_line) +
                         ": field 'GFlop': the tasks up to this one add up to more than the 1e15 GFlop a trace may hold");
     }
+    bool keep = true;
+    if (is_sync_record(*task)) {
+      ++sync_records;
+      keep = false;
+    } else {
+      ranks.insert(task->rank);
+      if (options.rank && task->rank != *options.rank) {
+        ++other_ranks;
+        keep = false;
+      }
+    }
+    kept.push_back(keep);
     tasks.push_back(std::move(*task));
   }
-  if (tasks.empty()) return make_error(tasks_name + ": no task records (expected 'JobId:' records as starpu_fxt_tool writes)");
+  for (const auto& [value, count] : control_records) {
+    result.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks");
+  }
+  if (sync_records) {
+    result.notes.push_back("skipped " + std::to_string(sync_records) +
+                           " records of StarPU's own synchronisation (_starpu_*, starpu_data_unregister): no codelet ran; "
+                           "dependencies through them are kept");
+  }
+  if (options.rank && !ranks.count(*options.rank)) {
+    std::vector<std::string> listed;
+    for (auto r : ranks) listed.push_back(std::to_string(r));
+    return make_error(tasks_name + ": no task of MPI rank " + std::to_string(*options.rank) + " (the file has rank" +
+                      (listed.size() == 1 ? " " : "s ") + joined(listed) + ")");
+  }
+  if (other_ranks) result.notes.push_back("skipped " + std::to_string(other_ranks) + " tasks of other MPI ranks (--rank)");
+  if (std::count(kept.begin(), kept.end(), 1) == 0) {
+    return make_error(tasks_name + ": no task records (expected 'JobId:' records as starpu_fxt_tool writes)");
+  }
 
-  // Submission order: SubmitOrder where every task has one, else numeric JobIds, else the file's.
-  std::vector<std::size_t> order(tasks.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const bool all_ordered = std::all_of(tasks.begin(), tasks.end(), [](const ParsedTask& t) { return t.submit_order.has_value(); });
+  // Submission order: by rank, then SubmitOrder where every task has one, else numeric JobIds,
+  // else the file's.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (kept[i]) order.push_back(i);
+  }
+  const bool all_ordered = std::all_of(order.begin(), order.end(), [&](std::size_t i) { return tasks[i].submit_order.has_value(); });
   auto numeric_job = [](const std::string& job) -> std::optional<std::int64_t> {
     std::int64_t value = 0;
     const auto r = std::from_chars(job.data(), job.data() + job.size(), value);
     if (r.ec != std::errc() || r.ptr != job.data() + job.size()) return std::nullopt;
     return value;
   };
-  const bool numeric = std::all_of(tasks.begin(), tasks.end(), [&](const ParsedTask& t) { return numeric_job(t.job).has_value(); });
+  const bool numeric = std::all_of(order.begin(), order.end(), [&](std::size_t i) { return numeric_job(tasks[i].job).has_value(); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (tasks[a].rank != tasks[b].rank) return tasks[a].rank < tasks[b].rank;
+    if (all_ordered) return *tasks[a].submit_order < *tasks[b].submit_order;
+    if (numeric) return *numeric_job(tasks[a].job) < *numeric_job(tasks[b].job);
+    return false;
+  });
   if (all_ordered) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return *tasks[a].submit_order < *tasks[b].submit_order; });
     Tally tied;
     for (std::size_t i = 1; i < order.size(); ++i) {
       const ParsedTask& t = tasks[order[i]];
-      if (*t.submit_order == *tasks[order[i - 1]].submit_order) {
+      const ParsedTask& before = tasks[order[i - 1]];
+      if (t.rank == before.rank && *t.submit_order == *before.submit_order) {
         tied.add("SubmitOrder " + std::to_string(*t.submit_order) + " at " + tasks_name + ":" + std::to_string(t.line));
       }
     }
     tied.report(result.warnings, "tasks share their SubmitOrder with another task; among those the file's order was kept");
-  } else if (numeric) {
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return *numeric_job(tasks[a].job) < *numeric_job(tasks[b].job); });
   }
 
   // Kind names as single words. Two Names becoming one word would merge two kinds (and their
@@ -403,7 +743,8 @@ Result<StarpuExecution> import_starpu(std::istream& tasks_in, const std::string&
   {
     std::map<std::string, std::string> named;  // the word -> the Name it came from
     Tally renamed;
-    for (ParsedTask& t : tasks) {
+    for (std::size_t index : order) {
+      ParsedTask& t = tasks[index];
       std::string word = as_name(t.kind, true);
       const auto [it, added] = named.emplace(word, t.kind);
       const std::string at = tasks_name + ":" + std::to_string(t.kind_line ? t.kind_line : t.line);
@@ -422,137 +763,263 @@ Result<StarpuExecution> import_starpu(std::istream& tasks_in, const std::string&
     renamed.report(result.warnings, "task kinds had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
   }
 
-  // Each handle's size, before any access is kept or left out: data.rec's Size where it gives
-  // one (what the application registered), else the largest of the tasks' Sizes.
-  struct HandleSize {
-    std::uint64_t bytes = 0;
-    std::string where;  // "FILE:LINE" of the size kept, for errors
-    const char* field = "Sizes";
-    bool from_data = false, reported = false;
-  };
-  std::unordered_map<std::uint64_t, HandleSize> sizes;
-  Tally files_disagree, tasks_disagree;
+  // Registrations: each access's, and each registration's size from the tasks' Sizes (what the
+  // task really moved), checked against data.rec's Size.
+  Registrations epochs(paje, sources.paje != nullptr);
+  std::map<RegistrationKey, Registration> registrations;
+  std::vector<std::vector<RegistrationKey>> access_keys(tasks.size());
+  Tally tasks_disagree;
   for (std::size_t index : order) {
     const ParsedTask& t = tasks[index];
     for (std::size_t a = 0; a < t.handles.size(); ++a) {
-      const std::uint64_t handle = t.handles[a];
-      auto [it, added] = sizes.try_emplace(handle);
-      HandleSize& s = it->second;
-      const auto described = data_info.find(handle);
-      if (added && described != data_info.end() && described->second.size > 0) {
-        s = {described->second.size, data_name + ":" + std::to_string(described->second.size_line), "Size", true, false};
-      }
+      const std::uint64_t size = a < t.sizes.size() ? t.sizes[a] : 0;
+      const RegistrationKey key{t.rank, t.handles[a], epochs.epoch(t.rank, t.handles[a], t.submit_ms ? t.submit_ms : t.start_ms, size)};
+      access_keys[index].push_back(key);
+      Registration& r = registrations[key];
       if (a >= t.sizes.size()) continue;
       const std::uint64_t bytes = t.sizes[a];
       const std::string here = tasks_name + ":" + std::to_string(t.sizes_line);
-      const auto example = [&](std::uint64_t one, const std::string& one_at, std::uint64_t other, const std::string& other_at) {
-        return "handle " + hex(handle) + ": " + std::to_string(one) + " bytes at " + one_at + ", " + std::to_string(other) + " at " + other_at;
-      };
-      if (s.from_data) {
-        if (bytes != s.bytes && !s.reported) files_disagree.add(example(bytes, here, s.bytes, s.where));
-        s.reported |= bytes != s.bytes;
-      } else if (s.where.empty()) {
-        s.bytes = bytes;
-        s.where = here;
-        if (described != data_info.end() && described->second.size_line != 0 && bytes != 0) {
-          files_disagree.add(example(bytes, here, 0, data_name + ":" + std::to_string(described->second.size_line)));
-          s.reported = true;
-        }
-      } else {
-        if (bytes != s.bytes && !s.reported) tasks_disagree.add(example(s.bytes, s.where, bytes, here));
-        s.reported |= bytes != s.bytes;
-        if (bytes > s.bytes) {
-          s.bytes = bytes;
-          s.where = here;
-        }
+      if (!r.sized) {
+        r = {bytes, true, false, here, nullptr, kNoId};
+      } else if (bytes != r.bytes) {
+        tasks_disagree.add("handle " + hex(key.handle) + ": " + std::to_string(r.bytes) + " bytes at " + r.where + ", " + std::to_string(bytes) +
+                           " at " + here);
+        if (bytes > r.bytes) r = {bytes, true, false, here, nullptr, kNoId};
       }
     }
   }
-  files_disagree.report(result.warnings, "handles have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
-                                            data_name + "'s was kept unless 0");
-  tasks_disagree.report(result.warnings, "handles have different Sizes in different tasks; the largest was kept");
+  tasks_disagree.report(result.warnings, "registrations have different Sizes in different tasks; the largest was kept");
+  Tally files_disagree, undescribed;
+  std::size_t several_registrations = 0;
+  for (auto& [key, r] : registrations) {
+    const auto described = data_info.find({key.rank, key.handle});
+    if (described == data_info.end() || key.epoch >= described->second.size()) {
+      if (sources.data != nullptr) undescribed.add("handle " + hex(key.handle) + " (" + r.where + ")");
+      continue;
+    }
+    const ParsedData& d = described->second[key.epoch];
+    r.described = &d;
+    const std::string there = data_name + ":" + std::to_string(d.size_line ? d.size_line : d.line);
+    if (!r.sized) {
+      r.bytes = d.size;
+      r.where = there;
+      r.from_data = true;
+    } else if (d.size_line != 0 && d.size != r.bytes) {
+      files_disagree.add("handle " + hex(key.handle) + ": " + std::to_string(r.bytes) + " bytes at " + r.where + ", " + std::to_string(d.size) +
+                         " at " + there);
+    }
+  }
+  if (sources.paje == nullptr) {
+    for (const auto& [key, described] : data_info) several_registrations += described.size() > 1;
+  }
+  files_disagree.report(result.warnings, "registrations have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
+                                            tasks_name + "'s was kept");
+  undescribed.report(result.warnings, "registrations have no record in " + data_name + " (no name, no coordinates)");
+  if (several_registrations) {
+    result.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered several times (" + data_name +
+                              "); without paje.trace only registrations of different sizes are told apart");
+  }
 
-  std::string name = as_name(workload_name, false);  // the rest of a line, which loses its outer spaces
+  // The measured executions: lanes per (rank, worker), times from StarPU's clock.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> node_of_worker;
+  for (std::size_t index : order) {
+    const ParsedTask& t = tasks[index];
+    if (t.executed()) node_of_worker.emplace(std::pair{t.rank, *t.worker}, t.memory_node.value_or(0));
+  }
+
+  // Flops: the application's GFlop, or the kernel's count from its name and tile shape (exact,
+  // where GFlop's %f rounded it), or else the flops the kind's measured time is worth.
+  std::vector<double> flops(tasks.size(), 0);
+  std::map<std::string, std::size_t> from_names;
+  for (std::size_t index : order) {
+    const ParsedTask& t = tasks[index];
+    std::optional<double> counted;
+    std::size_t written = t.handles.size();
+    for (std::size_t a = 0; a < t.modes.size(); ++a) {
+      if (t.modes[a] != AccessMode::Read) written = a;
+    }
+    if (written < t.handles.size()) {
+      double side = 0;
+      if (written < t.parameters.size()) {
+        if (auto shape = matrix_shape(t.parameters[written])) side = std::sqrt(shape->rows * shape->cols);
+      }
+      if (side == 0 && written < t.sizes.size() && !t.name.empty()) {
+        const char p = static_cast<char>(std::tolower(static_cast<unsigned char>(t.name.rfind("cl_", 0) == 0 && t.name.size() > 3 ? t.name[3] : t.name[0])));
+        const double element = p == 's' ? 4 : p == 'd' || p == 'c' ? 8 : p == 'z' ? 16 : 0;
+        if (element > 0) {
+          const double n = std::round(std::sqrt(static_cast<double>(t.sizes[written]) / element));
+          if (n > 0 && n * n * element == static_cast<double>(t.sizes[written])) side = n;
+        }
+      }
+      if (side > 0) counted = kernel_flops(t.name, side);
+    }
+    if (t.gflop && !(counted && std::fabs(*t.gflop * 1e9 - *counted) <= 501)) {
+      flops[index] = *t.gflop * 1e9;
+    } else if (counted) {
+      flops[index] = *counted;
+      if (!t.gflop) ++from_names[t.kind];
+    }
+  }
+  if (!from_names.empty()) {
+    std::vector<std::string> listed;
+    for (const auto& [kind, count] : from_names) listed.push_back(kind + " " + std::to_string(count));
+    result.notes.push_back("flops from the kernel name and tile shape, for tasks without GFlop: " + joined(listed));
+  }
+  {
+    // Tasks without flops get the flops their kind's mean measured time is worth at the rate
+    // of the kind (or of the run, or 1 GFlop/s when nothing has flops): a replay never
+    // computes them in zero time, and a platform's per-kind rate rescales them like any other.
+    std::map<std::string, std::pair<double, double>> kind_rate;  // flops, ns of tasks with flops
+    std::map<std::string, std::pair<double, std::size_t>> kind_time;  // ns, count of tasks without
+    double all_flops = 0, all_ns = 0, every_ns = 0;
+    std::size_t every = 0;
+    for (std::size_t index : order) {
+      const ParsedTask& t = tasks[index];
+      if (!t.executed()) continue;
+      const double ns = (*t.end_ms - *t.start_ms) * 1e6;
+      every_ns += ns;
+      ++every;
+      if (flops[index] > 0) {
+        kind_rate[t.kind].first += flops[index];
+        kind_rate[t.kind].second += ns;
+        all_flops += flops[index];
+        all_ns += ns;
+      } else {
+        kind_time[t.kind].first += ns;
+        ++kind_time[t.kind].second;
+      }
+    }
+    const double run_rate = all_ns > 0 && all_flops > 0 ? all_flops / all_ns : 1.0;
+    const double mean_ns = every ? every_ns / static_cast<double>(every) : 0;
+    std::map<std::string, double> equivalent;
+    for (std::size_t index : order) {
+      const ParsedTask& t = tasks[index];
+      if (flops[index] > 0) continue;
+      auto it = equivalent.find(t.kind);
+      if (it == equivalent.end()) {
+        const auto time = kind_time.find(t.kind);
+        double ns = time != kind_time.end() && time->second.second ? time->second.first / static_cast<double>(time->second.second) : mean_ns;
+        ns = std::max(ns, 1.0);
+        const auto rate = kind_rate.find(t.kind);
+        const double per_ns = rate != kind_rate.end() && rate->second.second > 0 ? rate->second.first / rate->second.second : run_rate;
+        it = equivalent.emplace(t.kind, std::min(ns * per_ns, kMaxTaskFlops)).first;
+      }
+      flops[index] = it->second;
+    }
+    if (!equivalent.empty()) {
+      std::vector<std::string> listed;
+      for (const auto& [kind, f] : equivalent) listed.push_back(kind + " " + format_fixed(f / 1e9, 6) + " GFlop");
+      result.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops its kind's mean measured time is "
+                             "worth at the run's rate: " + joined(listed));
+    }
+  }
+
+  std::string name = as_name(options.workload_name, false);  // the rest of a line, which loses its outer spaces
   name.erase(0, std::min(name.size(), name.find_first_not_of(' ')));
   while (!name.empty() && name.back() == ' ') name.pop_back();
-  if (name != workload_name) result.warnings.push_back("the workload name '" + shown(workload_name) + "' became '" + shown(name) + "'");
+  if (name != options.workload_name) {
+    result.warnings.push_back("the workload name '" + shown(options.workload_name) + "' became '" + shown(name) + "'");
+  }
 
+  // The workload: data in order of first access, every kept task (compute-only when it has no
+  // data of non-zero size).
   WorkloadBuilder builder(name);
-  std::unordered_map<std::uint64_t, DataId> data_ids;
-  std::vector<std::uint64_t> handles;  // by DataId
   std::uint64_t total_bytes = 0;
   std::vector<TaskId> task_id(tasks.size(), kNoId);
-  std::size_t zero_sized = 0, dataless = 0;
+  std::vector<const RegistrationKey*> data_keys;  // by DataId
+  std::size_t zero_sized = 0, compute_only = 0;
   for (std::size_t index : order) {
     const ParsedTask& t = tasks[index];
     std::vector<Access> accesses;
+    std::optional<std::pair<std::int32_t, std::int32_t>> output, first_input;
     for (std::size_t a = 0; a < t.handles.size(); ++a) {
-      const std::uint64_t handle = t.handles[a];
-      const HandleSize& s = sizes.at(handle);
-      if (s.bytes == 0) {
+      const RegistrationKey& key = access_keys[index][a];
+      auto found = registrations.find(key);
+      Registration& r = found->second;
+      if (r.bytes == 0) {
         ++zero_sized;
         continue;
       }
-      auto found = data_ids.find(handle);
-      if (found == data_ids.end()) {
+      if (r.id == kNoId) {
         // Each size is at most 2^62, so the sum cannot wrap before it is checked.
-        total_bytes += s.bytes;
+        total_bytes += r.bytes;
         if (total_bytes > kMaxWorkloadBytes) {
-          return make_error(s.where + ": field '" + s.field + "': the data up to handle " + hex(handle) +
+          return make_error(r.where + ": field '" + (r.from_data ? "Size" : "Sizes") + "': the data up to handle " + hex(key.handle) +
                             " add up to more than 2^62 bytes (4 EiB)");
         }
-        found = data_ids.emplace(handle, static_cast<DataId>(handles.size())).first;
-        handles.push_back(handle);
+        r.id = static_cast<DataId>(data_keys.size());
+        data_keys.push_back(&found->first);
       }
       // StarPU may list one handle twice in a task; tilelens wants it once with both accesses.
-      auto same = std::find_if(accesses.begin(), accesses.end(), [&](const Access& x) { return x.data == found->second; });
-      if (same == accesses.end()) accesses.push_back({found->second, t.modes[a]});
+      auto same = std::find_if(accesses.begin(), accesses.end(), [&](const Access& x) { return x.data == r.id; });
+      if (same == accesses.end()) accesses.push_back({r.id, t.modes[a]});
       else if (same->mode != t.modes[a]) same->mode = AccessMode::ReadWrite;
-    }
-    if (accesses.empty()) {
-      ++dataless;
-      continue;
-    }
-    task_id[index] = builder.add_task(builder.kind(t.kind), accesses, t.flops, 0, 0, 0, t.priority);
-  }
-  Tally renamed_data, far_coordinates;
-  for (const std::uint64_t handle : handles) {
-    Data d;
-    d.bytes = sizes.at(handle).bytes;
-    d.name = "h" + hex(handle);
-    if (auto it = data_info.find(handle); it != data_info.end()) {
-      const ParsedData& described = it->second;
-      const std::string at = data_name + ":" + std::to_string(described.line);
-      if (!described.name.empty()) {
-        d.name = as_name(described.name, true);
-        if (d.name != described.name) renamed_data.add("'" + shown(described.name) + "' became '" + shown(d.name) + "' at " + at);
-      }
-      if (described.coordinates.size() == 2) {
-        const auto fits = [](std::int64_t v) {
-          return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
-        };
-        if (fits(described.coordinates[0]) && fits(described.coordinates[1])) {
-          d.row = static_cast<std::int32_t>(described.coordinates[0]);
-          d.col = static_cast<std::int32_t>(described.coordinates[1]);
-        } else {
-          far_coordinates.add(at);
+      if (r.described && r.described->coordinates.size() == 2) {
+        const auto& c = r.described->coordinates;
+        if (c[0] >= 0 && c[1] >= 0 && c[0] <= std::numeric_limits<std::int32_t>::max() && c[1] <= std::numeric_limits<std::int32_t>::max()) {
+          const std::pair<std::int32_t, std::int32_t> at{static_cast<std::int32_t>(c[0]), static_cast<std::int32_t>(c[1])};
+          if (t.modes[a] != AccessMode::Read) output = at;
+          else if (!first_input) first_input = at;
         }
       }
     }
+    if (accesses.empty()) ++compute_only;
+    // The task's place: its output tile (i, j), and k from StarPU's Iteration, else from its first
+    // input sharing the output's row (k is that input's column) or column (its row).
+    std::int32_t i = 0, j = 0, k = 0;
+    if (output) {
+      std::tie(i, j) = *output;
+      k = std::min(i, j);
+      if (first_input) k = first_input->first == i ? first_input->second : first_input->first;
+    }
+    if (t.iteration) k = static_cast<std::int32_t>(*t.iteration);
+    task_id[index] = builder.add_task(builder.kind(t.kind), accesses, flops[index], i, j, k, t.priority);
+  }
+  Tally renamed_data, far_coordinates;
+  for (const RegistrationKey* key : data_keys) {
+    const Registration& r = registrations.at(*key);
+    Data d;
+    d.bytes = r.bytes;
+    std::string base = "h" + hex(key->handle);
+    if (r.described) {
+      const ParsedData& described = *r.described;
+      if (!described.name.empty()) {
+        base = as_name(described.name, true);
+        if (base != described.name) {
+          renamed_data.add("'" + shown(described.name) + "' became '" + shown(base) + "' at " + data_name + ":" + std::to_string(described.line));
+        }
+        const auto letter = static_cast<unsigned char>(described.name[0]);
+        if (std::isalpha(letter)) d.matrix = static_cast<char>(std::toupper(letter));
+      }
+      std::string coordinates;
+      for (const std::int64_t c : described.coordinates) coordinates += "_" + std::to_string(c);
+      if (base.size() < coordinates.size() || base.compare(base.size() - coordinates.size(), coordinates.size(), coordinates) != 0) {
+        base += coordinates;  // "A" at (0, 1) is A_0_1; a name that says it already stays
+      }
+      if (described.coordinates.size() == 2 && described.coordinates[0] >= 0 && described.coordinates[1] >= 0 &&
+          described.coordinates[0] <= std::numeric_limits<std::int32_t>::max() &&
+          described.coordinates[1] <= std::numeric_limits<std::int32_t>::max()) {
+        d.row = static_cast<std::int32_t>(described.coordinates[0]);
+        d.col = static_cast<std::int32_t>(described.coordinates[1]);
+      } else if (described.coordinates.size() == 2) {
+        far_coordinates.add(data_name + ":" + std::to_string(described.line));
+      }
+    }
+    d.name = ranks.size() > 1 && !options.rank ? "r" + std::to_string(key->rank) + "." + base : base;
     builder.add_data(std::move(d));
   }
   renamed_data.report(result.warnings, "data names had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
   far_coordinates.report(result.warnings, "data have Coordinates beyond 32 bits and were left without a tile position");
-  if (zero_sized) result.warnings.push_back(std::to_string(zero_sized) + " accesses to handles of size 0 were left out (no data moves for them)");
-  if (dataless) result.warnings.push_back(std::to_string(dataless) + " tasks access no data and were left out; dependencies through them are kept");
+  if (zero_sized) result.notes.push_back("left out " + std::to_string(zero_sized) + " accesses to registrations of size 0: no data moves for them");
+  if (compute_only) result.notes.push_back(std::to_string(compute_only) + " tasks access no data of non-zero size: kept as compute-only tasks");
 
-  // Dependencies from DependsOn; an edge through a left-out task links its neighbours.
-  const bool any_depends = std::any_of(tasks.begin(), tasks.end(), [](const ParsedTask& t) { return t.has_depends; });
-  std::size_t unknown = 0;
+  // Dependencies from DependsOn; an edge through a skipped record links its neighbours.
+  const bool any_depends = std::any_of(order.begin(), order.end(), [&](std::size_t i) { return tasks[i].has_depends; });
   if (any_depends) {
+    std::size_t unknown = 0;
     std::vector<std::vector<TaskId>> resolved(tasks.size());
     std::vector<char> state(tasks.size(), 0);  // 0 new, 1 in progress, 2 done
-    // The kept tasks a task stands for as a predecessor: itself, or (left out) its own kept predecessors.
+    // The kept tasks a task stands for as a predecessor: itself, or (skipped) its own kept predecessors.
     std::function<const std::vector<TaskId>&(std::size_t)> kept_ancestors = [&](std::size_t index) -> const std::vector<TaskId>& {
       if (state[index] == 2 || state[index] == 1) return resolved[index];
       state[index] = 1;
@@ -570,8 +1037,7 @@ Result<StarpuExecution> import_starpu(std::istream& tasks_in, const std::string&
       state[index] = 2;
       return resolved[index];
     };
-    for (std::size_t index = 0; index < tasks.size(); ++index) {
-      if (task_id[index] == kNoId) continue;
+    for (std::size_t index : order) {
       std::set<TaskId> before;
       for (const auto& job : tasks[index].depends_on) {
         auto it = by_job.find(job);
@@ -593,63 +1059,195 @@ Result<StarpuExecution> import_starpu(std::istream& tasks_in, const std::string&
   if (!workload) return make_error(tasks_name + ": " + workload.error().message);
   result.workload = std::move(*workload);
 
-  // The measured run: one lane per worker, times from the first start.
-  std::set<std::int64_t> workers;
-  std::optional<double> first_start;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const ParsedTask& t = tasks[i];
-    if (task_id[i] == kNoId) continue;
-    if (!t.worker || !t.start_ms || !t.end_ms) {
+  // The layout: workers computing out of a memory other than main RAM (CUDA) are the bounded
+  // ones and those on RAM CPU workers; in a run with only RAM workers, each rank's workers share
+  // its RAM as one bounded memory (its host being the disk, darts section 7.3).
+  const bool has_device_nodes = std::any_of(node_of_worker.begin(), node_of_worker.end(), [](const auto& w) { return w.second != 0; });
+  std::vector<std::pair<std::int64_t, std::int64_t>> bounded, on_host;  // (rank, worker)
+  for (const auto& [worker, node] : node_of_worker) (has_device_nodes && node == 0 ? on_host : bounded).push_back(worker);
+  std::stable_sort(bounded.begin(), bounded.end(), [&](const auto& a, const auto& b) {
+    return std::tuple(a.first, node_of_worker[a], a.second) < std::tuple(b.first, node_of_worker[b], b.second);
+  });
+  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> per_node;  // (rank, node) -> workers
+  for (const auto& w : bounded) ++per_node[{w.first, node_of_worker[w]}];
+  std::set<std::uint32_t> sizes_of_nodes;
+  for (const auto& [node, count] : per_node) sizes_of_nodes.insert(count);
+  result.gpus = static_cast<std::uint32_t>(bounded.size());
+  result.cpus = static_cast<std::uint32_t>(on_host.size());
+  result.workers_per_memory = 1;
+  if (sizes_of_nodes.size() == 1) {
+    result.workers_per_memory = *sizes_of_nodes.begin();
+  } else if (sizes_of_nodes.size() > 1) {
+    result.warnings.push_back("memory nodes have different numbers of workers, which a platform cannot describe: each worker is given "
+                              "a memory of its own");
+  }
+  if (result.gpus + result.cpus > kMaxWorkers) {
+    return make_error(tasks_name + ": " + std::to_string(result.gpus + result.cpus) + " workers, more than the " + std::to_string(kMaxWorkers) +
+                      " a platform holds");
+  }
+  std::map<std::pair<std::int64_t, std::int64_t>, GpuId> lane_of;
+  for (const auto& list : {bounded, on_host}) {
+    for (const auto& w : list) {
+      lane_of[w] = static_cast<GpuId>(result.lanes.size());
+      result.lanes.push_back({w.first, w.second, node_of_worker[w]});
+    }
+  }
+
+  // Times: from the first task start or transfer, whichever came first.
+  std::optional<double> origin;
+  for (std::size_t index : order) {
+    if (tasks[index].executed()) origin = std::min(origin.value_or(*tasks[index].start_ms), *tasks[index].start_ms);
+  }
+  const auto ns_of = [&](double ms) { return static_cast<std::int64_t>(std::llround((ms - *origin) * 1e6)); };
+  std::vector<const PajeTransfer*> transfers;
+  std::size_t without_handle = 0, unmatched = 0, between_host_nodes = 0, incomplete = 0;
+  std::map<std::string, std::size_t> transfer_types;
+  if (origin) {
+    for (const PajeTransfer& t : paje.transfers) {
+      if (options.rank && t.rank != *options.rank) continue;
+      if (t.source < 0 || t.destination < 0 || t.end_ms < t.start_ms) {
+        ++incomplete;
+        continue;
+      }
+      origin = std::min(*origin, t.start_ms);
+      transfers.push_back(&t);
+    }
+  }
+  std::vector<TaskRecord> executions;
+  for (std::size_t index : order) {
+    const ParsedTask& t = tasks[index];
+    if (!t.executed()) {
       ++result.unexecuted_tasks;
       continue;
     }
-    workers.insert(*t.worker);
-    first_start = std::min(first_start.value_or(*t.start_ms), *t.start_ms);
+    const std::int64_t start = ns_of(*t.start_ms), end = ns_of(*t.end_ms);
+    executions.push_back({task_id[index], lane_of.at({t.rank, *t.worker}), 0, 0, start, start, end});
   }
-  result.workers.assign(workers.begin(), workers.end());
-  std::map<std::int64_t, GpuId> lane;
-  for (std::size_t i = 0; i < result.workers.size(); ++i) lane[result.workers[i]] = static_cast<GpuId>(i);
-  std::vector<TaskRecord> executions;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const ParsedTask& t = tasks[i];
-    if (task_id[i] == kNoId || !t.worker || !t.start_ms || !t.end_ms) continue;
-    const auto start = static_cast<std::int64_t>(std::llround((*t.start_ms - *first_start) * 1e6));
-    const auto end = static_cast<std::int64_t>(std::llround((*t.end_ms - *first_start) * 1e6));
-    executions.push_back({task_id[i], lane[*t.worker], 0, 0, start, start, end});
+  // One worker runs one task at a time: an overlap means two workers' tasks were merged.
+  {
+    std::vector<std::size_t> by_lane(executions.size());
+    for (std::size_t i = 0; i < by_lane.size(); ++i) by_lane[i] = i;
+    std::sort(by_lane.begin(), by_lane.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(executions[a].gpu, executions[a].start_ns, executions[a].end_ns) <
+             std::tie(executions[b].gpu, executions[b].start_ns, executions[b].end_ns);
+    });
+    std::vector<std::size_t> index_of(result.workload.task_count());
+    for (std::size_t index : order) index_of[task_id[index]] = index;
+    for (std::size_t i = 1; i < by_lane.size(); ++i) {
+      const TaskRecord& a = executions[by_lane[i - 1]];
+      const TaskRecord& b = executions[by_lane[i]];
+      if (a.gpu != b.gpu || b.start_ns >= a.end_ns) continue;
+      const ParsedTask& first = tasks[index_of[a.task]];
+      const ParsedTask& second = tasks[index_of[b.task]];
+      const StarpuLane& lane = result.lanes[a.gpu];
+      return make_error(tasks_name + ":" + std::to_string(second.line) + ": JobId " + shown(second.job) + " starts on worker " +
+                        std::to_string(lane.worker) + " of MPI rank " + std::to_string(lane.rank) + " before JobId " + shown(first.job) +
+                        " (line " + std::to_string(first.line) + ") ends there: a worker runs one task at a time, so the trace merges "
+                        "two workers (ranks without MPIRank, or files concatenated)");
+    }
   }
   std::sort(executions.begin(), executions.end(), [](const TaskRecord& a, const TaskRecord& b) {
     return std::tie(a.start_ns, a.end_ns, a.task) < std::tie(b.start_ns, b.end_ns, b.task);
   });
-  ReplaySummary& s = result.summary;
-  s.gpus.assign(result.workers.size(), GpuSummary{});
+  std::vector<std::uint32_t> per_lane(result.lanes.size(), 0);
   for (std::size_t i = 0; i < executions.size(); ++i) {
-    TaskRecord& r = executions[i];
-    r.global_order = static_cast<std::uint32_t>(i);
-    GpuSummary& gpu = s.gpus[r.gpu];
-    r.gpu_order = static_cast<std::uint32_t>(gpu.tasks++);
-    gpu.busy_ns += r.end_ns - r.start_ns;
-    s.makespan_ns = std::max(s.makespan_ns, r.end_ns);
-    s.total_flops += result.workload.tasks()[r.task].flops;
+    executions[i].global_order = static_cast<std::uint32_t>(i);
+    executions[i].gpu_order = per_lane[executions[i].gpu]++;
   }
-  s.tasks = executions.size();
-  s.flush_end_ns = s.makespan_ns;
-  s.events = 2 * executions.size();
-  s.gflops = s.makespan_ns > 0 ? s.total_flops / static_cast<double>(s.makespan_ns) : 0;
-  for (const GpuSummary& gpu : s.gpus) s.idle_ns += s.makespan_ns - gpu.busy_ns;
+
+  // The transfers: into a bounded memory they are loads, out of one to the host side
+  // write-backs; a load serves the first task of that memory that reads the data after it
+  // arrived.
+  std::map<std::pair<std::int64_t, std::int64_t>, GpuId> first_lane_of_node;  // (rank, node)
+  for (std::size_t l = 0; l < result.lanes.size(); ++l) {
+    const StarpuLane& lane = result.lanes[l];
+    if (l < result.gpus) first_lane_of_node.emplace(std::pair{lane.rank, lane.memory_node}, static_cast<GpuId>(l));
+  }
+  std::map<std::pair<GpuId, DataId>, std::vector<std::pair<std::int64_t, TaskId>>> uses;  // (first lane of node, data) -> starts
+  for (const TaskRecord& e : executions) {
+    if (e.gpu >= result.gpus) continue;
+    const GpuId node_lane = first_lane_of_node.at({result.lanes[e.gpu].rank, result.lanes[e.gpu].memory_node});
+    for (const Access& a : result.workload.accesses(e.task)) {
+      if (a.mode != AccessMode::Write) uses[{node_lane, a.data}].push_back({e.start_ns, e.task});
+    }
+  }
+  for (auto& [key, list] : uses) std::sort(list.begin(), list.end());
+  for (const PajeTransfer* t : transfers) {
+    ++transfer_types[t->type];
+    if (!t->handle) {
+      ++without_handle;
+      continue;
+    }
+    // Without paje.trace's registrations there is no transfer either: the epoch is by time.
+    const auto reg = registrations.find({t->rank, *t->handle, epochs.epoch(t->rank, *t->handle, t->start_ms, 0)});
+    if (reg == registrations.end() || reg->second.id == kNoId) {
+      ++unmatched;
+      continue;
+    }
+    const DataId data = reg->second.id;
+    const auto into = first_lane_of_node.find({t->rank, t->destination});
+    const auto out_of = first_lane_of_node.find({t->rank, t->source});
+    const std::int64_t start = ns_of(t->start_ms), end = ns_of(t->end_ms);
+    if (into != first_lane_of_node.end()) {
+      LoadRecord load{data, into->second, kNoId, static_cast<std::int16_t>(out_of == first_lane_of_node.end() ? kFromHost : out_of->second),
+                      LoadKind::Unused, t->bytes, start, end};
+      if (auto it = uses.find({into->second, data}); it != uses.end()) {
+        const auto next = std::lower_bound(it->second.begin(), it->second.end(), std::pair{end, TaskId{0}});
+        if (next != it->second.end()) {
+          load.task = next->second;
+          load.kind = LoadKind::Fetch;  // classified on the measured times below
+        }
+      }
+      result.trace.loads.push_back(load);
+    } else if (out_of != first_lane_of_node.end()) {
+      result.trace.writebacks.push_back({data, out_of->second, t->bytes, start, end, WritebackCause::Eviction});
+    } else {
+      ++between_host_nodes;
+    }
+  }
+  if (!transfer_types.empty()) {
+    std::vector<std::string> listed;
+    for (const auto& [type, count] : transfer_types) listed.push_back(std::to_string(count) + " " + type);
+    result.notes.push_back("transfers in " + sources.paje_name + " by StarPU's request type: " + joined(listed) +
+                           " (F fetch, TF task prefetch, PF prefetch, IF idle fetch); loads are classified on the measured times");
+  }
+  if (without_handle) {
+    result.warnings.push_back(std::to_string(without_handle) + " transfers in " + sources.paje_name +
+                              " carry no handle and were left out: run starpu_fxt_tool with -memory-states");
+  }
+  if (unmatched) result.warnings.push_back(std::to_string(unmatched) + " transfers are of data no imported task accesses and were left out");
+  if (between_host_nodes) result.notes.push_back("left out " + std::to_string(between_host_nodes) + " transfers between RAM and disk of a run with GPUs");
+  if (incomplete) result.warnings.push_back(std::to_string(incomplete) + " transfers in " + sources.paje_name + " have no start or no end and were left out");
+  result.transfers_recorded = sources.paje != nullptr && without_handle == 0;
+  std::sort(result.trace.loads.begin(), result.trace.loads.end(),
+            [](const LoadRecord& a, const LoadRecord& b) { return std::tie(a.end_ns, a.gpu, a.data) < std::tie(b.end_ns, b.gpu, b.data); });
+  std::sort(result.trace.writebacks.begin(), result.trace.writebacks.end(),
+            [](const WritebackRecord& a, const WritebackRecord& b) { return std::tie(a.start_ns, a.gpu, a.data) < std::tie(b.start_ns, b.gpu, b.data); });
   result.trace.tasks = std::move(executions);
+  classify_loads(result.trace);
+
+  ReplaySummary& s = result.summary;
+  s.gpus.assign(result.lanes.size(), GpuSummary{});
+  for (const TaskRecord& r : result.trace.tasks) s.total_flops += result.workload.tasks()[r.task].flops;
+  sum_trace(result.trace, s);
+  s.events = 2 * result.trace.tasks.size() + result.trace.loads.size() + result.trace.writebacks.size();
   return result;
 }
 
-Result<StarpuExecution> import_starpu_files(const std::string& tasks_path, const std::string& data_path,
-                                            const std::string& workload_name) {
-  std::ifstream tasks(tasks_path);
+Result<StarpuExecution> import_starpu_files(const std::string& tasks_path, const std::string& data_path, const std::string& paje_path,
+                                            const StarpuImportOptions& options) {
+  std::ifstream tasks(tasks_path), data, paje;
   if (!tasks) return make_error(tasks_path + ": cannot open");
-  std::ifstream data;
   if (!data_path.empty()) {
     data.open(data_path);
     if (!data) return make_error(data_path + ": cannot open");
   }
-  return import_starpu(tasks, tasks_path, data_path.empty() ? nullptr : &data, data_path, workload_name);
+  if (!paje_path.empty()) {
+    paje.open(paje_path);
+    if (!paje) return make_error(paje_path + ": cannot open");
+  }
+  StarpuSources sources{&tasks, tasks_path, data_path.empty() ? nullptr : &data, data_path, paje_path.empty() ? nullptr : &paje, paje_path};
+  return import_starpu(sources, options);
 }
 
 }  // namespace tilelens

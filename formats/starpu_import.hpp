@@ -1,10 +1,12 @@
-// Importing a real StarPU execution: tasks.rec (and optionally data.rec) as written by
-// starpu_fxt_tool become a tilelens workload (tasks, handles and sizes, dependencies, submit
-// order) and a measured run (which worker ran each task, when), so the same task set can be
-// replayed under every other scheduler and compared with what StarPU did (docs/database.md).
+// Importing a real StarPU execution: tasks.rec, data.rec and paje.trace as written by
+// starpu_fxt_tool become a tilelens workload (tasks, registrations and sizes, dependencies,
+// submit order) and a measured run (which worker ran each task, when, and the transfers StarPU
+// made), so the same task set can be replayed under every other scheduler and compared with
+// what StarPU did. What is kept, what is skipped and why: docs/starpu-import.md.
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,28 +15,63 @@
 
 namespace tilelens {
 
+// Where a lane of the measured run came from: StarPU worker `worker` of MPI rank `rank`
+// (0 without MPI), computing out of memory node `memory_node` of that rank.
+struct StarpuLane {
+  std::int64_t rank = 0;
+  std::int64_t worker = 0;
+  std::int64_t memory_node = 0;
+  bool operator==(const StarpuLane&) const = default;
+};
+
 struct StarpuExecution {
   Workload workload;
-  // The measured run: one lane per StarPU worker that ran tasks (lane i is workers[i]); times
-  // in ns from the first task start. Only task executions: tasks.rec holds no transfers.
+  // The measured run, on lanes[i] as worker i of `platform_layout`; times in ns from the first
+  // task start. Loads and write-backs come from paje.trace when it was given.
   Trace trace;
   ReplaySummary summary;
-  std::vector<std::int64_t> workers;
-  std::size_t unexecuted_tasks = 0;  // without WorkerId, StartTime or EndTime
+  std::vector<StarpuLane> lanes;
+  // The worker and memory layout as measured (Platform's gpus, workers_per_memory, cpus): the
+  // workers computing out of a bounded memory first, then CPU workers on the host memory.
+  std::uint32_t gpus = 0, workers_per_memory = 1, cpus = 0;
+  std::size_t unexecuted_tasks = 0;  // application tasks without WorkerId, StartTime or EndTime
+  bool transfers_recorded = false;   // paje.trace gave the transfers with their handles
+  // What was left out and why, with counts ("skipped 36 'Control: WontUse' records ...").
+  std::vector<std::string> notes;
   // What was dropped, renamed or decided between disagreeing records: once per kind of
   // problem, with how often and the first case's line.
   std::vector<std::string> warnings;
 };
 
-// Parses the records. `tasks_name` and `data_name` name the inputs in errors ("FILE:LINE:
-// field 'Sizes': ..."). Unknown fields are ignored; records with "Control: WontUse" are not
-// tasks. Dependencies come from DependsOn; a file with none gets them derived from the data
-// accesses in submission order, as StarPU's implicit dependencies would. Hostile input is
-// refused or warned about, never guessed at silently (docs/database.md, "StarPU import"): the
-// workload returned is always one that write_workload and read_workload take back unchanged.
-Result<StarpuExecution> import_starpu(std::istream& tasks, const std::string& tasks_name, std::istream* data,
-                                      const std::string& data_name, const std::string& workload_name);
-Result<StarpuExecution> import_starpu_files(const std::string& tasks_path, const std::string& data_path,
-                                            const std::string& workload_name);
+struct StarpuSources {
+  std::istream* tasks = nullptr;  // required
+  std::string tasks_name = "tasks.rec";
+  std::istream* data = nullptr;  // optional: names, coordinates, registered sizes
+  std::string data_name = "data.rec";
+  std::istream* paje = nullptr;  // optional: registrations' times and the transfers
+  std::string paje_name = "paje.trace";
+};
+
+struct StarpuImportOptions {
+  std::string workload_name = "starpu";
+  std::optional<std::int64_t> rank;  // import this MPI rank only; default: every rank, on lanes of its own
+};
+
+// Parses the records. Errors name the input, line and field ("FILE:LINE: field 'Sizes': ...").
+// Unknown fields are ignored. Dependencies come from DependsOn; a file with none gets them
+// derived from the data accesses in submission order, as StarPU's implicit dependencies would.
+// Hostile input is refused or warned about, never guessed at silently: the workload returned
+// is always one that write_workload and read_workload take back unchanged.
+Result<StarpuExecution> import_starpu(const StarpuSources& sources, const StarpuImportOptions& options);
+// The same from files; an empty data or paje path leaves that input out.
+Result<StarpuExecution> import_starpu_files(const std::string& tasks_path, const std::string& data_path, const std::string& paje_path,
+                                            const StarpuImportOptions& options);
+
+// The flops of one task of a dense linear-algebra kernel on square tiles of side n, from its
+// name as Chameleon and StarPU's examples name them: a precision letter (s, d, c, z) and a
+// LAPACK/BLAS kernel (gemm, potrf, trsm, syrk, getrf, geqrt, ...), optionally after "cl_" and
+// before a suffix ("_nopiv"). Counts are LAWN 41's leading terms, complex ones as 6 flops per
+// multiplication and 2 per addition. nullopt for a name it does not know.
+std::optional<double> kernel_flops(const std::string& name, double n);
 
 }  // namespace tilelens

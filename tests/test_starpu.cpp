@@ -18,15 +18,60 @@ namespace {
 
 const std::string kExample = std::string(TILELENS_RESOURCES) + "/starpu/";
 
-Result<StarpuExecution> import_text(const std::string& tasks, const std::string& data = "", const std::string& name = "test") {
-  std::istringstream tasks_in(tasks), data_in(data);
-  return import_starpu(tasks_in, "tasks.rec", data.empty() ? nullptr : &data_in, "data.rec", name);
+Result<StarpuExecution> import_text(const std::string& tasks, const std::string& data = "", const std::string& name = "test",
+                                    const std::string& paje = "", std::optional<std::int64_t> rank = std::nullopt) {
+  std::istringstream tasks_in(tasks), data_in(data), paje_in(paje);
+  StarpuSources sources;
+  sources.tasks = &tasks_in;
+  if (!data.empty()) sources.data = &data_in;
+  if (!paje.empty()) sources.paje = &paje_in;
+  StarpuImportOptions options;
+  options.workload_name = name;
+  options.rank = rank;
+  return import_starpu(sources, options);
+}
+
+std::string joined_notes(const StarpuExecution& e) {
+  std::string out;
+  for (const auto& n : e.notes) out += n + "\n";
+  return out;
+}
+bool noted(const StarpuExecution& e, const std::string& text) {
+  return joined_notes(e).find(text) != std::string::npos;
+}
+
+
+// What `tilelens workload validate` does to a file written from the import: it must read
+// back, and as the same text (the store keys a workload by that text's hash).
+void check_revalidates(const Workload& w) {
+  std::ostringstream written;
+  REQUIRE(write_workload(w, written).ok());
+  std::istringstream in(written.str());
+  auto back = read_workload(in, "imported.workload");
+  INFO(written.str());
+  REQUIRE(back.ok());
+  std::ostringstream again;
+  REQUIRE(write_workload(*back, again).ok());
+  CHECK(again.str() == written.str());
+}
+
+bool warned(const StarpuExecution& imported, const std::string& text) {
+  for (const auto& warning : imported.warnings) {
+    if (warning.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string warnings_of(const StarpuExecution& imported) {
+  std::string out;
+  for (const auto& warning : imported.warnings) out += warning + "\n";
+  return out;
 }
 
 }  // namespace
 
 TEST_CASE("the StarPU example imports as a workload and a measured run", "[starpu]") {
-  auto imported = import_starpu_files(kExample + "tasks.rec", kExample + "data.rec", "cholesky-starpu");
+  auto imported = import_starpu_files(kExample + "tasks.rec", kExample + "data.rec", "", {"cholesky-starpu", std::nullopt});
   REQUIRE(imported.ok());
   const Workload& w = imported->workload;
   // Tiled Cholesky with N = 4: 4 POTRF, 6 TRSM, 6 SYRK, 4 GEMM; the WontUse record is not a task.
@@ -35,7 +80,11 @@ TEST_CASE("the StarPU example imports as a workload and a measured run", "[starp
   CHECK(w.has_dependencies());
   CHECK(w.data()[0].name == "A_0_0");
   CHECK(w.data()[0].bytes == 960u * 960 * 4);
-  CHECK(imported->workers == std::vector<std::int64_t>{4, 5});
+  // Two CUDA workers, each on its memory node.
+  CHECK(imported->lanes == std::vector<StarpuLane>{{0, 4, 1}, {0, 5, 2}});
+  CHECK(imported->gpus == 2);
+  CHECK(imported->workers_per_memory == 1);
+  CHECK(imported->cpus == 0);
   CHECK(imported->unexecuted_tasks == 0);
   CHECK(imported->trace.tasks.size() == 20);
   CHECK(imported->summary.makespan_ns > 0);
@@ -88,16 +137,27 @@ TEST_CASE("without DependsOn the dependencies come from the data accesses", "[st
   CHECK_FALSE(imported->warnings.empty());
 }
 
-TEST_CASE("a dependency through a task without data links its neighbours", "[starpu]") {
+TEST_CASE("a task without data is kept compute-only, and a dependency through a sync record links its neighbours", "[starpu]") {
   auto imported = import_text(
-      "JobId: 1\nHandles: a0\nModes: W\nSizes: 64\n\n"
-      "JobId: 2\nDependsOn: 1\n\n"
-      "JobId: 3\nDependsOn: 2 77\nHandles: b0\nModes: W\nSizes: 64\n");
+      "JobId: 1\nName: a\nHandles: a0\nModes: W\nSizes: 64\nWorkerId: 0\nStartTime: 1\nEndTime: 2\n\n"
+      "JobId: 2\nName: progress\nDependsOn: 1\nWorkerId: 0\nStartTime: 2\nEndTime: 3\n\n"
+      "JobId: 3\nName: _starpu_sync_task\nDependsOn: 2\n\n"
+      "JobId: 4\nName: b\nDependsOn: 3 77\nHandles: b0\nModes: W\nSizes: 64\nWorkerId: 1\nStartTime: 3\nEndTime: 4\n\n"
+      "Control: WontUse\nJobId: 5\nHandles: a0\n");
   REQUIRE(imported.ok());
-  REQUIRE(imported->workload.task_count() == 2);
-  REQUIRE(imported->workload.predecessors(1).size() == 1);
-  CHECK(imported->workload.predecessors(1)[0] == 0);
-  CHECK(imported->warnings.size() == 2);  // the task without data, the unknown job 77
+  const Workload& w = imported->workload;
+  REQUIRE(w.task_count() == 3);  // a, progress, b: the sync record and the control record are not tasks
+  CHECK(w.accesses(1).empty());
+  CHECK(w.tasks()[1].flops > 0);  // its measured millisecond, as flops
+  REQUIRE(w.predecessors(2).size() == 1);
+  CHECK(w.predecessors(2)[0] == 1);
+  CHECK(imported->trace.tasks.size() == 3);
+  CHECK(imported->warnings.size() == 1);  // the unknown job 77
+  INFO(joined_notes(*imported));
+  CHECK(noted(*imported, "skipped 1 'Control: WontUse' records"));
+  CHECK(noted(*imported, "skipped 1 records of StarPU's own synchronisation"));
+  CHECK(noted(*imported, "1 tasks access no data of non-zero size: kept as compute-only tasks"));
+  check_revalidates(w);
 }
 
 TEST_CASE("malformed StarPU records are reported with the line and the field", "[starpu]") {
@@ -115,7 +175,6 @@ TEST_CASE("malformed StarPU records are reported with the line and the field", "
       {"Name: dgemm\nModel: m\n", "tasks.rec:1: the record has no JobId field"},
       {"JobId: 1\nHandles: 1\nModes: R\nSizes: 4\n\nJobId: 1\n", "tasks.rec:6: JobId 1 appears twice"},
       {"# only a comment\n", "tasks.rec: no task records"},
-      {"JobId: 1\nHandles: 1\nModes: R\nSizes: 0\n", "tasks.rec: workload 'test' has no task"},
   };
   for (const auto& [text, expected] : cases) {
     INFO(text);
@@ -131,73 +190,51 @@ TEST_CASE("malformed StarPU records are reported with the line and the field", "
   CHECK_THAT(no_handle.error().message, Catch::Contains("data.rec:1: the record has no Handle field"));
 }
 
-namespace {
-
-// What `tilelens workload validate` does to a file written from the import: it must read
-// back, and as the same text (the store keys a workload by that text's hash).
-void check_revalidates(const Workload& w) {
-  std::ostringstream written;
-  REQUIRE(write_workload(w, written).ok());
-  std::istringstream in(written.str());
-  auto back = read_workload(in, "imported.workload");
-  INFO(written.str());
-  REQUIRE(back.ok());
-  std::ostringstream again;
-  REQUIRE(write_workload(*back, again).ok());
-  CHECK(again.str() == written.str());
-}
-
-bool warned(const StarpuExecution& imported, const std::string& text) {
-  for (const auto& warning : imported.warnings) {
-    if (warning.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
-
-std::string warnings_of(const StarpuExecution& imported) {
-  std::string out;
-  for (const auto& warning : imported.warnings) out += warning + "\n";
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("the StarPU example's workload passes the workload validator", "[starpu]") {
-  auto imported = import_starpu_files(kExample + "tasks.rec", kExample + "data.rec", "cholesky-starpu");
+  auto imported = import_starpu_files(kExample + "tasks.rec", kExample + "data.rec", "", {"cholesky-starpu", std::nullopt});
   REQUIRE(imported.ok());
   check_revalidates(imported->workload);
 }
 
-TEST_CASE("a handle's size in tasks.rec other than data.rec's is warned about, data.rec's kept", "[starpu][hostile]") {
+TEST_CASE("a registration's size is the tasks' Sizes, and data.rec disagreeing is counted and reported", "[starpu][hostile]") {
   auto imported = import_text("JobId: 1\nHandles: a0 b0\nModes: R RW\nSizes: 64 32\n\nJobId: 2\nHandles: a0\nModes: R\nSizes: 64\n",
                               "Handle: a0\nName: A\nSize: 128\n\nHandle: b0\nName: B\nSize: 32\n");
   REQUIRE(imported.ok());
   INFO(warnings_of(*imported));
-  CHECK(imported->workload.data()[0].bytes == 128);
+  CHECK(imported->workload.data()[0].bytes == 64);
   CHECK(imported->workload.data()[1].bytes == 32);
-  // Once per handle, with the lines of both sides.
-  CHECK(warned(*imported, "1 handles have Sizes in tasks.rec other than their Size in data.rec; data.rec's was kept"));
+  // Once per registration, with the lines of both sides.
+  CHECK(warned(*imported, "1 registrations have Sizes in tasks.rec other than their Size in data.rec; tasks.rec's was kept"));
   CHECK(warned(*imported, "handle a0: 64 bytes at tasks.rec:4, 128 at data.rec:3"));
   check_revalidates(imported->workload);
-
-  // Two tasks disagreeing, without data.rec: the largest size, and a warning.
-  auto tasks_only = import_text("JobId: 1\nHandles: a0\nModes: R\nSizes: 64\n\nJobId: 2\nHandles: a0\nModes: R\nSizes: 96\n");
-  REQUIRE(tasks_only.ok());
-  INFO(warnings_of(*tasks_only));
-  CHECK(tasks_only->workload.data()[0].bytes == 96);
-  CHECK(warned(*tasks_only, "1 handles have different Sizes in different tasks; the largest was kept"));
-  check_revalidates(tasks_only->workload);
 }
 
-TEST_CASE("a handle described twice in data.rec is warned about, the first description kept", "[starpu][hostile]") {
-  auto imported = import_text("JobId: 1\nHandles: a0\nModes: R\nSizes: 64\n",
-                              "Handle: a0\nName: first\nSize: 64\n\nHandle: a0\nName: second\nSize: 64\n");
-  REQUIRE(imported.ok());
-  INFO(warnings_of(*imported));
-  CHECK(imported->workload.data()[0].name == "first");
-  CHECK(warned(*imported, "1 handles are described more than once in data.rec; the first description was kept (first: handle a0 at "
-                          "data.rec:5 and line 1)"));
-  check_revalidates(imported->workload);
+TEST_CASE("a reused handle address is a new data: by paje.trace's registrations, else by a change of size", "[starpu][hostile]") {
+  // Without paje.trace: the second size is a second registration, each described by its own data.rec record.
+  const std::string tasks = "JobId: 1\nHandles: a0\nModes: W\nSizes: 64\nSubmitTime: 1\n\n"
+                            "JobId: 2\nHandles: a0\nModes: R\nSizes: 64\nSubmitTime: 2\n\n"
+                            "JobId: 3\nHandles: a0\nModes: W\nSizes: 96\nSubmitTime: 4\n\n"
+                            "JobId: 4\nHandles: a0\nModes: W\nSizes: 96\nSubmitTime: 6\n";
+  const std::string data = "Handle: a0\nName: first\nSize: 64\n\nHandle: a0\nName: second\nSize: 96\n";
+  auto by_size = import_text(tasks, data);
+  REQUIRE(by_size.ok());
+  INFO(warnings_of(*by_size));
+  REQUIRE(by_size->workload.data_count() == 2);
+  CHECK(by_size->workload.data()[0].name == "first");
+  CHECK(by_size->workload.data()[0].bytes == 64);
+  CHECK(by_size->workload.data()[1].name == "second");
+  CHECK(by_size->workload.data()[1].bytes == 96);
+  CHECK(warned(*by_size, "1 handle addresses were registered several times"));
+  check_revalidates(by_size->workload);
+
+  // With paje.trace: registered again at 5 ms, so job 4 (submitted at 6) has a third data.
+  const std::string paje = "9\t0.5\tregister\tp\ta0\n9\t3.0\tregister\tp\ta0\n9\t5.0\tregister\tp\ta0\n";
+  auto by_time = import_text(tasks, data + "\nHandle: a0\nName: third\nSize: 96\n", "test", paje);
+  REQUIRE(by_time.ok());
+  REQUIRE(by_time->workload.data_count() == 3);
+  CHECK(by_time->workload.data()[2].name == "third");
+  CHECK(by_time->workload.accesses(3)[0].data == 2);
 }
 
 TEST_CASE("names with spaces, '#', control characters or bad UTF-8 become single words", "[starpu][hostile]") {
@@ -268,7 +305,8 @@ TEST_CASE("sizes beyond 2^62 bytes, one or added up, are refused with the line",
       // 2^61 + 2^61 is 2^62, allowed; one byte more is not. The line is the one of the size that crossed.
       {"JobId: 1\nHandles: a0 b0 c0\nModes: R R R\nSizes: 2305843009213693952 2305843009213693952 1\n", "",
        "tasks.rec:4: field 'Sizes': the data up to handle c0 add up to more than 2^62 bytes"},
-      {"JobId: 1\nHandles: a0 b0\nModes: R R\nSizes: 64 64\n", "Handle: a0\nSize: 4611686018427387904\n\nHandle: b0\nSize: 1\n",
+      // Without Sizes in tasks.rec, data.rec's Size counts.
+      {"JobId: 1\nHandles: a0 b0\nModes: R R\n", "Handle: a0\nSize: 4611686018427387904\n\nHandle: b0\nSize: 1\n",
        "data.rec:5: field 'Size': the data up to handle b0 add up to more than 2^62 bytes"},
   };
   for (const auto& [tasks, data, expected] : cases) {

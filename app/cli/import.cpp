@@ -1,5 +1,6 @@
 // `tilelens import starpu`: a StarPU execution as a workload and a measured run (core/imported_runs.hpp).
 #include <ostream>
+#include <set>
 
 #include "app/cli/commands.hpp"
 #include "core/imported_runs.hpp"
@@ -7,18 +8,23 @@
 namespace tilelens::cli {
 
 const CommandSpec kImportStarpu{
-    "tilelens import starpu TASKS.rec [--data DATA.rec] [--db FILE] [--workload-out FILE]",
-    "Import a StarPU execution written by starpu_fxt_tool: the task set becomes a workload (tasks, handles and\n"
-    "sizes, dependencies, submit order) and the execution a measured run (worker, start and end of each task).\n"
-    "Store both in a database, write the workload to a file to replay it under other schedulers, or both.",
-    {{"data", "FILE", "data.rec, for handle names, sizes and coordinates", ""},
+    "tilelens import starpu TASKS.rec [--data DATA.rec] [--paje PAJE.trace] [--scheduler NAME] [--db FILE] [--workload-out FILE]",
+    "Import a StarPU execution written by starpu_fxt_tool: the task set becomes a workload (tasks, registrations\n"
+    "and sizes, dependencies, submit order) and the execution a measured run (worker, start and end of each task,\n"
+    "and with --paje the transfers StarPU made). Each MPI rank's workers are lanes of their own. Store both in a\n"
+    "database, write the workload to a file to replay it under other schedulers, or both. What is kept and what is\n"
+    "skipped: docs/starpu-import.md.",
+    {{"data", "FILE", "data.rec, for names, coordinates and registered sizes", ""},
+     {"paje", "FILE", "paje.trace (from starpu_fxt_tool -memory-states): registrations' times and the transfers", ""},
+     {"scheduler", "NAME", "the StarPU scheduler that ran it (STARPU_SCHED), recorded as tilelens' policy of that name", ""},
+     {"rank", "R", "import MPI rank R only (default: every rank, on lanes of its own)", ""},
      {"db", "FILE", "store the workload and the measured run here", ""},
      {"workload-out", "FILE", "write the workload in tilelens' format", ""},
      {"name", "NAME", "the workload's name", "starpu"},
-     {"platform", "PRESET|FILE", "the platform the run is recorded against (for the lower bound)", "v100-fgcs"},
+     {"platform", "PRESET|FILE", "the platform the run is recorded against (default: its own layout, rates and bandwidth, as measured)", ""},
      {"memory", "SIZE", "memory per GPU of that platform, as StarPU was limited (STARPU_LIMIT_CUDA_MEM)", ""}},
     "example:\n"
-    "  tilelens import starpu tasks.rec --data data.rec --db runs.db --workload-out app.workload\n"
+    "  tilelens import starpu tasks.rec --data data.rec --paje paje.trace --scheduler dmdar --db runs.db --workload-out app.workload\n"
     "  tilelens sweep --workload app.workload --scheduler eager,rcm,mst --eviction lru,belady --db runs.db"};
 
 int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
@@ -26,6 +32,14 @@ int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& e
   core::StarpuImportRequest request;
   request.tasks_file = args.positional[0];
   request.data_file = args.get("data");
+  request.paje_file = args.get("paje");
+  request.scheduler = args.get("scheduler");
+  if (args.has("rank")) {
+    auto rank = parse_integer(args.get("rank"));
+    if (!rank) return fail(err, "--rank: " + rank.error().message);
+    if (*rank < 0) return fail(err, "--rank: a rank is 0 or more");
+    request.rank = *rank;
+  }
   request.name = args.get("name");
   request.platform = args.get("platform");
   if (args.has("memory")) {
@@ -39,14 +53,35 @@ int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& e
   if (!imported) return fail(err, imported.error().message);
   const StarpuExecution& execution = imported->execution;
   for (const auto& warning : execution.warnings) err << "tilelens: warning: " << warning << "\n";
+  for (const auto& note : execution.notes) out << "note         " << note << "\n";
   const Workload& w = execution.workload;
   out << "imported     " << request.tasks_file << ": " << w.task_count() << " tasks, " << w.data_count() << " data, "
       << w.dependency_count() << " dependencies, working set " << format_bytes(static_cast<double>(w.working_set_bytes())) << "\n";
-  out << "measured     " << execution.trace.tasks.size() << " task executions on " << execution.workers.size()
-      << " workers, makespan " << format_duration(execution.summary.makespan_ns) << " (" << format_fixed(execution.summary.gflops, 0)
-      << " GFlop/s)";
+  std::set<std::int64_t> ranks;
+  for (const StarpuLane& lane : execution.lanes) ranks.insert(lane.rank);
+  out << "measured     " << execution.trace.tasks.size() << " task executions on " << execution.lanes.size() << " workers";
+  if (ranks.size() > 1) out << " of " << ranks.size() << " MPI ranks";
+  out << ", makespan " << format_duration(execution.summary.makespan_ns) << " (" << format_fixed(execution.summary.gflops, 2) << " GFlop/s)";
   if (execution.unexecuted_tasks) out << "; " << execution.unexecuted_tasks << " tasks without an execution";
   out << "\n";
+  const Platform& p = imported->platform;
+  out << "layout       " << p.gpus << " workers on " << p.memory_nodes() << (p.memory_nodes() == 1 ? " memory" : " memories");
+  if (p.cpus) out << ", " << p.cpus << " CPU workers on the host";
+  out << "\n";
+  if (execution.transfers_recorded) {
+    const ReplaySummary& s = execution.summary;
+    out << "transfers    " << s.loads << " loads (" << format_bytes(s.bytes_loaded) << "), " << s.writebacks << " write-backs ("
+        << format_bytes(s.bytes_written_back) << ")\n";
+  } else {
+    out << "transfers    not recorded (give --paje, from starpu_fxt_tool -memory-states)\n";
+  }
+  if (imported->policy) {
+    out << "scheduler    " << request.scheduler << " replays as " << imported->policy->scheduler;
+    if (!imported->policy->exact) out << " (the nearest: " << imported->policy->note << ")";
+    out << "\n";
+  } else {
+    out << "scheduler    not given (--scheduler): the run cannot be replayed under its own policy by fidelity\n";
+  }
   if (!request.workload_out.empty()) out << "workload     written to " << request.workload_out << "\n";
   if (imported->run_id) {
     out << "stored       workload " << imported->workload_id << " and run " << imported->run_id << " in " << imported->database << "\n";

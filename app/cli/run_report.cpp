@@ -39,7 +39,9 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
   if (run.transfers_recorded && metrics.lower_bound_bytes > 0) {
     out << "ratio        " << format_fixed(metrics.ratio_to_lower_bound(), 3) << " x the lower bound\n";
   } else if (run.transfers_recorded) {
-    out << "ratio        - (the lower bound is 0: CPU workers can run every task without a load)\n";
+    out << "ratio        - (the lower bound is 0: "
+        << (run.platform.cpus > 0 ? "CPU workers can run every task without a load" : "every data is first written, so none must be loaded")
+        << ")\n";
   }
   out << "bus limit    " << format_bytes(metrics.bus_limit_bytes) << " (more cannot be hidden behind compute)\n";
   if (run.transfers_recorded) {

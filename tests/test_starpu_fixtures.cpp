@@ -1,0 +1,340 @@
+// Real StarPU 1.3 traces (tests/starpu/fixtures, recorded by tests/starpu/record_fixtures.sh
+// from tests/starpu/tiled_apps.c) imported as a user would, and checked against the manifest of
+// what the program submitted: every task kept with its kind and accesses, every registration its
+// own data with its own size, the dependencies StarPU's sequential semantics imply, lanes that
+// never overlap (two MPI ranks included), measured times that respect the dependencies, flops
+// where the trace gives none, and the transfers of the out-of-core runs.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "formats/starpu_import.hpp"
+#include "schedulers/scheduler.hpp"
+#include "helpers.hpp"
+
+using namespace tilelens;
+using namespace tilelens::test;
+
+namespace {
+
+const std::string kFixtures = std::string(TILELENS_SOURCE_DIR) + "/tests/starpu/fixtures/";
+
+struct SubmittedAccess {
+  AccessMode mode;
+  std::string matrix;  // "A", "B", or "token" (the handle of size 0)
+  int i, j;
+};
+struct SubmittedTask {
+  std::string kind;
+  double flops;
+  std::vector<SubmittedAccess> accesses;
+};
+struct Manifest {
+  std::map<std::tuple<std::string, int, int>, std::uint64_t> bytes;  // per registration name (A, B) and tile
+  std::vector<SubmittedTask> tasks;  // this rank's, in submission order
+};
+
+Manifest read_manifest(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  Manifest m;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string what;
+    words >> what;
+    if (what == "data") {
+      std::string name;
+      int i, j, owner;
+      std::uint64_t bytes;
+      words >> name >> i >> j >> bytes >> owner;
+      m.bytes[{name, i, j}] = bytes;
+    } else if (what == "task") {
+      SubmittedTask t;
+      std::size_t seq;
+      words >> seq >> t.kind >> t.flops;
+      std::string access;
+      while (words >> access) {
+        std::replace(access.begin(), access.end(), ':', ' ');
+        std::istringstream parts(access);
+        std::string mode, matrix;
+        int i, j;
+        parts >> mode >> matrix >> i >> j;
+        t.accesses.push_back({mode == "R" ? AccessMode::Read : mode == "W" ? AccessMode::Write : AccessMode::ReadWrite, matrix, i, j});
+      }
+      m.tasks.push_back(std::move(t));
+    }
+  }
+  return m;
+}
+
+StarpuExecution import_fixture(const std::string& name, std::optional<std::int64_t> rank = std::nullopt) {
+  const std::string dir = kFixtures + name + "/";
+  auto imported = import_starpu_files(dir + "tasks.rec", dir + "data.rec", dir + "paje.trace", {name, rank});
+  INFO(name << ": " << (imported ? "" : imported.error().message));
+  REQUIRE(imported.ok());
+  return std::move(*imported);
+}
+
+// Whether `to` is reachable from `from` in the workload's DAG.
+bool reaches(const Workload& w, TaskId from, TaskId to) {
+  std::vector<char> seen(w.task_count(), 0);
+  std::vector<TaskId> stack{from};
+  while (!stack.empty()) {
+    const TaskId t = stack.back();
+    stack.pop_back();
+    if (t == to) return true;
+    for (TaskId s : w.successors(t)) {
+      if (!seen[s]) {
+        seen[s] = 1;
+        stack.push_back(s);
+      }
+    }
+  }
+  return false;
+}
+
+// Checks one rank's tasks (imported ids first..first+count) against its manifest; returns the
+// registrations its tasks touched.
+void check_rank(const StarpuExecution& e, const Manifest& m, TaskId first, std::int64_t rank, bool ranks_named) {
+  const Workload& w = e.workload;
+  REQUIRE(first + m.tasks.size() <= w.task_count());
+  // The data of the previous registration with that name and tile: a write to it in manifest
+  // order, and the readers since, give the dependencies StarPU's sequential consistency implies.
+  std::map<std::tuple<std::string, int, int>, TaskId> last_writer;
+  std::map<std::tuple<std::string, int, int>, std::vector<TaskId>> readers_since;
+  std::map<std::tuple<std::string, int, int>, DataId> data_of;
+  for (std::size_t s = 0; s < m.tasks.size(); ++s) {
+    const SubmittedTask& submitted = m.tasks[s];
+    const TaskId t = first + static_cast<TaskId>(s);
+    INFO("rank " << rank << " task " << s << " (" << submitted.kind << ")");
+    REQUIRE(w.kinds()[w.tasks()[t].kind] == submitted.kind);
+    // Flops: the application's where it gave them (GFlop rounds to 1e-6), a kernel's count or the
+    // measured-time equivalent where it did not; never none.
+    if (submitted.flops > 0) {
+      CHECK(w.tasks()[t].flops == Approx(submitted.flops).margin(501));
+    } else if (auto counted = kernel_flops(submitted.kind, 128)) {
+      if (submitted.accesses.back().matrix == "A") CHECK(w.tasks()[t].flops == Approx(*counted));
+    }
+    CHECK(w.tasks()[t].flops > 0);
+    // Accesses: the token (size 0) is left out; each tile is the data of its registration.
+    std::vector<SubmittedAccess> tiles;
+    for (const auto& a : submitted.accesses) {
+      if (a.matrix != "token") tiles.push_back(a);
+    }
+    const auto accesses = w.accesses(t);
+    REQUIRE(accesses.size() == tiles.size());
+    for (std::size_t a = 0; a < tiles.size(); ++a) {
+      const Data& d = w.data()[accesses[a].data];
+      const auto key = std::tuple{tiles[a].matrix, tiles[a].i, tiles[a].j};
+      CHECK(accesses[a].mode == tiles[a].mode);
+      CHECK(d.matrix == tiles[a].matrix[0]);
+      CHECK(d.row == tiles[a].i);
+      CHECK(d.col == tiles[a].j);
+      CHECK(d.bytes == m.bytes.at(key));
+      if (ranks_named) CHECK(d.name.rfind("r" + std::to_string(rank) + ".", 0) == 0);
+      // One data per registration: the same tile of the same registration is always the same data.
+      const auto [it, added] = data_of.emplace(key, accesses[a].data);
+      CHECK(it->second == accesses[a].data);
+      // The task's place is its output tile.
+      if (tiles[a].mode != AccessMode::Read) {
+        CHECK(w.tasks()[t].i == tiles[a].i);
+        CHECK(w.tasks()[t].j == tiles[a].j);
+      }
+    }
+    for (const auto& a : tiles) {
+      const auto key = std::tuple{a.matrix, a.i, a.j};
+      if (auto writer = last_writer.find(key); writer != last_writer.end()) CHECK(reaches(w, writer->second, t));
+      if (a.mode != AccessMode::Read) {
+        for (TaskId reader : readers_since[key]) CHECK(reaches(w, reader, t));
+        last_writer[key] = t;
+        readers_since[key].clear();
+      } else {
+        readers_since[key].push_back(t);
+      }
+    }
+  }
+  // Tiles registered again (then-lu: A, then B at the same addresses) are other data.
+  std::set<DataId> distinct;
+  for (const auto& [key, id] : data_of) distinct.insert(id);
+  CHECK(distinct.size() == data_of.size());
+}
+
+void check_measured(const StarpuExecution& e) {
+  const Workload& w = e.workload;
+  // Every task ran once, on a lane of its own rank and worker, one task at a time per lane.
+  REQUIRE(e.trace.tasks.size() == w.task_count());
+  CHECK(e.unexecuted_tasks == 0);
+  std::vector<std::int64_t> start(w.task_count(), -1), end(w.task_count(), -1);
+  std::map<GpuId, std::vector<std::pair<std::int64_t, std::int64_t>>> per_lane;
+  for (const TaskRecord& r : e.trace.tasks) {
+    REQUIRE(r.gpu < e.lanes.size());
+    CHECK(start[r.task] == -1);
+    start[r.task] = r.start_ns;
+    end[r.task] = r.end_ns;
+    CHECK(r.end_ns > r.start_ns);
+    per_lane[r.gpu].push_back({r.start_ns, r.end_ns});
+  }
+  for (auto& [lane, spans] : per_lane) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i) CHECK(spans[i].first >= spans[i - 1].second);
+  }
+  // StarPU ran each task after its predecessors ended.
+  for (TaskId t = 0; t < w.task_count(); ++t) {
+    for (TaskId p : w.predecessors(t)) CHECK(end[p] <= start[t]);
+  }
+  CHECK(e.summary.makespan_ns == *std::max_element(end.begin(), end.end()));
+  CHECK(e.gpus + e.cpus == e.lanes.size());
+}
+
+}  // namespace
+
+TEST_CASE("real StarPU traces import every task, registration and dependency the program submitted", "[starpu][fixtures]") {
+  for (const std::string name : {"cholesky", "cholesky-out-of-core", "lu", "lu-out-of-core", "cholesky-then-lu"}) {
+    INFO(name);
+    const StarpuExecution e = import_fixture(name);
+    const Manifest m = read_manifest(kFixtures + name + "/manifest.txt");
+    REQUIRE(e.workload.task_count() == m.tasks.size());
+    check_rank(e, m, 0, 0, false);
+    check_measured(e);
+    // CPU workers sharing the RAM: one bounded memory of every worker.
+    CHECK(e.cpus == 0);
+    CHECK(e.workers_per_memory == e.gpus);
+    CHECK(e.transfers_recorded);
+  }
+}
+
+TEST_CASE("a reused handle address is a new data with its own size", "[starpu][fixtures]") {
+  const StarpuExecution e = import_fixture("cholesky-then-lu");
+  const Manifest m = read_manifest(kFixtures + "cholesky-then-lu/manifest.txt");
+  // The program registers A (6 x 6 tiles of 128 KiB) then B (of 72 KiB) at StarPU's reused addresses.
+  std::map<char, std::pair<std::size_t, std::set<std::uint64_t>>> by_matrix;
+  for (const Data& d : e.workload.data()) {
+    ++by_matrix[d.matrix].first;
+    by_matrix[d.matrix].second.insert(d.bytes);
+  }
+  CHECK(by_matrix['A'].first == 36);
+  CHECK(by_matrix['B'].first == 36);
+  CHECK(by_matrix['A'].second == std::set<std::uint64_t>{m.bytes.at({"A", 0, 0})});
+  CHECK(by_matrix['B'].second == std::set<std::uint64_t>{m.bytes.at({"B", 0, 0})});
+  for (const auto& warning : e.warnings) CHECK(warning.find("Sizes") == std::string::npos);  // no disagreement left
+}
+
+TEST_CASE("two MPI ranks import on lanes of their own, or one rank alone", "[starpu][fixtures]") {
+  const StarpuExecution both = import_fixture("cholesky-2-ranks");
+  const Manifest rank0 = read_manifest(kFixtures + "cholesky-2-ranks/manifest.txt.0");
+  const Manifest rank1 = read_manifest(kFixtures + "cholesky-2-ranks/manifest.txt.1");
+  REQUIRE(both.workload.task_count() == rank0.tasks.size() + rank1.tasks.size());
+  check_rank(both, rank0, 0, 0, true);
+  check_rank(both, rank1, static_cast<TaskId>(rank0.tasks.size()), 1, true);
+  check_measured(both);
+  std::set<std::int64_t> ranks;
+  for (const StarpuLane& lane : both.lanes) ranks.insert(lane.rank);
+  CHECK(ranks == std::set<std::int64_t>{0, 1});
+  CHECK(both.lanes.size() == 4);
+  CHECK(both.workers_per_memory == 2);  // each rank's two workers share its RAM
+
+  const StarpuExecution one = import_fixture("cholesky-2-ranks", 1);
+  REQUIRE(one.workload.task_count() == rank1.tasks.size());
+  check_rank(one, rank1, 0, 1, false);
+  check_measured(one);
+  CHECK(one.lanes.size() == 2);
+}
+
+TEST_CASE("two ranks merged into one (no MPIRank) are refused, naming the overlapping tasks", "[starpu][fixtures]") {
+  // What an importer keyed on WorkerId alone sees: rank 1's tasks on rank 0's workers.
+  std::ifstream in(kFixtures + "cholesky-2-ranks/tasks.rec");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (std::size_t at = text.find("MPIRank: 1"); at != std::string::npos; at = text.find("MPIRank: 1", at)) text.replace(at, 10, "MPIRank: 0");
+  std::istringstream tasks(text);
+  StarpuSources sources;
+  sources.tasks = &tasks;
+  auto merged = import_starpu(sources, {"merged", std::nullopt});
+  REQUIRE_FALSE(merged.ok());
+  CHECK_THAT(merged.error().message, Catch::Contains("tasks.rec:") && Catch::Contains("JobId") && Catch::Contains("a worker runs one task at a time"));
+}
+
+TEST_CASE("the out-of-core runs' transfers are loads into the RAM and write-backs to the disk", "[starpu][fixtures]") {
+  for (const std::string name : {"cholesky-out-of-core", "lu-out-of-core"}) {
+    INFO(name);
+    const StarpuExecution e = import_fixture(name);
+    const Workload& w = e.workload;
+    std::size_t links = 0;
+    {
+      std::ifstream paje(kFixtures + name + "/paje.trace");
+      std::string line;
+      while (std::getline(paje, line)) links += line.rfind("18\t", 0) == 0 && line.find("com_") != std::string::npos;
+    }
+    REQUIRE(links > 0);
+    // Every transfer is one or the other: the disk has no workers.
+    CHECK(e.trace.loads.size() + e.trace.writebacks.size() == links);
+    CHECK(e.summary.loads == e.trace.loads.size());
+    CHECK(e.trace.loads.size() > 0);
+    std::map<TaskId, std::int64_t> start;
+    std::map<TaskId, GpuId> lane;
+    for (const TaskRecord& r : e.trace.tasks) {
+      start[r.task] = r.start_ns;
+      lane[r.task] = r.gpu;
+    }
+    for (const LoadRecord& l : e.trace.loads) {
+      CHECK(l.source == kFromHost);
+      CHECK(l.bytes == w.data()[l.data].bytes);
+      CHECK(l.end_ns >= l.issue_ns);
+      if (l.task == kNoId) {
+        CHECK(l.kind == LoadKind::Unused);
+        continue;
+      }
+      // The task it served reads the data, on the memory it arrived in, after it arrived.
+      const auto accesses = w.accesses(l.task);
+      CHECK(std::any_of(accesses.begin(), accesses.end(), [&](const Access& a) { return a.data == l.data && a.mode != AccessMode::Write; }));
+      CHECK(start[l.task] >= l.end_ns);
+    }
+    for (const WritebackRecord& b : e.trace.writebacks) CHECK(b.bytes == w.data()[b.data].bytes);
+  }
+}
+
+TEST_CASE("an imported run calibrates, replays on its calibration and passes through fidelity", "[starpu][fixtures][cli]") {
+  TempFile database("fixture.db");
+  TempFile platform("fixture-platform.json");
+  TempFile workload("fixture.workload");
+  const std::string dir = kFixtures + "lu-out-of-core/";
+  const auto imported = cli({"import", "starpu", dir + "tasks.rec", "--data", dir + "data.rec", "--paje", dir + "paje.trace", "--scheduler",
+                             "dmdar", "--memory", "2MiB", "--db", database.path, "--workload-out", workload.path});
+  INFO(imported.out << imported.err);
+  REQUIRE(imported.code == 0);
+  CHECK_THAT(imported.out, Catch::Contains("replays as dmdar") && Catch::Contains("loads ("));
+  const auto calibrated = cli({"calibrate", "--run", "1", "--db", database.path, "--output", platform.path});
+  INFO(calibrated.err);
+  REQUIRE(calibrated.code == 0);
+  // The calibrated platform has the measured layout: 2 workers sharing one memory.
+  std::ifstream file(platform.path);
+  const std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  CHECK_THAT(json, Catch::Contains("\"gpus\": 2") && Catch::Contains("\"workers_per_memory\": 2"));
+  const auto replayed = cli({"replay", "--workload", workload.path, "--platform", platform.path, "--scheduler", "dmdar"});
+  INFO(replayed.out << replayed.err);
+  CHECK(replayed.code == 0);
+  const auto fidelity = cli({"fidelity", "--run", "1", "--db", database.path, "--store"});
+  INFO(fidelity.out << fidelity.err);
+  REQUIRE(fidelity.code == 0);
+  CHECK_THAT(fidelity.out, Catch::Contains("measured") && Catch::Contains("replayed") && Catch::Contains("loads"));
+  // StarPU's transfers next to the replay's.
+  const auto compare = cli({"runs", "compare", "1", "2", "--db", database.path});
+  INFO(compare.err);
+  REQUIRE(compare.code == 0);
+  CHECK_THAT(compare.out, Catch::Contains("starpu") && Catch::Contains("replay") && Catch::Contains("data loaded"));
+}
+
+TEST_CASE("every scheduler replays an imported run with its compute-only tasks", "[starpu][fixtures]") {
+  const StarpuExecution e = import_fixture("cholesky-2-ranks");
+  const Workload& w = e.workload;
+  REQUIRE(std::any_of(w.tasks().begin(), w.tasks().end(), [&](const Task& t) { return t.access_count == 0; }));
+  const Platform platform = small_platform(6.0 * 128 * 128 * 8, 2);
+  for (const SchedulerInfo& info : scheduler_registry()) {
+    INFO(info.name);
+    const Run run = run_replay(w, info.name, "lru", platform);
+    CHECK(check_invariants(w, platform, run).empty());
+    CHECK(run.summary.tasks == w.task_count());
+  }
+}
