@@ -136,6 +136,10 @@ Result<Calibration> calibrate_run(const LoadedRun& run) {
 Result<FidelityReport> fidelity(db::Store& store, std::int64_t run_id, bool store_replay) {
   auto measured = load_measured_run(store, run_id);
   if (!measured) return measured.error();
+  if (measured->run.info.mode == RunMode::StarPU && measured->run.info.scheduler == "starpu") {
+    return make_error("run " + std::to_string(run_id) + " was imported without its scheduler (StarPU 1.3's traces do not record " +
+                      "STARPU_SCHED): import it again with tilelens import starpu ... --scheduler NAME");
+  }
   auto calibration = calibrate_run(*measured);
   if (!calibration) return calibration.error();
   auto replayed = replay_again(measured->run, measured->workload, calibration->platform);

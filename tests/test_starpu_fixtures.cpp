@@ -338,3 +338,17 @@ TEST_CASE("every scheduler replays an imported run with its compute-only tasks",
     CHECK(run.summary.tasks == w.task_count());
   }
 }
+
+TEST_CASE("fidelity on a run imported without its scheduler says how to give it", "[starpu][fixtures][cli]") {
+  TempFile database("fixture-noscheduler.db");
+  const std::string dir = kFixtures + "cholesky/";
+  const auto imported = cli({"import", "starpu", dir + "tasks.rec", "--data", dir + "data.rec", "--db", database.path});
+  REQUIRE(imported.code == 0);
+  CHECK_THAT(imported.out, Catch::Contains("transfers    not recorded") && Catch::Contains("scheduler    not given"));
+  const auto fidelity = cli({"fidelity", "--run", "1", "--db", database.path});
+  CHECK(fidelity.code != 0);
+  CHECK_THAT(fidelity.err, Catch::Contains("--scheduler NAME"));
+  const auto unknown = cli({"import", "starpu", dir + "tasks.rec", "--scheduler", "nosuch"});
+  CHECK(unknown.code != 0);
+  CHECK_THAT(unknown.err, Catch::Contains("dmdar") && Catch::Contains("'nosuch'"));
+}
