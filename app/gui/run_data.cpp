@@ -78,6 +78,9 @@ std::string RunData::title() const {
   std::snprintf(memory, sizeof memory, mib >= 100 ? ", M = %.0f MiB" : ", M = %.1f MiB", mib);
   text += memory;
   if (info.platform.gpus > 1) text += ", " + std::to_string(info.platform.gpus) + " GPUs";
+  // Side by side, a measured run and its replay share everything else.
+  if (info.mode == RunMode::StarPU) text += " (measured by StarPU)";
+  else if (info.mode == RunMode::Cuda) text += " (measured)";
   return text;
 }
 
