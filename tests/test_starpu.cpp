@@ -340,3 +340,51 @@ TEST_CASE("coordinates beyond 32 bits and tied SubmitOrders are warned about", "
   CHECK(warned(*imported, "1 tasks share their SubmitOrder with another task; among those the file's order was kept"));
   check_revalidates(imported->workload);
 }
+
+TEST_CASE("a run with GPUs: CUDA workers bounded, RAM workers CPU workers, transfers between them", "[starpu]") {
+  // Worker 0 is a CPU on RAM (node 0); workers 1 and 2 are CUDA workers on nodes 1 and 2.
+  const std::string tasks =
+      "JobId: 1\nName: dgemm\nSubmitTime: 0.1\nWorkerId: 1\nMemoryNode: 1\nStartTime: 1\nEndTime: 2\nHandles: a0 b0\nModes: R RW\nSizes: 8 8\n\n"
+      "JobId: 2\nName: dgemm\nDependsOn: 1\nSubmitTime: 0.2\nWorkerId: 2\nMemoryNode: 2\nStartTime: 3\nEndTime: 4\nHandles: b0\nModes: R\nSizes: 8\n\n"
+      "JobId: 3\nName: dgemm\nDependsOn: 2\nSubmitTime: 0.3\nWorkerId: 0\nMemoryNode: 0\nStartTime: 5\nEndTime: 6\nHandles: b0\nModes: R\nSizes: 8\n";
+  const std::string paje =
+      "9\t0.0\tregister\tp\ta0\n9\t0.0\tregister\tp\tb0\n"
+      "18\t0.5\tF\tp\t8\tmm0\tcom_1\n22 0.5 DCo mm1 0 a0 1 8 mm0\n19\t0.9\tF\tp\t8\tmm1\tcom_1\n"      // RAM -> GPU 1: a load from the host
+      "18\t2.1\tF\tp\t8\tmm1\tcom_2\n22 2.1 DCo mm2 0 b0 2 8 mm1\n19\t2.5\tF\tp\t8\tmm2\tcom_2\n"      // GPU 1 -> GPU 2
+      "18\t4.1\tF\tp\t8\tmm1\tcom_3\n22 4.1 DCo mm0 0 b0 3 8 mm1\n19\t4.5\tF\tp\t8\tmm0\tcom_3\n";     // GPU 1 -> RAM: a write-back
+  auto imported = import_text(tasks, "", "gpus", paje);
+  REQUIRE(imported.ok());
+  const StarpuExecution& e = *imported;
+  CHECK(e.gpus == 2);
+  CHECK(e.cpus == 1);
+  CHECK(e.workers_per_memory == 1);
+  REQUIRE(e.lanes == std::vector<StarpuLane>{{0, 1, 1}, {0, 2, 2}, {0, 0, 0}});
+  REQUIRE(e.trace.loads.size() == 2);
+  CHECK(e.trace.loads[0].gpu == 0);
+  CHECK(e.trace.loads[0].source == kFromHost);
+  CHECK(e.trace.loads[0].task == 0);
+  CHECK(e.trace.loads[1].gpu == 1);
+  CHECK(e.trace.loads[1].source == 0);  // from the first GPU
+  CHECK(e.trace.loads[1].task == 1);
+  REQUIRE(e.trace.writebacks.size() == 1);
+  CHECK(e.trace.writebacks[0].gpu == 0);
+  CHECK(e.summary.loads_from_gpu == 1);
+  CHECK(e.transfers_recorded);
+}
+
+TEST_CASE("flops from the kernel name where GFlop is absent or rounded", "[starpu]") {
+  CHECK(kernel_flops("dgemm", 100).value() == Approx(2e6));
+  CHECK(kernel_flops("zgemm", 100).value() == Approx(8e6));  // 6 per multiplication, 2 per addition
+  CHECK(kernel_flops("cl_dpotrf", 3).value() == Approx(3.0 * 3 * 3 / 3 + 3.0 * 3 / 2 + 3.0 / 6));
+  CHECK(kernel_flops("dgetrf_nopiv", 128).value() == Approx(2.0 / 3 * 128 * 128 * 128 - 128.0 * 128 / 2 + 5.0 * 128 / 6));
+  CHECK_FALSE(kernel_flops("dplgsy", 128).has_value());
+  CHECK_FALSE(kernel_flops("gemm", 128).has_value());  // no precision letter
+  // A small gemm whose GFlop rounded to 0.000000: the exact count, not 0.
+  auto imported = import_text("JobId: 1\nName: sgemm\nGFlop: 0.000000\nParameters: M4x4x4\nHandles: a0\nModes: RW\nSizes: 64\n");
+  REQUIRE(imported.ok());
+  CHECK(imported->workload.tasks()[0].flops == Approx(128));
+  // Without Parameters, the side from the size and the precision: 64 bytes of float is 4 x 4.
+  auto from_size = import_text("JobId: 1\nName: sgemm\nHandles: a0\nModes: RW\nSizes: 64\n");
+  REQUIRE(from_size.ok());
+  CHECK(from_size->workload.tasks()[0].flops == Approx(128));
+}
