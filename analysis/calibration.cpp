@@ -68,9 +68,6 @@ Result<Calibration> calibrate(const Workload& workload, const Trace& trace, cons
   if (auto r = rates(host, out.platform.cpu_kind_gflops, false); !r) return r.error();
   if (device.all_busy > 0 && device.all_flops > 0) out.platform.default_gflops = device.all_flops / device.all_busy;
   if (host.all_busy > 0 && host.all_flops > 0) out.platform.cpu_default_gflops = host.all_flops / host.all_busy;
-  for (std::size_t k = 0; k < kinds; ++k) {
-    if (host.count[k] && !out.tasks_per_kind.count(workload.kinds()[k])) out.tasks_per_kind[workload.kinds()[k]] = host.count[k];
-  }
 
   // Loads from the host: bandwidth and latency.
   double bytes = 0, seconds = 0;

@@ -19,8 +19,10 @@ namespace tilelens {
 
 struct Calibration {
   Platform platform;  // the base platform with the measured rates, bandwidth and latency
+  // Behind each rate of platform.kind_gflops (the bounded-memory workers'): its tasks, and the
+  // rate on kernel time alone, for comparison.
   std::map<std::string, std::uint64_t> tasks_per_kind;
-  std::map<std::string, double> kernel_gflops;  // kernel time alone, for comparison
+  std::map<std::string, double> kernel_gflops;
   std::uint64_t host_loads = 0;
   double load_bytes_per_s = 0, writeback_bytes_per_s = 0;
   std::int64_t latency_ns = 0;

@@ -213,12 +213,22 @@ struct ParsedData {
   std::vector<std::int64_t> coordinates;
 };
 
+// StarPU's times are in ms; beyond a few years the nanosecond clock would overflow.
+constexpr double kMaxMilliseconds = 1e11;
+
 Result<double> milliseconds(const std::string& source, const Field& field) {
   auto value = real(source, field);
   if (!value) return value.error();
-  // Beyond a few years the nanosecond clock would overflow.
-  if (std::fabs(*value) > 1e11) return field_error(source, field, "'" + shown(field.value) + "' ms is out of range");
+  if (std::fabs(*value) > kMaxMilliseconds) return field_error(source, field, "'" + shown(field.value) + "' ms is out of range");
   return *value;
+}
+
+// StarPU writes -1 without MPI: rank 0.
+Result<std::int64_t> mpi_rank(const std::string& source, const Field& field) {
+  auto value = whole<std::int64_t>(source, field, field.value);
+  if (!value) return value.error();
+  if (*value < -1 || *value > std::numeric_limits<std::int32_t>::max()) return field_error(source, field, "out of range");
+  return std::max<std::int64_t>(0, *value);
 }
 
 Result<ParsedTask> read_task(const Record& record, const std::string& source) {
@@ -244,17 +254,16 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
     }
     return Status::success();
   };
-  std::optional<std::int64_t> priority, rank;
+  std::optional<std::int64_t> priority;
   for (auto [name, target] : {std::pair{"SubmitOrder", &task.submit_order}, std::pair{"Priority", &priority},
-                              std::pair{"WorkerId", &task.worker}, std::pair{"MemoryNode", &task.memory_node},
-                              std::pair{"MPIRank", &rank}}) {
+                              std::pair{"WorkerId", &task.worker}, std::pair{"MemoryNode", &task.memory_node}}) {
     if (auto read = integer(name, *target); !read) return read.error();
   }
   task.priority = priority.value_or(0);
-  // StarPU writes -1 without MPI.
-  if (rank) {
-    if (*rank < -1 || *rank > std::numeric_limits<std::int32_t>::max()) return field_error(source, *record.find("MPIRank"), "out of range");
-    task.rank = std::max<std::int64_t>(0, *rank);
+  if (const Field* f = record.find("MPIRank")) {
+    auto rank = mpi_rank(source, *f);
+    if (!rank) return rank.error();
+    task.rank = *rank;
   }
   if (task.worker && (*task.worker < 0 || *task.worker > std::numeric_limits<std::int32_t>::max())) task.worker.reset();  // -1: not run
   if (const Field* f = record.find("Iteration")) {
@@ -347,10 +356,9 @@ Status read_data(std::istream& in, const std::string& source, std::map<HandleKey
     item.line = record.line;
     std::int64_t rank = 0;
     if (const Field* f = record.find("MPIRank")) {
-      auto value = whole<std::int64_t>(source, *f, f->value);
+      auto value = mpi_rank(source, *f);
       if (!value) return value.error();
-      if (*value < -1 || *value > std::numeric_limits<std::int32_t>::max()) return field_error(source, *f, "out of range");
-      rank = std::max<std::int64_t>(0, *value);
+      rank = *value;
     }
     if (const Field* f = record.find("Name")) item.name = f->value;
     if (const Field* f = record.find("Size")) {
@@ -388,17 +396,25 @@ struct PajeTransfer {
 struct PajeTrace {
   std::map<HandleKey, std::vector<double>> registered_ms;  // in time order
   std::vector<PajeTransfer> transfers;
-  std::set<std::pair<std::int64_t, std::int64_t>> memory_nodes;  // (rank, node)
 };
 
-// "3_mm1" -> rank 3, node 1; "mm1" -> rank 0. Containers are named by starpu_fxt.c's aliases.
-std::optional<std::pair<std::int64_t, std::int64_t>> container_node(std::string_view alias, std::string_view type) {
+// Containers are named by starpu_fxt.c's aliases, prefixed "R_" with MPI: "3_mm1" is rank 3's
+// mm1, "mm1" rank 0's. nullopt for a prefix that is not a number.
+std::optional<std::pair<std::int64_t, std::string_view>> split_rank(std::string_view alias) {
   std::int64_t rank = 0;
   if (const auto underscore = alias.find('_'); underscore != std::string_view::npos) {
     const auto r = std::from_chars(alias.data(), alias.data() + underscore, rank);
     if (r.ec != std::errc() || r.ptr != alias.data() + underscore) return std::nullopt;
     alias.remove_prefix(underscore + 1);
   }
+  return std::pair{rank, alias};
+}
+
+// "3_mm1" -> rank 3, node 1.
+std::optional<std::pair<std::int64_t, std::int64_t>> container_node(std::string_view container, std::string_view type) {
+  const auto split = split_rank(container);
+  if (!split) return std::nullopt;
+  auto [rank, alias] = *split;
   if (alias.substr(0, type.size()) != type) return std::nullopt;
   alias.remove_prefix(type.size());
   std::int64_t node = 0;
@@ -408,12 +424,8 @@ std::optional<std::pair<std::int64_t, std::int64_t>> container_node(std::string_
 }
 
 std::int64_t prefix_rank(std::string_view container) {
-  std::int64_t rank = 0;
-  if (const auto underscore = container.find('_'); underscore != std::string_view::npos) {
-    const auto r = std::from_chars(container.data(), container.data() + underscore, rank);
-    if (r.ec != std::errc() || r.ptr != container.data() + underscore) return 0;
-  }
-  return rank;
+  const auto split = split_rank(container);
+  return split ? split->first : 0;
 }
 
 Status read_paje(std::istream& in, const std::string& source, PajeTrace& out) {
@@ -427,7 +439,7 @@ Status read_paje(std::istream& in, const std::string& source, PajeTrace& out) {
   const auto time_of = [&](const std::string& word) -> std::optional<double> {
     char* end = nullptr;
     const double value = std::strtod(word.c_str(), &end);
-    if (word.empty() || end != word.c_str() + word.size() || !std::isfinite(value) || std::fabs(value) > 1e11) return std::nullopt;
+    if (word.empty() || end != word.c_str() + word.size() || !std::isfinite(value) || std::fabs(value) > kMaxMilliseconds) return std::nullopt;
     return value;
   };
   while (std::getline(in, line)) {
@@ -436,9 +448,7 @@ Status read_paje(std::istream& in, const std::string& source, PajeTrace& out) {
     const auto w = words(line);
     if (w.size() < 2) continue;
     const std::string& event = w[0];
-    if (event == "7" && w.size() >= 4 && w[3] == "Mn") {  // a memory node
-      if (auto node = container_node(w[2], "mn")) out.memory_nodes.insert(*node);
-    } else if (event == "9" && w.size() >= 5 && (w[2] == "register" || w[2] == "unregister")) {
+    if (event == "9" && w.size() >= 5 && (w[2] == "register" || w[2] == "unregister")) {
       if (w[2] != "register") continue;
       const auto time = time_of(w[1]);
       std::uint64_t handle = 0;
@@ -519,15 +529,30 @@ std::optional<TileShape> matrix_shape(const std::string& text) {
   return TileShape{parts[0], parts[1], parts[2]};
 }
 
-}  // namespace
-
-std::optional<double> kernel_flops(const std::string& raw_name, double n) {
+// A kernel's name as Chameleon names it, lower case and without "cl_": "dgemm", "zpotrf".
+std::string kernel_name(const std::string& raw_name) {
   std::string name;
   for (char c : raw_name) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (name.rfind("cl_", 0) == 0) name.erase(0, 3);
-  if (name.size() < 2 || !(n > 0)) return std::nullopt;
+  return name;
+}
+
+// The bytes of one element in the precision its first letter names (s, d, c, z); 0 for none.
+double element_bytes(const std::string& kernel) {
+  switch (kernel.empty() ? '\0' : kernel[0]) {
+    case 's': return 4;
+    case 'd': case 'c': return 8;
+    case 'z': return 16;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+std::optional<double> kernel_flops(const std::string& raw_name, double n) {
+  const std::string name = kernel_name(raw_name);
+  if (name.size() < 2 || !(n > 0) || element_bytes(name) == 0) return std::nullopt;
   const char precision = name[0];
-  if (precision != 's' && precision != 'd' && precision != 'c' && precision != 'z') return std::nullopt;
   std::string kernel = name.substr(1);
   if (const auto suffix = kernel.find('_'); suffix != std::string::npos) kernel.erase(suffix);
   // (multiplications, additions) for square n x n tiles: LAWN 41, and Chameleon's counts for
@@ -843,9 +868,8 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
       if (written < t.parameters.size()) {
         if (auto shape = matrix_shape(t.parameters[written])) side = std::sqrt(shape->rows * shape->cols);
       }
-      if (side == 0 && written < t.sizes.size() && !t.name.empty()) {
-        const char p = static_cast<char>(std::tolower(static_cast<unsigned char>(t.name.rfind("cl_", 0) == 0 && t.name.size() > 3 ? t.name[3] : t.name[0])));
-        const double element = p == 's' ? 4 : p == 'd' || p == 'c' ? 8 : p == 'z' ? 16 : 0;
+      if (side == 0 && written < t.sizes.size()) {
+        const double element = element_bytes(kernel_name(t.name));
         if (element > 0) {
           const double n = std::round(std::sqrt(static_cast<double>(t.sizes[written]) / element));
           if (n > 0 && n * n * element == static_cast<double>(t.sizes[written])) side = n;
