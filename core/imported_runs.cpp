@@ -16,7 +16,7 @@ Result<StarpuPolicy> policy_of_starpu_scheduler(const std::string& name) {
   static const std::map<std::string, StarpuPolicy> known = {
       {"eager", {"eager", true, ""}},
       {"random", {"random", true, ""}},
-      {"lws", {"lws", true, ""}},
+      {"lws", {"lws:steal_head=1", true, ""}},  // 1.3.10 steals the oldest task (lws.cpp)
       {"ws", {"lws", false, "StarPU's ws steals from the most loaded worker; tilelens' lws from neighbours"}},
       {"prio", {"ap", false, "StarPU's prio is one priority queue; tilelens' ap adds data reuse among equal priorities"}},
       {"dm", {"dmda", false, "StarPU's dm ignores transfer times; tilelens' dmda counts them"}},
@@ -78,6 +78,10 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
     if (!measured) return make_error(request.tasks_file + ": " + measured.error().message);
     p = std::move(measured->platform);
     p.name = "starpu";
+    // StarPU moves one request at a time per direction on a GPU's transfer streams, and one
+    // at a time on a disk, reads and writes alike.
+    p.copy_engines = 1;
+    p.half_duplex = e.out_of_core;
   }
   if (auto checked = check_platform(p, w); !checked) return make_error(request.tasks_file + ": the platform of the run: " + checked.error().message);
   // The file first: a run stored has no key to recognize it by, so a failure after storing
@@ -97,9 +101,10 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   info.scheduler = policy ? policy->scheduler : "starpu";
   info.eviction = "lru";
   info.platform = result.platform;
-  // StarPU queues a worker's tasks without a depth of their own (dmda* push at release and
-  // prefetch then): a replay of the run (fidelity) uses tilelens' default depth.
-  info.buffer_depth = 4;
+  // What a StarPU worker holds: a CPU worker pops one task when it has none (driver_cpu.c), a
+  // CUDA worker keeps STARPU_CUDA_PIPELINE tasks, 2 by default (driver_cuda.c); dmda*'s
+  // push-time prefetches are the memory model's. A replay of the run (fidelity) uses it.
+  info.buffer_depth = e.out_of_core ? 1 : 2;
   info.mode = RunMode::StarPU;
   info.tilelens_version = kVersion;
   info.transfers_recorded = result.execution.transfers_recorded;

@@ -24,6 +24,7 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   std::string workload_spec, scheduler = request.scheduler.value_or("eager"), eviction = request.eviction.value_or("lru");
   ReplayOptions options;
   options.buffer_depth = request.buffer_depth.value_or(4);
+  std::string memory_model_spec = request.memory_model.value_or("starpu");
   if (!request.from_run) {
     auto workload = resolve_workload(request.workload);
     if (!workload) return make_error("--workload: " + workload.error().message);
@@ -42,11 +43,15 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
     if (!request.scheduler) scheduler = run->run.info.scheduler;
     if (!request.eviction) eviction = run->run.info.eviction;
     if (!request.buffer_depth) options.buffer_depth = run->run.info.buffer_depth;
+    if (!request.memory_model && !run->run.info.memory_model.empty()) memory_model_spec = run->run.info.memory_model;
     auto platform = apply_platform_choice(request.platform, run->run.info.platform, prepared.workload);
     if (!platform) return platform.error();
     options.platform = std::move(*platform);
   }
   if (options.buffer_depth < 1) return make_error("--buffer must be a whole number of tasks, at least 1");
+  auto memory_model = parse_memory_model(memory_model_spec);
+  if (!memory_model) return make_error("--memory-model: " + memory_model.error().message);
+  options.memory_model = std::move(*memory_model);
   // The platform options are replay's too; these two describe workers the executor has not.
   if (options.platform.cpus > 0) return make_error("--cpus: the executor runs GPU workers only (CPU workers are replay's)");
   if (options.platform.workers_per_memory != 1) {
@@ -63,6 +68,7 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   instrument::ExecuteOptions& o = prepared.options;
   o.platform = options.platform;
   o.buffer_depth = options.buffer_depth;
+  o.memory_model = options.memory_model;
   o.tf32 = request.tf32;
   o.cupti = request.cupti;
   o.seed = request.seed;
@@ -75,7 +81,8 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   info.mode = RunMode::Cuda;
   info.host = hostname();
   info.seed = static_cast<std::int64_t>(o.seed);
-  info.key = run_key(workload_identity(prepared.workload), info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
+  info.key = run_key(workload_identity(prepared.workload), info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode,
+                     false, info.memory_model);
   return prepared;
 }
 

@@ -24,6 +24,7 @@ struct ExecuteRequest {
   std::optional<std::string> eviction;   // default: lru, or the stored run's
   PlatformChoice platform;                // the platform the schedulers plan with (default: the h100 preset)
   std::optional<std::uint32_t> buffer_depth;   // default: 4, or the stored run's
+  std::optional<std::string> memory_model;     // default: starpu, or the stored replay's
   bool tf32 = false;
   bool cupti = true;
   std::uint64_t seed = 1;            // of the tiles' values

@@ -109,6 +109,22 @@ Status set_workers_per_memory(std::string_view text, PlatformChoice& c) {
   return Status::success();
 }
 
+Status set_copy_engines(std::string_view text, PlatformChoice& c) {
+  auto engines = whole_number(text, 0, kMaxCopyEngines);
+  if (!engines) {
+    return make_error("--copy-engines must be a whole number from 0 (a shared bus) to " + std::to_string(kMaxCopyEngines) + " (got '" +
+                      std::string(text) + "')");
+  }
+  c.copy_engines = *engines;
+  return Status::success();
+}
+
+Status set_half_duplex(std::string_view text, PlatformChoice& c) {
+  if (text != "0" && text != "1") return make_error("--half-duplex is 1 (one channel for both directions) or 0 (got '" + std::string(text) + "')");
+  c.half_duplex = text == "1";
+  return Status::success();
+}
+
 void apply_rates(const RateChoice& rates, double& all, std::map<std::string, double>& per_kind) {
   if (rates.all) all = *rates.all;
   for (const auto& [kind, rate] : rates.per_kind) per_kind[kind] = rate;
@@ -129,6 +145,8 @@ const std::vector<PlatformOption>& platform_options() {
       {"cpus", "N", "CPU workers computing from host memory (Heteroprio, LAHeteroprio and DMDA* use them)", set_cpus},
       {"cpu-rate", "[KIND=]RATE,...", "compute rate of one CPU worker, as --rate; 0 = no CPU kernel", set_cpu_rate},
       {"workers-per-memory", "N", "GPU workers sharing one memory (the shared-memory multicore of darts 7.3)", set_workers_per_memory},
+      {"copy-engines", "N", "transfers of a direction served at once, in start order (a GPU's copy engines); 0 = all, sharing the bus", set_copy_engines},
+      {"half-duplex", "0|1", "1: loads and write-backs share one channel (a disk)", set_half_duplex},
   };
   return options;
 }
@@ -173,6 +191,8 @@ Result<Platform> apply_platform_choice(const PlatformChoice& choice, Platform pl
   if (choice.cpus) p.cpus = *choice.cpus;
   if (choice.cpu_rate) apply_rates(*choice.cpu_rate, p.cpu_default_gflops, p.cpu_kind_gflops);
   if (choice.workers_per_memory) p.workers_per_memory = *choice.workers_per_memory;
+  if (choice.copy_engines) p.copy_engines = *choice.copy_engines;
+  if (choice.half_duplex) p.half_duplex = *choice.half_duplex;
   if (p.cpus > 0 && !(p.cpu_default_gflops > 0) && p.cpu_kind_gflops.empty()) {
     return make_error("--cpus: the CPU workers need a compute rate (--cpu-rate, or a platform preset with CPUs)");
   }

@@ -42,6 +42,8 @@ struct PlatformChoice {
   std::optional<std::uint32_t> cpus;
   std::optional<RateChoice> cpu_rate;
   std::optional<std::uint32_t> workers_per_memory;
+  std::optional<std::uint32_t> copy_engines;
+  std::optional<bool> half_duplex;
 };
 
 // One option of the table: its name (the CLI's flag without dashes), the value it takes, what

@@ -33,6 +33,9 @@ Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   prepared.options.platform = std::move(*platform);
   prepared.options.buffer_depth = request.buffer_depth;
   prepared.options.charge_scheduling = request.charge_scheduling;
+  auto memory_model = parse_memory_model(request.memory_model);
+  if (!memory_model) return make_error("--memory-model: " + memory_model.error().message);
+  prepared.options.memory_model = std::move(*memory_model);
   auto scheduler = make_scheduler(request.scheduler);
   if (!scheduler) return make_error("--scheduler: " + scheduler.error().message);
   auto eviction = make_eviction(request.eviction);

@@ -26,6 +26,7 @@ struct ReplayRequest {
   std::string eviction = "lru";
   PlatformChoice platform;
   std::uint32_t buffer_depth = 4;   // 1 to kMaxBufferDepth
+  std::string memory_model = "starpu";  // a MemoryModel spec: starpu or fgcs, with key=value overrides
   bool charge_scheduling = false;   // fgcs "HFP with sched. time"
 };
 

@@ -20,6 +20,7 @@ RunInfo run_info_of(const Workload& w, const std::string& workload_spec, const s
   run.eviction = eviction_spec;
   run.platform = options.platform;
   run.buffer_depth = options.buffer_depth;
+  run.memory_model = options.memory_model.canonical();
   run.mode = RunMode::Replay;
   run.tilelens_version = kVersion;
   // The seed a run used: the scheduler's when it takes one, else the generator's.
@@ -29,7 +30,7 @@ RunInfo run_info_of(const Workload& w, const std::string& workload_spec, const s
     run.seed = static_cast<std::int64_t>(w.generator().seed);
   }
   run.key = run_key(workload_identity(w), run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
-                    options.charge_scheduling);
+                    options.charge_scheduling, run.memory_model);
   return run;
 }
 
@@ -71,6 +72,11 @@ Result<LoadedRun> replay_again(const StoredRun& run, const Workload& workload, c
   options.platform = platform;
   options.buffer_depth = info.buffer_depth;
   options.charge_scheduling = charged_scheduling(info);  // a "+time" run is replayed with its charge
+  if (!info.memory_model.empty()) {  // a replay's own model; an import's replay takes the default, StarPU's
+    auto model = parse_memory_model(info.memory_model);
+    if (!model) return make_error("cannot replay memory model '" + info.memory_model + "': " + model.error().message);
+    options.memory_model = std::move(*model);
+  }
   TraceRecorder recorder;
   auto summary = replay(workload, *scheduler->scheduler, *eviction->policy, options, &recorder);
   if (!summary) return summary.error();

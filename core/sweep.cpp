@@ -146,7 +146,7 @@ Result<std::vector<std::string>> list_values(const char* name, const std::string
 }
 
 // The platform options a sweep shares between its runs, in the order a sweep's identity names them.
-constexpr const char* kSharedPlatformOptions[] = {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory"};
+constexpr const char* kSharedPlatformOptions[] = {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory", "copy-engines", "half-duplex"};
 
 }  // namespace
 
@@ -173,6 +173,7 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
   else if (name == "memory") grid.memories = value;
   else if (name == "gpus") grid.gpus = value;
   else if (name == "buffer") grid.buffers = value;
+  else if (name == "memory-model") grid.memory_model = value;
   else if (name == "seeds") grid.seeds = value;
   else if (name == "charge-scheduling" || name == "metrics-only") {
     // A flag: "1" (as the command line and the presets give it) or "0".
@@ -212,8 +213,9 @@ std::string sweep_identity(const SweepGrid& grid) {
   add("platform", grid.platform);
   add("memory", grid.memories);
   add("gpus", grid.gpus);
-  for (const char* name : {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory"}) add(name, option(name));
+  for (const char* name : {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory", "copy-engines", "half-duplex"}) add(name, option(name));
   add("buffer", grid.buffers);
+  add("memory-model", grid.memory_model);
   add("charge-scheduling", grid.charge_scheduling ? "1" : "");
   add("seeds", grid.seeds);
   add("metrics-only", grid.metrics_only ? "1" : "");
@@ -329,6 +331,7 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
                 job.request.platform = platform;
                 job.request.buffer_depth = depths[b];
                 job.request.charge_scheduling = charged;
+                job.request.memory_model = grid.memory_model;
                 job.label = job.request.workload + " " + job.request.scheduler + "/" + eviction + (charged ? "+time" : "") +
                             (memory.empty() ? "" : " M=" + memory) + (gpus.empty() ? "" : " K=" + gpus) +
                             (buffer.empty() ? "" : " buffer=" + buffer);

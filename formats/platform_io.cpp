@@ -193,6 +193,8 @@ void write_platform_json(const Platform& p, std::ostream& out, const std::string
   file["gpus_per_switch"] = p.gpus_per_switch;
   file["switch_bandwidth"] = number(p.switch_bandwidth);
   file["latency_ns"] = p.latency_ns;
+  file["copy_engines"] = p.copy_engines;
+  file["half_duplex"] = p.half_duplex;
   file["default_gflops"] = number(p.default_gflops);
   file["kind_gflops"] = rates(p.kind_gflops);
   file["workers_per_memory"] = p.workers_per_memory;
@@ -289,6 +291,16 @@ Result<Platform> read_platform_json(std::istream& in, const std::string& source)
       double latency = 0;
       status = real(latency, latency_ok, kLatencyRange);
       p.latency_ns = static_cast<std::int64_t>(latency);
+    } else if (key == "copy_engines") {
+      const double v = value.is_number() ? value.get<double>() : -1;
+      if (!(v >= 0) || v > kMaxCopyEngines || v != std::floor(v)) {
+        status = fail("expected a whole number from 0 to " + std::to_string(kMaxCopyEngines));
+      } else {
+        p.copy_engines = static_cast<std::uint32_t>(v);
+      }
+    } else if (key == "half_duplex") {
+      if (!value.is_boolean()) status = fail("expected true or false");
+      else p.half_duplex = value.get<bool>();
     } else if (key == "default_gflops") status = real(p.default_gflops, rate_ok, kRateRange);
     else if (key == "kind_gflops") status = rates(p.kind_gflops);
     else if (key == "workers_per_memory") status = count(p.workers_per_memory, 1);

@@ -1098,6 +1098,7 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
   for (const auto& [node, count] : per_node) sizes_of_nodes.insert(count);
   result.gpus = static_cast<std::uint32_t>(bounded.size());
   result.cpus = static_cast<std::uint32_t>(on_host.size());
+  result.out_of_core = !has_device_nodes && !bounded.empty();
   result.workers_per_memory = 1;
   if (sizes_of_nodes.size() == 1) {
     result.workers_per_memory = *sizes_of_nodes.begin();

@@ -34,6 +34,8 @@ struct StarpuExecution {
   // The worker and memory layout as measured (Platform's gpus, workers_per_memory, cpus): the
   // workers computing out of a bounded memory first, then CPU workers on the host memory.
   std::uint32_t gpus = 0, workers_per_memory = 1, cpus = 0;
+  // The bounded workers are CPU workers sharing RAM, out of core: the host is a disk.
+  bool out_of_core = false;
   std::size_t unexecuted_tasks = 0;  // application tasks without WorkerId, StartTime or EndTime
   bool transfers_recorded = false;   // paje.trace gave the transfers with their handles
   // What was left out and why, with counts ("skipped 36 'Control: WontUse' records ...").

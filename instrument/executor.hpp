@@ -32,6 +32,7 @@ namespace tilelens::instrument {
 struct ExecuteOptions {
   Platform platform;  // gpus and memory_bytes (M) are used; the rest is the schedulers' model
   std::uint32_t buffer_depth = 4;
+  MemoryModel memory_model{};  // the engine's (replay/engine.hpp): the same decisions as a replay
   bool tf32 = false;
   bool cupti = true;
   std::uint64_t seed = 1;             // tile values

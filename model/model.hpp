@@ -186,6 +186,7 @@ inline constexpr double kMaxBandwidth = 1e15;  // bytes per second
 inline constexpr double kMaxLatencyNs = 1e12;  // 1000 s
 inline constexpr double kMinGflops = 1e-6;     // a kFlop/s
 inline constexpr double kMaxGflops = 1e9;      // an EFlop/s, on one worker
+inline constexpr std::uint32_t kMaxCopyEngines = 1024;
 
 struct Platform {
   std::string name = "custom";
@@ -201,6 +202,13 @@ struct Platform {
   double switch_bandwidth = 0;
   bool has_pcie_tree() const { return gpu_bus_bandwidth > 0 || (gpus_per_switch > 0 && switch_bandwidth > 0); }
   std::int64_t latency_ns = 0;       // added to every transfer
+  // How the host bus serves transfers. copy_engines 0: each direction shares its bandwidth
+  // equally among every transfer at once; k > 0: each direction serves its transfers in the
+  // order they start, k at a time (a GPU's copy engines: a stream's copies run in FIFO order,
+  // so an early prefetch delays a later fetch). half_duplex: both directions share one
+  // channel (a disk), instead of one each (PCIe).
+  std::uint32_t copy_engines = 0;
+  bool half_duplex = false;
   double default_gflops = 13393;     // rate of any kind not listed below; a listed rate of 0: no kernel on this architecture
   std::map<std::string, double> kind_gflops;
   std::uint32_t workers_per_memory = 1;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <optional>
 #if defined(__x86_64__)
@@ -10,6 +11,7 @@
 #endif
 
 #include "model/units.hpp"
+#include "eviction/recency_list.hpp"
 #include "replay/memory_state.hpp"
 #include "replay/simulated_device.hpp"
 #include "trace/totals.hpp"
@@ -137,7 +139,8 @@ class Engine final : public MemoryView, public BufferView {
   Engine(const Workload& workload, Scheduler& scheduler, EvictionPolicy& policy, const ReplayOptions& options,
          ReplayObserver* observer)
       : w_(workload), scheduler_(scheduler), policy_(policy), options_(options), observer_(observer),
-        W_(options.platform.workers()), N_(options.platform.memory_nodes()), nd_(workload.data_count()), totals_(W_) {}
+        W_(options.platform.workers()), N_(options.platform.memory_nodes()), nd_(workload.data_count()),
+        model_(options.memory_model), totals_(W_) {}
 
   Result<ReplaySummary> run();
 
@@ -203,11 +206,36 @@ class Engine final : public MemoryView, public BufferView {
 
   void fill_buffers();
   void dispatch(GpuId g);
+  // The memory model's passes over every worker: fetches first, then prefetches.
+  void dispatch_by_level();
   void try_start(GpuId g);
-  void issue_requests(GpuId g);
+  // Which of a worker's held tasks a call requests for: all in buffer order, the next one to
+  // run (a fetch), or those after it (prefetches). False when a request had to wait.
+  enum class Requests { All, Fetch, Prefetch };
+  bool issue_requests(GpuId g, Requests which = Requests::All);
+  // Push-time prefetches (MemoryModel::prefetch_at_push) into node n, for the tasks queued
+  // there and not taken by a worker yet. False when one had to wait.
+  bool prefetch_pushed(std::uint32_t n);
+  void prefetch_on_push(TaskId task);
+  void queue_prefetch(std::uint32_t n, TaskId task);
+  // Whether node n may start one more transfer of a fetch (or of a prefetch) now.
+  bool may_start_transfer(std::uint32_t n, bool prefetch) const;
+  // Idle write-back (MemoryModel::idle_writeback), on every node, after each event.
+  void write_back_idle();
+  // A request found d resident on n: the most recently used now (MemoryModel::touch_on_request).
+  void touch(std::uint32_t n, DataId d) {
+    policy_.on_used(n, d);
+    if (model_.idle_writeback) recency_.move_to_back(n, d);
+  }
+  void mark_dirty(std::uint32_t n, DataId d);
+  void mark_clean(std::uint32_t n, DataId d);
+  void new_replica(std::uint32_t n, DataId d);
+  void mark_untidy(std::uint32_t n, DataId d);
+  void mark_tidy(std::uint32_t n, DataId d);
   void request_host_copies(GpuId g);
   bool head_before(GpuId a, GpuId b) const;
   bool make_room(GpuId g, double bytes, std::size_t index);
+  std::optional<DataId> choose_victim(std::uint32_t n, const VictimRequest& request, bool clean_only);
   void evict(std::uint32_t n, DataId d, TaskId for_task);
   void free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back);
   void invalidate_copies(DataId d, std::uint32_t keep, TaskId writer);
@@ -233,6 +261,7 @@ class Engine final : public MemoryView, public BufferView {
   const std::uint32_t W_;  // workers
   const std::uint32_t N_;  // bounded memory nodes
   const std::size_t nd_;
+  const MemoryModel& model_;
 
   std::int64_t now_ = 0;
   std::string error_;
@@ -254,9 +283,11 @@ class Engine final : public MemoryView, public BufferView {
   };
   std::uint32_t victim_node_ = 0, victim_stamp_ = 0;
   bool victim_by_uses_ = false;
+  bool victim_clean_only_ = false;  // MemoryModel::clean_first's first search
   Evictable evictable_{this};
   bool evictable(DataId d) const {
     if (d >= nd_ || memory_.copy(victim_node_, d) != Copy::Resident) return false;
+    if (victim_clean_only_ && dirty_[slot(victim_node_, d)]) return false;
     return victim_by_uses_ ? held_uses_[slot(victim_node_, d)] == 0 : protect_[slot(victim_node_, d)] != victim_stamp_;
   }
   std::vector<std::uint32_t> open_load_;  // per (node, data): index in open_loads_ or kNoId
@@ -270,6 +301,21 @@ class Engine final : public MemoryView, public BufferView {
   void copy_leaves(std::uint32_t n, DataId d) {
     if (held_uses_[slot(n, d)] > 0) ++epoch_[n];
   }
+  // The memory model's books. Per node: transfers in flight (loads into it, write-backs from
+  // it), replicas held (resident, loading or evicting), dirty replicas (newer than the host's
+  // copy), untidy replicas as StarPU's idle write-back counts them (see write_back_idle) and
+  // the order they became so, whether idle write-back is under way, whether prefetching pauses
+  // until the next event.
+  std::vector<std::uint32_t> in_flight_, replicas_, dirty_count_, untidy_count_;
+  // The node's replicas from the least recently allocated or used, the order StarPU's tidy
+  // walks (its mc_list), kept whatever the eviction policy is.
+  RecencyList recency_;
+  std::vector<char> dirty_, untidy_;  // per (node, data)
+  std::vector<char> tidying_, prefetch_paused_;
+  // Per node: the tasks to prefetch there since their push, oldest first, until prefetched.
+  std::vector<std::deque<TaskId>> push_prefetches_;
+  bool single_node_prefetch_ = false;  // every pushed task is prefetched into the one memory node
+  std::vector<char> homeless_;  // per data: its first access writes it (MemoryModel::flush_homeless)
   std::vector<std::uint32_t> missing_preds_;
   std::vector<std::int64_t> buffered_at_;
   std::vector<char> pushed_, popped_;
@@ -314,6 +360,27 @@ Result<ReplaySummary> Engine::run() {
   evict_for_.assign(N_ * nd_, kNoId);
   held_uses_.assign(N_ * nd_, 0);
   epoch_.assign(N_, 0);
+  in_flight_.assign(N_, 0);
+  replicas_.assign(N_, 0);
+  dirty_count_.assign(N_, 0);
+  untidy_count_.assign(N_, 0);
+  if (model_.idle_writeback) recency_.reset(N_, nd_);
+  dirty_.assign(N_ * nd_, 0);
+  untidy_.assign(N_ * nd_, 0);
+  tidying_.assign(N_, 0);
+  prefetch_paused_.assign(N_, 0);
+  push_prefetches_.assign(N_, {});
+  homeless_.assign(nd_, 0);
+  {
+    std::vector<char> seen(nd_, 0);
+    for (TaskId t : w_.submission_order()) {
+      for (const Access& access : w_.accesses(t)) {
+        if (seen[access.data]) continue;
+        seen[access.data] = 1;
+        homeless_[access.data] = reads(access.mode) ? 0 : 1;
+      }
+    }
+  }
   buffered_at_.assign(w_.task_count(), 0);
   pushed_.assign(w_.task_count(), 0);
   popped_.assign(w_.task_count(), 0);
@@ -322,6 +389,14 @@ Result<ReplaySummary> Engine::run() {
   context.memory = this;
   context.future_needed = policy_.follows_future();
   context.future_changed = [this](DataId d) { notify_future(d); };
+  // StarPU prefetches a task at push when its architecture has a single memory node (every
+  // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
+  single_node_prefetch_ = model_.prefetch_at_push && N_ == 1;
+  if (model_.prefetch_at_push && !single_node_prefetch_) {
+    context.allocated = [this](TaskId task, GpuId worker) {
+      if (worker < W_ && !workers_[worker].cpu) queue_prefetch(workers_[worker].node, task);
+    };
+  }
   std::int64_t prepare_ticks = 0;
   timed(prepare_ticks, [&] { scheduler_.prepare(w_, platform, context); });
   scheduling_ticks_ += prepare_ticks;
@@ -343,6 +418,9 @@ Result<ReplaySummary> Engine::run() {
   if (observer_) observer_->on_start(w_);
   missing_preds_.resize(w_.task_count());
   for (TaskId t = 0; t < w_.task_count(); ++t) missing_preds_[t] = static_cast<std::uint32_t>(w_.predecessors(t).size());
+  for (TaskId t : w_.submission_order()) {
+    if (missing_preds_[t] == 0) prefetch_on_push(t);
+  }
   timed(scheduling_ticks_, [&] {
     for (TaskId t : w_.submission_order()) {
       if (missing_preds_[t] == 0) {
@@ -355,7 +433,15 @@ Result<ReplaySummary> Engine::run() {
   bool flushed = false;
   while (true) {
     fill_buffers();
-    for (GpuId g = 0; g < W_; ++g) dispatch(g);
+    if (model_.fetches_first) {
+      dispatch_by_level();
+    } else {
+      for (GpuId g = 0; g < W_; ++g) dispatch(g);
+      if (model_.prefetch_at_push) {
+        for (std::uint32_t n = 0; n < N_; ++n) prefetch_pushed(n);
+      }
+    }
+    if (model_.idle_writeback && error_.empty()) write_back_idle();
     if (!error_.empty()) return make_error(error_);
     if (done_ == w_.task_count() && !flushed) {
       flush();
@@ -429,7 +515,27 @@ ReplaySummary Engine::summarize() {
 
 void Engine::release(TaskId task) {
   pushed_[task] = 1;
+  prefetch_on_push(task);
   push_clock_([&] { scheduler_.push(task); });
+}
+
+// Before the scheduler's decision, as StarPU does: only for tasks that only the bounded
+// memory's workers can run (not the CPU workers computing from the host).
+void Engine::prefetch_on_push(TaskId task) {
+  if (!single_node_prefetch_) return;
+  if (cpus_used_ && cpu_kind_rate_[w_.tasks()[task].kind] > 0) return;
+  queue_prefetch(0, task);
+}
+
+// StarPU posts a prefetch at once: an input already there is refreshed then (a cache hit),
+// the others wait for room in the node's queue.
+void Engine::queue_prefetch(std::uint32_t n, TaskId task) {
+  if (model_.touch_on_request) {
+    for (const Access& access : w_.accesses(task)) {
+      if (reads(access.mode) && memory_.copy(n, access.data) == Copy::Resident) touch(n, access.data);
+    }
+  }
+  push_prefetches_[n].push_back(task);
 }
 
 void Engine::notify_future(DataId d) {
@@ -486,6 +592,139 @@ void Engine::dispatch(GpuId g) {
   if (!worker.running && allocations_ != allocations) try_start(g);  // write-only outputs are allocated at once
 }
 
+// StarPU serves a node's fetches before its prefetches, and prefetches only while every fetch
+// could start; a prefetch that cannot be placed pauses the node's prefetching until the next
+// event (data_request.c, docs/starpu-memory-manager.md section 3).
+void Engine::dispatch_by_level() {
+  std::fill(prefetch_paused_.begin(), prefetch_paused_.end(), 0);
+  for (GpuId g = 0; g < W_; ++g) {
+    if (!workers_[g].running && !workers_[g].held.empty()) try_start(g);
+  }
+  for (GpuId g = 0; g < W_; ++g) {
+    if (!issue_requests(g, Requests::Fetch) && !workers_[g].cpu) prefetch_paused_[workers_[g].node] = 1;
+  }
+  for (GpuId g = 0; g < W_; ++g) {
+    const Worker& worker = workers_[g];
+    if (worker.cpu || prefetch_paused_[worker.node]) continue;
+    if (!issue_requests(g, Requests::Prefetch)) prefetch_paused_[worker.node] = 1;
+  }
+  for (std::uint32_t n = 0; n < N_; ++n) {
+    if (!prefetch_paused_[n]) prefetch_pushed(n);
+  }
+  for (GpuId g = 0; g < W_; ++g) {
+    if (!workers_[g].running && !workers_[g].held.empty()) try_start(g);  // write-only outputs are allocated at once
+  }
+}
+
+bool Engine::may_start_transfer(std::uint32_t n, bool prefetch) const {
+  const std::uint32_t limit = prefetch ? model_.max_prefetches : model_.max_fetches;
+  return limit == 0 || in_flight_[n] < limit;
+}
+
+// A push-time prefetch only uses free memory, whatever prefetch_evicts says: the task is not
+// in any buffer yet, so no order of tasks says whose data it could take.
+bool Engine::prefetch_pushed(std::uint32_t n) {
+  std::deque<TaskId>& queue = push_prefetches_[n];
+  while (!queue.empty()) {
+    const TaskId task = queue.front();
+    if (!popped_[task]) {  // once in a buffer, its requests are the buffer's
+      for (const Access& access : w_.accesses(task)) {
+        if (!reads(access.mode)) continue;  // StarPU prefetches only what a task reads
+        const DataId d = access.data;
+        const Copy copy = memory_.copy(n, d);
+        if (copy == Copy::Resident || copy == Copy::Loading) continue;
+        if (copy == Copy::Evicting || !may_start_transfer(n, true)) return false;
+        if (options_.platform.memory_bytes - memory_.used(n) < memory_.bytes(d)) return false;
+        memory_.reserve(n, d);
+        new_replica(n, d);
+        request_load(n, d);
+      }
+    }
+    queue.pop_front();
+  }
+  return true;
+}
+
+void Engine::mark_dirty(std::uint32_t n, DataId d) {
+  char& dirty = dirty_[slot(n, d)];
+  if (dirty) return;
+  dirty = 1;
+  ++dirty_count_[n];
+}
+
+void Engine::mark_clean(std::uint32_t n, DataId d) {
+  char& dirty = dirty_[slot(n, d)];
+  if (!dirty) return;
+  dirty = 0;
+  --dirty_count_[n];
+}
+
+// StarPU counts a new chunk clean only when its data has a home holding a valid copy.
+void Engine::new_replica(std::uint32_t n, DataId d) {
+  ++replicas_[n];
+  if (model_.idle_writeback) recency_.push_back(n, d);
+  if (homeless_[d] || !memory_.host_valid(d)) mark_untidy(n, d);
+}
+
+void Engine::mark_untidy(std::uint32_t n, DataId d) {
+  char& untidy = untidy_[slot(n, d)];
+  if (untidy) return;
+  untidy = 1;
+  ++untidy_count_[n];
+}
+
+void Engine::mark_tidy(std::uint32_t n, DataId d) {
+  char& untidy = untidy_[slot(n, d)];
+  if (!untidy) return;
+  untidy = 0;
+  --untidy_count_[n];
+}
+
+// StarPU's memchunk tidy (memalloc.c). When fewer than min_clean percent of a node's replicas
+// count as clean, it visits the untidy ones, oldest first, until target_clean percent do: one
+// whose host copy is valid is just counted clean; one that a running task writes is skipped;
+// the others are written back (an idle request: one at a time, while the node has no other
+// transfer in flight) and count as clean from then on. StarPU's count is its own: a replica of
+// data with a home becomes untidy again when a task writes it, but one of data without a home
+// (whose first access writes it) stays counted clean once visited, whatever writes it later.
+// The replica stays resident, and clean once its write-back ends.
+void Engine::write_back_idle() {
+  for (std::uint32_t n = 0; n < N_; ++n) {
+    // Whole numbers of replicas, rounded down, as StarPU counts them: with 32 replicas it
+    // starts when none is clean and stops at 3.
+    const std::uint32_t replicas = replicas_[n];
+    const auto clean = [&] { return replicas - untidy_count_[n]; };
+    const auto share = [&](double percent) { return static_cast<std::uint32_t>(replicas * percent / 100); };
+    if (!tidying_[n]) {
+      if (!(clean() < share(model_.min_clean))) continue;
+      tidying_[n] = 1;
+    }
+    std::optional<DataId> to_write;
+    recency_.for_each_oldest_first(n, [&](DataId d) {
+      if (!(clean() < share(model_.target_clean))) return false;
+      if (!untidy_[slot(n, d)] || memory_.copy(n, d) != Copy::Resident) return true;
+      if (memory_.host_valid(d) || memory_.writeback_from(d) >= 0) {
+        mark_tidy(n, d);
+        return true;
+      }
+      for (GpuId v : nodes_[n].workers) {
+        const Worker& worker = workers_[v];
+        if (!worker.running) continue;
+        for (const Access& access : w_.accesses(worker.held.front())) {
+          if (access.data == d && writes(access.mode)) return true;
+        }
+      }
+      to_write = d;
+      return false;
+    });
+    if (to_write && in_flight_[n] == 0) {
+      mark_tidy(n, *to_write);
+      start_writeback(n, *to_write, WritebackCause::Idle);
+    }
+    if (clean() >= share(model_.target_clean) || untidy_count_[n] == 0) tidying_[n] = 0;
+  }
+}
+
 void Engine::try_start(GpuId g) {
   Worker& worker = workers_[g];
   if (worker.running || worker.held.empty() || !error_.empty()) return;
@@ -501,6 +740,7 @@ void Engine::try_start(GpuId g) {
     const std::int64_t ready = std::max(worker.free_since, buffered_at_[task]);
     for (const Access& access : w_.accesses(task)) {
       policy_.on_used(worker.node, access.data);
+      if (model_.idle_writeback) recency_.move_to_back(worker.node, access.data);
       const std::uint32_t open = open_load_[slot(worker.node, access.data)];
       if (open != kNoId) emit_load(worker.node, access.data, classify_load(open_loads_[open].end_ns, ready), task);
     }
@@ -537,24 +777,30 @@ void Engine::request_host_copies(GpuId g) {
   }
 }
 
-void Engine::issue_requests(GpuId g) {
+bool Engine::issue_requests(GpuId g, Requests which) {
   Worker& worker = workers_[g];
   if (worker.cpu) {
-    request_host_copies(g);
-    return;
+    if (which != Requests::Prefetch) request_host_copies(g);
+    return true;
   }
   const std::uint32_t n = worker.node;
-  std::size_t index = worker.running ? 1 : 0;
+  const std::size_t head = worker.running ? 1 : 0;
+  std::size_t index = head;
   if (worker.requested_epoch == epoch_[n]) index = std::max(index, worker.requested);
-  for (; index < worker.held.size(); ++index) {
+  std::size_t end = worker.held.size();
+  if (which == Requests::Fetch) end = std::min(end, head + 1);
+  if (which == Requests::Prefetch && index <= head && head < end) return false;  // the fetch waits: so do prefetches
+  for (; index < end; ++index) {
     const TaskId task = worker.held[index];
     for (const Access& access : w_.accesses(task)) {
       const DataId d = access.data;
       const Copy copy = memory_.copy(n, d);
       if (copy == Copy::Resident || copy == Copy::Loading) continue;
-      if (copy == Copy::Evicting) return;  // wait until it is gone, then load it again
-      if (!make_room(g, memory_.bytes(d), index)) return;
+      if (copy == Copy::Evicting) return false;  // wait until it is gone, then load it again
+      if (reads(access.mode) && !may_start_transfer(n, index != head)) return false;
+      if (!make_room(g, memory_.bytes(d), index)) return false;
       memory_.reserve(n, d);
+      new_replica(n, d);
       if (reads(access.mode)) {
         request_load(n, d);
       } else {
@@ -569,6 +815,7 @@ void Engine::issue_requests(GpuId g) {
     worker.requested = index + 1;
     worker.requested_epoch = epoch_[n];
   }
+  return true;
 }
 
 // Between two workers of one memory, whose next task goes first when both need room: the one
@@ -595,6 +842,7 @@ bool Engine::make_room(GpuId g, double bytes, std::size_t index) {
   // request is for a next task that goes before theirs.
   const std::size_t head = worker.running ? 1u : 0u;
   const bool prefetch = index != head;
+  if (prefetch && !model_.prefetch_evicts) return false;  // StarPU: a prefetch waits for free room
   victim_node_ = n;
   victim_by_uses_ = node.workers.size() == 1 && index + 1 == worker.held.size();  // every held task is protected
   if (!victim_by_uses_) {
@@ -616,9 +864,21 @@ bool Engine::make_room(GpuId g, double bytes, std::size_t index) {
   request.for_task = worker.held[index];
   request.prefetch = prefetch;
   request.evictable = evictable_;
-  while (capacity - memory_.used(n) < bytes) {
-    if (capacity - memory_.used(n) + memory_.pending_free(n) >= bytes) return false;  // write-backs will free enough
-    const auto victim = victim_clock_([&] { return policy_.choose_victim(n, request); });
+  // StarPU: a fetch reuses one clean replica's room if it can (clean_first); otherwise it
+  // reclaims `reclaim` times the room it needs, writing dirty replicas back as it meets them.
+  bool reclaiming = false;
+  const double reclaim_bytes = bytes * model_.reclaim;
+  while (true) {
+    const double free = capacity - memory_.used(n), freeing = free + memory_.pending_free(n);
+    if (free >= bytes && (!reclaiming || freeing >= reclaim_bytes)) return true;
+    if (freeing >= (reclaiming ? reclaim_bytes : bytes)) return false;  // write-backs will free enough
+    std::optional<DataId> victim;
+    if (!reclaiming && model_.clean_first) victim = choose_victim(n, request, true);
+    if (!victim) {
+      reclaiming = !prefetch && model_.reclaim > 1;
+      victim = choose_victim(n, request, false);
+      if (!victim && free >= bytes) return true;  // reclaimed what it could
+    }
     if (!victim) {
       bool busy = memory_.pending_free(n) > 0;
       for (GpuId v : node.workers) busy = busy || workers_[v].running || (v != g && head_before(v, g));
@@ -634,7 +894,18 @@ bool Engine::make_room(GpuId g, double bytes, std::size_t index) {
     }
     evict(n, *victim, request.for_task);
   }
-  return true;
+}
+
+// The policy's victim, among clean replicas only (none dirty: no write-back needed) or all.
+std::optional<DataId> Engine::choose_victim(std::uint32_t n, const VictimRequest& request, bool clean_only) {
+  if (clean_only) {
+    if (dirty_count_[n] == 0) clean_only = false;             // every replica is clean
+    else if (dirty_count_[n] >= replicas_[n]) return std::nullopt;  // none is
+  }
+  victim_clean_only_ = clean_only;
+  const auto victim = victim_clock_([&] { return policy_.choose_victim(n, request); });
+  victim_clean_only_ = false;
+  return victim;
 }
 
 void Engine::evict(std::uint32_t n, DataId d, TaskId for_task) {
@@ -654,6 +925,10 @@ void Engine::evict(std::uint32_t n, DataId d, TaskId for_task) {
 void Engine::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
   const bool reported = memory_.release(n, d);  // an evicting copy was told to the scheduler when its write-back began
   if (!reported) copy_leaves(n, d);
+  mark_clean(n, d);
+  mark_tidy(n, d);
+  if (model_.idle_writeback) recency_.unlink(n, d);
+  --replicas_[n];
   device_->release(n, d);
   if (open_load_[slot(n, d)] != kNoId) emit_load(n, d, LoadKind::Unused, kNoId);
   emit(EvictionRecord{.data = d, .gpu = nodes_[n].first, .for_task = for_task, .cause = cause, .wrote_back = wrote_back, .time_ns = now_});
@@ -723,6 +998,7 @@ void Engine::start_load(std::uint32_t n, DataId d, std::int32_t source) {
   transfer.source = source == kFromHost ? kFromHost : static_cast<std::int32_t>(nodes_[static_cast<std::uint32_t>(source)].first);
   transfer.start_ns = now_;
   open_loads_[open_load_[slot(n, d)]].source = transfer.source;
+  ++in_flight_[n];
   device_->start_load(new_transfer(transfer), n, d, source);
 }
 
@@ -735,6 +1011,7 @@ void Engine::start_writeback(std::uint32_t n, DataId d, WritebackCause cause) {
   transfer.cause = cause;
   transfer.version = memory_.version(d);
   memory_.writeback_started(d, n);
+  ++in_flight_[n];
   device_->start_writeback(new_transfer(transfer), n, d);
 }
 
@@ -743,6 +1020,7 @@ void Engine::finish_transfer(std::uint32_t id) {
   free_transfers_.push_back(id);
   const DataId d = transfer.data;
   const std::uint32_t n = transfer.node;
+  --in_flight_[n];
   if (transfer.is_load) {
     memory_.finish_load(n, d);
     open_loads_[open_load_[slot(n, d)]].end_ns = now_;
@@ -759,7 +1037,12 @@ void Engine::finish_transfer(std::uint32_t id) {
     return;
   }
   const std::vector<std::uint32_t> waiting = memory_.writeback_done(d);
-  if (memory_.copy(n, d) == Copy::Evicting) free_copy(n, d, evict_for_[slot(n, d)], EvictionCause::Capacity, true);
+  // The host holds this version now: every copy of it is clean, and evicting ones may leave,
+  // including those that waited for another node's write-back instead of starting their own.
+  for (std::uint32_t h = 0; h < N_; ++h) {
+    mark_clean(h, d);
+    if (memory_.copy(h, d) == Copy::Evicting && !memory_.stale(h, d)) free_copy(h, d, evict_for_[slot(h, d)], EvictionCause::Capacity, true);
+  }
   for (std::uint32_t h : waiting) start_load(h, d, kFromHost);
 }
 
@@ -794,7 +1077,11 @@ void Engine::finish_task(GpuId g) {
     for (const Access& access : w_.accesses(task)) --held_uses_[slot(worker.node, access.data)];
   }
   for (const Access& access : w_.accesses(task)) {
-    if (writes(access.mode)) invalidate_copies(access.data, worker.cpu ? kNoId : worker.node, task);
+    if (!writes(access.mode)) continue;
+    invalidate_copies(access.data, worker.cpu ? kNoId : worker.node, task);
+    if (worker.cpu) continue;
+    mark_dirty(worker.node, access.data);
+    if (!homeless_[access.data]) mark_untidy(worker.node, access.data);
   }
   ++done_;
   scheduler_.on_task_done(g, task);
@@ -823,6 +1110,7 @@ void Engine::emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task) {
 void Engine::flush() {
   for (DataId d = 0; d < nd_; ++d) {
     if (memory_.host_valid(d) || memory_.writeback_from(d) >= 0) continue;
+    if (homeless_[d] && !model_.flush_homeless) continue;  // StarPU drops data without a home at unregistration
     for (std::uint32_t n = 0; n < N_; ++n) {
       if (memory_.copy(n, d) == Copy::Resident) {
         start_writeback(n, d, WritebackCause::Flush);

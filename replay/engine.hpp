@@ -3,9 +3,12 @@
 //
 // What it models: each GPU holds at most `buffer_depth` tasks it has popped and not finished
 // (the running one included; depth 1 means no prefetch window, the fgcs model). As soon as a
-// task enters the buffer its missing inputs are requested, in buffer order; a request
-// reserves room at once, evicting as the policy says, and may evict only data that no earlier
-// held task (nor the running one) uses, so the next task to run can always make progress.
+// task enters the buffer its missing inputs are requested, in buffer order: a fetch for the
+// next task to run, prefetches for the others. A request reserves room when it starts,
+// evicting as the policy says, and may evict only data that no earlier held task (nor the
+// running one) uses, so the next task to run can always make progress. The memory model
+// (memory_model.hpp) says which requests may evict, in what order a node serves them, how
+// many transfers it has in flight, and when dirty data are written back.
 // Transfers share the host bus fluidly (one channel per direction) or go over a GPU-to-GPU
 // link when the platform has one; each pays the platform's latency first. A task starts
 // when the GPU is idle and all its data are resident; by default tasks start in buffer order.
@@ -25,6 +28,7 @@
 
 #include "eviction/policy.hpp"
 #include "replay/execution_device.hpp"
+#include "model/memory_model.hpp"
 #include "schedulers/scheduler.hpp"
 #include "trace/summary.hpp"
 #include "trace/trace.hpp"
@@ -34,6 +38,8 @@ namespace tilelens {
 struct ReplayOptions {
   Platform platform;
   std::uint32_t buffer_depth = 4;
+  // How memory nodes serve requests: StarPU's rules by default, the fgcs paper's selectable.
+  MemoryModel memory_model{};
   // fgcs "HFP with sched. time": the wall time the scheduler spends in prepare() (the whole
   // computation of a static schedule) delays the start of every GPU, so it shows in the
   // makespan. Decisions taken during the run (push, pop) stay uncharged: the simulated clock

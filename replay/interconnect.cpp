@@ -8,8 +8,9 @@ namespace tilelens {
 Interconnect::Interconnect(const Platform& platform)
     : latency_ns_(platform.latency_ns), nodes_(platform.memory_nodes()), tree_used_(platform.has_pcie_tree()),
       gpus_per_switch_(platform.gpus_per_switch) {
-  channels_.emplace_back(platform.bus_bandwidth);  // 0: host to GPUs
-  channels_.emplace_back(platform.bus_bandwidth);  // 1: GPUs to host
+  half_duplex_ = platform.half_duplex;
+  channels_.emplace_back(platform.bus_bandwidth, platform.copy_engines);  // 0: host to GPUs (both ways when half duplex)
+  channels_.emplace_back(platform.bus_bandwidth, platform.copy_engines);  // 1: GPUs to host
   if (platform.gpu_link_bandwidth > 0) {
     for (std::uint32_t i = 0; i < nodes_ * nodes_; ++i) channels_.emplace_back(platform.gpu_link_bandwidth);
   }
@@ -33,11 +34,11 @@ Interconnect::Interconnect(const Platform& platform)
 
 Interconnect::Route Interconnect::host_route(std::uint32_t node, bool to_gpu) const {
   Route route;
-  route.channel = to_gpu ? 0 : 1;
+  route.channel = to_gpu || half_duplex_ ? 0 : 1;
   if (!tree_used_) return route;
   route.on_tree = true;
   FluidNetwork::Path& path = route.path;
-  path.links[path.length++] = to_gpu ? host_down_ : host_up_;
+  path.links[path.length++] = to_gpu || half_duplex_ ? host_down_ : host_up_;
   if (!switch_down_.empty()) path.links[path.length++] = to_gpu ? switch_down_[node / gpus_per_switch_] : switch_up_[node / gpus_per_switch_];
   if (!gpu_down_.empty()) path.links[path.length++] = to_gpu ? gpu_down_[node] : gpu_up_[node];
   return route;

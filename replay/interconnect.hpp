@@ -42,6 +42,7 @@ class Interconnect {
   std::int64_t latency_ns_ = 0;
   std::uint32_t nodes_ = 0;
   bool tree_used_ = false;
+  bool half_duplex_ = false;
   std::uint32_t gpus_per_switch_ = 0;
   std::vector<FluidChannel> channels_;  // 0: host to GPUs, 1: GPUs to host, 2 + s * nodes + n: GPU s to GPU n
   FluidNetwork tree_;

@@ -72,6 +72,7 @@ class Dmda final : public Scheduler {
     }
     cost_[task] = chosen_cost;
     backlog_[chosen] += chosen_cost;
+    if (context_->allocated) context_->allocated(task, chosen);
     for (const Access& access : workload_->accesses(task)) {
       if (reads(access.mode)) planned_[slot(chosen, access.data)] = 1;
     }

@@ -3,8 +3,11 @@
 // descendants stay together); tasks released before any task ends go round robin. A GPU takes
 // the head of its own queue; when it is empty it steals from the tail of its neighbours,
 // nearest first ((k + 1) mod K, (k + 2) mod K, ...): those tasks are the least likely to have
-// their inputs prefetched already. Departure: StarPU's lws queues are priority-ordered when
-// priorities are enabled; here the queue keeps release order, as the paper describes.
+// their inputs prefetched already. With steal_head=1 a thief takes the head instead, as StarPU
+// 1.3.10 does: its prio_deque's REMOVE_TASK walks from the list's beginning whichever end the
+// caller names, so lws steals the oldest task (prio_deque.c). Departure: StarPU's lws queues
+// are priority-ordered when priorities are enabled; here the queue keeps release order, as
+// the paper describes.
 #include <deque>
 #include <set>
 
@@ -15,6 +18,7 @@ namespace {
 
 class Lws final : public Scheduler {
  public:
+  explicit Lws(bool steal_head) : steal_head_(steal_head) {}
   void prepare(const Workload&, const Platform& platform, const SchedulerContext&) override {
     queues_.assign(platform.gpus, {});
     releasing_.reset();
@@ -40,8 +44,9 @@ class Lws final : public Scheduler {
     for (GpuId step = 1; step < K; ++step) {
       auto& victim = queues_[(k + step) % K];
       if (victim.empty()) continue;
-      const TaskId task = victim.back();
-      victim.pop_back();
+      const TaskId task = steal_head_ ? victim.front() : victim.back();
+      if (steal_head_) victim.pop_front();
+      else victim.pop_back();
       return task;
     }
     return std::nullopt;
@@ -55,6 +60,7 @@ class Lws final : public Scheduler {
   std::vector<std::deque<TaskId>> queues_;
   std::optional<GpuId> releasing_;
   GpuId next_ = 0;
+  bool steal_head_ = false;
 };
 
 // AP, PaRSEC's absolute priority (darts section 4.4): one queue shared by all GPUs, sorted by
@@ -111,7 +117,11 @@ class AbsolutePriority final : public Scheduler {
 
 }  // namespace
 
-std::unique_ptr<Scheduler> make_lws(const Params&) { return std::make_unique<Lws>(); }
+Result<std::unique_ptr<Scheduler>> make_lws(const Params& params) {
+  bool steal_head = false;
+  if (auto status = params.flags({{"steal_head", &steal_head}}); !status) return status.error();
+  return std::unique_ptr<Scheduler>(std::make_unique<Lws>(steal_head));
+}
 std::unique_ptr<Scheduler> make_absolute_priority(const Params&) { return std::make_unique<AbsolutePriority>(); }
 
 }  // namespace tilelens

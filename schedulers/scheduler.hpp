@@ -73,6 +73,10 @@ struct SchedulerContext {
   bool future_needed = true;
   // Tells the executor that the scheduler's future changed for this data (on every GPU).
   std::function<void(DataId)> future_changed;
+  // A scheduler that allocates a task to a worker when the task becomes ready (StarPU's dmda
+  // family) says so here, in push(); the executor may prefetch the task's inputs at once, as
+  // StarPU's dmda push does. Unset: nobody listens.
+  std::function<void(TaskId, GpuId)> allocated;
 };
 
 class Scheduler {

@@ -153,6 +153,8 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
         .bind("description", description)
         .bind("gpu_bus_bandwidth", p.gpu_bus_bandwidth)
         .bind("gpus_per_switch", std::int64_t{p.gpus_per_switch})
+        .bind("copy_engines", std::int64_t{p.copy_engines})
+        .bind("half_duplex", std::int64_t{p.half_duplex ? 1 : 0})
         .bind("switch_bandwidth", p.switch_bandwidth)
         .bind("workers_per_memory", std::int64_t{p.workers_per_memory})
         .bind("cpus", std::int64_t{p.cpus})

@@ -49,6 +49,7 @@ RunInfo read_run_info(const Statement& s) {
   info.scheduler = s.text("runs.scheduler");
   info.eviction = s.text("runs.eviction");
   info.buffer_depth = static_cast<std::uint32_t>(s.integer("runs.buffer_depth"));
+  info.memory_model = s.text("runs.memory_model");
   info.mode = mode_from(s.text("runs.mode"));
   if (!s.is_null("runs.seed")) info.seed = s.integer("runs.seed");
   info.tilelens_version = s.text("runs.tilelens_version");
@@ -72,6 +73,8 @@ RunInfo read_run_info(const Statement& s) {
   parse_kind_rates(s.text("platforms.kind_gflops"), p.kind_gflops);
   p.gpu_bus_bandwidth = s.real("platforms.gpu_bus_bandwidth");
   p.gpus_per_switch = static_cast<std::uint32_t>(s.integer("platforms.gpus_per_switch"));
+  p.copy_engines = static_cast<std::uint32_t>(s.integer("platforms.copy_engines"));
+  p.half_duplex = s.integer("platforms.half_duplex") != 0;
   p.switch_bandwidth = s.real("platforms.switch_bandwidth");
   p.workers_per_memory = static_cast<std::uint32_t>(s.integer("platforms.workers_per_memory"));
   p.cpus = static_cast<std::uint32_t>(s.integer("platforms.cpus"));
@@ -382,7 +385,7 @@ Result<Trace> Store::load_trace(const StoredRun& run) {
   status = for_trace_rows(c, "writebacks", "seq", run_id, [&](const Statement& s) {
     check.data(s, "writebacks", "writebacks.data_id");
     check.worker(s, "writebacks", "writebacks.gpu");
-    check.enumeration(s, "writebacks", "writebacks.cause", 3);
+    check.enumeration(s, "writebacks", "writebacks.cause", 4);
     check.size(s, "writebacks", "writebacks.bytes");
     check.interval(s, "writebacks", "writebacks.start_ns", "writebacks.end_ns");
     trace.writebacks.push_back({u32(s, "writebacks.data_id"), u32(s, "writebacks.gpu"), static_cast<std::uint64_t>(s.integer("writebacks.bytes")),

@@ -241,6 +241,7 @@ Status insert_run(Connection& c, const RunInfo& info, std::int64_t platform_id, 
       .bind("scheduler", info.scheduler)
       .bind("eviction", info.eviction)
       .bind("buffer_depth", std::int64_t{info.buffer_depth})
+      .bind("memory_model", info.memory_model)
       .bind("mode", std::string_view(to_string(info.mode)))
       .bind("seed", info.seed)
       .bind("tilelens_version", info.tilelens_version)
@@ -286,7 +287,7 @@ Result<RunWriter> Store::begin_run(RunInfo info) {
   if (!transaction) return transaction.error();
   state->transaction.emplace(std::move(*transaction));
   if (info.started_at.empty()) info.started_at = utc_now();
-  if (info.key.empty()) info.key = run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode);
+  if (info.key.empty()) info.key = run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode, false, info.memory_model);
   info.id = 0;
   if (auto status = drop_failed_attempts(c, info); !status) return status.error();
   if (auto status = insert_run(c, info, *platform_id, "incomplete"); !status) {

@@ -24,9 +24,11 @@ const std::vector<Table> kTables = {
     {"eviction_causes", "Why a copy left a GPU: 0 capacity (room for a load), 1 invalidated (a write elsewhere).",
      {{"id", "INTEGER PRIMARY KEY", "the cause as stored in evictions.cause"}, {"name", "TEXT NOT NULL UNIQUE", "capacity or invalidated"}},
      "", false, {}, "(0, 'capacity'), (1, 'invalidated')"},
-    {"writeback_causes", "Why a copy went back to the host: 0 eviction of the last copy, 1 request (another worker needs it), 2 flush at the end.",
-     {{"id", "INTEGER PRIMARY KEY", "the cause as stored in writebacks.cause"}, {"name", "TEXT NOT NULL UNIQUE", "eviction, request or flush"}},
-     "", false, {}, "(0, 'eviction'), (1, 'request'), (2, 'flush')"},
+    {"writeback_causes",
+     "Why a copy went back to the host: 0 eviction of the last copy, 1 request (another worker needs it), 2 flush at the end, "
+     "3 idle (the memory model's idle write-back, since version 7).",
+     {{"id", "INTEGER PRIMARY KEY", "the cause as stored in writebacks.cause"}, {"name", "TEXT NOT NULL UNIQUE", "eviction, request, flush or idle"}},
+     "", false, {}, "(0, 'eviction'), (1, 'request'), (2, 'flush'), (3, 'idle')"},
     {"workloads",
      "One row per distinct workload; an identical workload (same content hash: FNV-1a of its file form, "
      "docs/workload-format.md) is stored once whatever produced it.",
@@ -105,7 +107,9 @@ const std::vector<Table> kTables = {
       {"workers_per_memory", "INTEGER NOT NULL DEFAULT 1", "GPU workers sharing one memory node", 4},
       {"cpus", "INTEGER NOT NULL DEFAULT 0", "CPU workers computing from the host", 4},
       {"cpu_default_gflops", "REAL NOT NULL DEFAULT 0", "a CPU worker's rate for kinds without their own", 4},
-      {"cpu_kind_gflops", "TEXT NOT NULL DEFAULT ''", "a CPU worker's per-kind rates, as kind_gflops", 4}},
+      {"cpu_kind_gflops", "TEXT NOT NULL DEFAULT ''", "a CPU worker's per-kind rates, as kind_gflops", 4},
+      {"copy_engines", "INTEGER NOT NULL DEFAULT 0", "transfers each direction serves at once, in start order; 0: all, sharing the bus", 7},
+      {"half_duplex", "INTEGER NOT NULL DEFAULT 0", "1: both directions share one channel (a disk)", 7}},
      "", false, {}, ""},
     {"sweeps", "Sweeps, by the options that shape their grid: the same command maps to the same sweep, which is how a rerun resumes it.",
      {{"id", "INTEGER PRIMARY KEY", "the sweep's id"},
@@ -131,7 +135,11 @@ const std::vector<Table> kTables = {
       {"transfers_recorded", "INTEGER NOT NULL", "0 for an imported measurement without its transfers (load figures unknown)"},
       {"sweep_id", "INTEGER REFERENCES sweeps(id)", "the sweep it belongs to, if any"},
       {"run_key", "TEXT NOT NULL",
-       "the workload spec, the policies, every platform field and the depth: a sweep skips the keys it holds complete"}},
+       "the workload spec, the policies, every platform field and the depth: a sweep skips the keys it holds complete"},
+      {"memory_model", "TEXT NOT NULL DEFAULT 'fgcs'",
+       "how memory nodes served requests: the memory model's spec, starpu:... or fgcs:... (docs/replay.md); fgcs for runs stored before "
+       "version 7, empty for an import",
+       7}},
      "", false,
      {"runs_by_key ON runs(run_key)", "runs_by_sweep ON runs(sweep_id)", "runs_by_workload ON runs(workload_id)",
       {"UNIQUE runs_one_per_sweep_key ON runs(sweep_id, run_key) WHERE sweep_id IS NOT NULL", 6}},
@@ -188,7 +196,7 @@ const std::vector<Table> kTables = {
       {"bytes", "INTEGER NOT NULL", "its size"},
       {"start_ns", "INTEGER NOT NULL", "transfer started"},
       {"end_ns", "INTEGER NOT NULL", "host copy valid"},
-      {"cause", "INTEGER NOT NULL REFERENCES writeback_causes(id)", "eviction, request or flush (writeback_causes)"}},
+      {"cause", "INTEGER NOT NULL REFERENCES writeback_causes(id)", "eviction, request, flush or idle (writeback_causes)"}},
      "PRIMARY KEY (run_id, seq)", true, {}, ""},
     {"allocations", "Room taken for a write-only output, without a transfer.",
      {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
@@ -292,6 +300,8 @@ std::string index_sql(const Index& index) {
 
 // What a version must do to existing rows before its new constraints can hold.
 std::string migration_preparation(int to) {
+  // Version 7 adds the idle write-back cause.
+  if (to == 7) return "INSERT OR IGNORE INTO writeback_causes VALUES (3, 'idle');\n";
   // Version 6 keeps one run per key in a sweep. Earlier files may hold more (two sweeps of one
   // grid at once, a failed run retried at each resume): the sweep keeps its first complete run,
   // or else its latest failed one, and the others stay in the file outside any sweep.

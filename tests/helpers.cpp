@@ -33,12 +33,15 @@ Workload generated(const std::string& spec) {
 }
 
 Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& eviction, const Platform& platform,
-               std::uint32_t depth) {
+               std::uint32_t depth, const std::string& memory_model) {
   auto policy = make_eviction(eviction);
   REQUIRE(policy.ok());
+  auto model = parse_memory_model(memory_model);
+  REQUIRE(model.ok());
   ReplayOptions options;
   options.platform = platform;
   options.buffer_depth = depth;
+  options.memory_model = *model;
   TraceRecorder recorder;
   auto summary = replay(w, scheduler, *policy->policy, options, &recorder);
   INFO((summary.ok() ? std::string() : summary.error().message));
@@ -47,10 +50,10 @@ Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& evict
 }
 
 Run run_replay(const Workload& w, const std::string& scheduler, const std::string& eviction, const Platform& platform,
-               std::uint32_t depth) {
+               std::uint32_t depth, const std::string& memory_model) {
   auto made = make_scheduler(scheduler);
   REQUIRE(made.ok());
-  return run_replay(w, *made->scheduler, eviction, platform, depth);
+  return run_replay(w, *made->scheduler, eviction, platform, depth, memory_model);
 }
 
 std::string check_priority_order(const Workload& w, const Run& run) {

@@ -72,9 +72,11 @@ std::uint64_t exhaustive_minimum(const Workload& w, const std::vector<TaskId>& o
   return best;
 }
 
+// The fgcs model (section 3), in which the theorems hold: no prefetch, a load only when the
+// next task needs it.
 std::uint64_t replay_loads(const Workload& w, const std::vector<TaskId>& order, int memory, const std::string& eviction) {
   ExplicitOrderScheduler scheduler(order);
-  const auto run = test::run_replay(w, scheduler, eviction, test::small_platform(memory * 100.0), 1);
+  const auto run = test::run_replay(w, scheduler, eviction, test::small_platform(memory * 100.0), 1, "fgcs");
   return run.summary.loads;
 }
 
@@ -109,7 +111,7 @@ TEST_CASE("reversing the order does not change Belady's loads (fgcs Theorem 3)",
   for (int items : {3, 5, 8}) {
     ExplicitOrderScheduler cm(cuthill_mckee_order(w, false)), rcm(cuthill_mckee_order(w, true));
     const Platform p = test::small_platform(row * items);
-    CHECK(test::run_replay(w, cm, "belady", p, 1).summary.loads == test::run_replay(w, rcm, "belady", p, 1).summary.loads);
+    CHECK(test::run_replay(w, cm, "belady", p, 1, "fgcs").summary.loads == test::run_replay(w, rcm, "belady", p, 1, "fgcs").summary.loads);
   }
 }
 

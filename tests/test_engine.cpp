@@ -53,12 +53,13 @@ TEST_CASE("the same inputs give the same trace, bit for bit", "[engine]") {
 }
 
 TEST_CASE("without a prefetch window every load is a fetch, with one loads overlap compute", "[engine]") {
+  // The fgcs model: StarPU's prefetches each task at push on a one-GPU platform, window or not.
   const Workload w = generated("matmul2d:N=6,b=64");
   const Platform p = small_platform(1e12);
-  const auto serial = run_replay(w, "eager", "lru", p, 1);
+  const auto serial = run_replay(w, "eager", "lru", p, 1, "fgcs");
   CHECK(serial.summary.prefetches == 0);
   CHECK(serial.summary.fetches == serial.summary.loads);
-  const auto pipelined = run_replay(w, "eager", "lru", p, 4);
+  const auto pipelined = run_replay(w, "eager", "lru", p, 4, "fgcs");
   CHECK(pipelined.summary.loads == serial.summary.loads);  // 2N compulsory loads either way
   CHECK(pipelined.summary.loads == 12);
   CHECK(pipelined.summary.prefetches > 0);
@@ -114,7 +115,7 @@ TEST_CASE("written data: write-backs, invalidations and GPU-to-GPU copies", "[en
 
   p.gpu_link_bandwidth = 50e9;
   const auto nvlink = run_replay(w, "eager", "lru", p, 4);
-  CHECK(check_invariants(w, p, nvlink).empty());
+  CHECK(check_invariants(w, p, nvlink) == "");
   CHECK(nvlink.summary.loads_from_gpu > 0);
   CHECK(nvlink.summary.bytes_gpu_to_gpu > 0);
   CHECK(nvlink.summary.invalidations + pcie.summary.invalidations > 0);
@@ -212,7 +213,8 @@ TEST_CASE("a write may overtake the eviction write-back of the version it replac
   p.gpu_link_bandwidth = 24e9;
   p.bus_bandwidth = 12e9;
   p.default_gflops = 13393;
-  const auto run = run_replay(w, "eager", "lru", p, 4);
+  // The fgcs model's timing gives the case (StarPU's, with its idle write-backs, avoids it here).
+  const auto run = run_replay(w, "eager", "lru", p, 4, "fgcs");
   CHECK(run.summary.tasks == w.task_count());
   CHECK(check_invariants(w, p, run).empty());
   CHECK(run.summary.stale_writebacks > 0);  // the case above did happen

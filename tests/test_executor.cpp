@@ -110,7 +110,7 @@ struct HostRun {
 };
 
 HostRun run_on_host_device(const std::string& spec, const std::string& scheduler_name, const std::string& eviction_name,
-                           std::uint32_t gpus, double memory_items, std::uint32_t depth) {
+                           std::uint32_t gpus, double memory_items, std::uint32_t depth, const std::string& memory_model = "starpu") {
   const Workload w = generated(spec);
   auto plan = plan_kernels(w);
   REQUIRE(plan.ok());
@@ -126,6 +126,9 @@ HostRun run_on_host_device(const std::string& spec, const std::string& scheduler
   options.platform = p;
   options.buffer_depth = depth;
   options.device = &device;
+  auto model = parse_memory_model(memory_model);
+  REQUIRE(model.ok());
+  options.memory_model = *model;
   auto summary = replay(w, *scheduler->scheduler, *eviction->policy, options);
   INFO((summary.ok() ? "" : summary.error().message));
   REQUIRE(summary.ok());
@@ -156,16 +159,20 @@ TEST_CASE("the engine driven by a device computes the right result under evictio
 
 TEST_CASE("with a device, the engine takes the replay's decisions", "[executor]") {
   // One GPU, no prefetch window, a static order: every decision follows from the order of
-  // events alone, so the loads, evictions and write-backs are the replay's.
+  // events alone, so the loads, evictions and write-backs are the replay's. StarPU's model
+  // without the two rules that decide by the clock: idle write-back (when the bus is idle)
+  // and push-time prefetch (into the room free at that moment).
+  const std::string model = "starpu:idle_writeback=0,prefetch_at_push=0";
   for (const std::string spec : {"cholesky:N=6,b=8", "matmul2d:N=6,b=8"}) {
     for (const std::string policy : {"belady", "lru", "fifo"}) {
-      const HostRun run = run_on_host_device(spec, "rcm", policy, 1, 5, 1);
+      const HostRun run = run_on_host_device(spec, "rcm", policy, 1, 5, 1, model);
       const Workload w = generated(spec);
       auto scheduler = make_scheduler("rcm");
       auto eviction = make_eviction(policy);
       ReplayOptions options;
       options.platform = small_platform(static_cast<double>(w.largest_data_bytes()) * 5, 1);
       options.buffer_depth = 1;
+      options.memory_model = *parse_memory_model(model);
       auto replayed = replay(w, *scheduler->scheduler, *eviction->policy, options);
       REQUIRE(replayed.ok());
       INFO(spec << " " << policy);

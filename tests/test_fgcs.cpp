@@ -85,8 +85,8 @@ TEST_CASE("HFP on fgcs Fig. 4: flipping gives the paper's 10 loads, 12 without",
   // matmul2d N=4, memory for 4 rows or columns, one task at a time, Belady on HFP's order.
   const Workload w = generated("matmul2d:N=4");
   const Platform p = small_platform(4.0 * static_cast<double>(w.largest_data_bytes()));
-  const auto flipped = run_replay(w, "hfp:ready=0", "belady", p, 1);
-  const auto straight = run_replay(w, "hfp:ready=0,flip=0", "belady", p, 1);
+  const auto flipped = run_replay(w, "hfp:ready=0", "belady", p, 1, "fgcs");
+  const auto straight = run_replay(w, "hfp:ready=0,flip=0", "belady", p, 1, "fgcs");
   CHECK(flipped.summary.loads == 10);
   CHECK(straight.summary.loads == 12);
   CHECK(check_invariants(w, p, flipped).empty());
@@ -95,8 +95,8 @@ TEST_CASE("HFP on fgcs Fig. 4: flipping gives the paper's 10 loads, 12 without",
     const Platform q = small_platform(items * static_cast<double>(w.largest_data_bytes()));
     for (const std::string ready : {"0", "1"}) {
       INFO("items=" << items << " ready=" << ready);
-      const auto a = run_replay(w, "hfp:ready=" + ready, "belady", q, 1);
-      const auto b = run_replay(w, "hfp:flip=0,ready=" + ready, "belady", q, 1);
+      const auto a = run_replay(w, "hfp:ready=" + ready, "belady", q, 1, "fgcs");
+      const auto b = run_replay(w, "hfp:flip=0,ready=" + ready, "belady", q, 1, "fgcs");
       CHECK(a.summary.loads <= b.summary.loads);
     }
   }
@@ -123,7 +123,7 @@ TEST_CASE("HFP with Belady stays near the matmul2d lower bound at M = 500 MiB up
   double worst = 0;
   for (int N = 5; N <= 90; N += 5) {
     const Workload w = generated("matmul2d:N=" + std::to_string(N));
-    const auto run = run_replay(w, "hfp", "belady", p, 4);
+    const auto run = run_replay(w, "hfp", "belady", p, 4, "fgcs");
     const ReferenceCurves curves = reference_curves(w, p);
     const double ratio = run.summary.bytes_loaded / curves.lower_bound_bytes;
     INFO("N=" << N << " ratio=" << ratio);
@@ -139,13 +139,15 @@ TEST_CASE("HFP with Belady stays near the matmul2d lower bound at M = 500 MiB up
 }
 
 TEST_CASE("Past the red line HFP loads less than DMDAR, and DMDAR less than EAGER", "[hfp][dmda][fgcs]") {
+  // The paper's model (fgcs Fig. 5): under StarPU's, DMDA's push-time prefetches fill the
+  // memory in allocation order, and DMDAR's Ready then finds EAGER's order.
   const Platform p = fgcs_platform(500 * kMiB);
   for (const int N : {40, 55, 70}) {
     const Workload w = generated("matmul2d:N=" + std::to_string(N));
     REQUIRE(static_cast<double>(w.working_set_bytes()) > p.memory_bytes);
-    const auto hfp = run_replay(w, "hfp", "belady", p, 4);
-    const auto dmdar = run_replay(w, "dmdar", "lru", p, 4);
-    const auto eager = run_replay(w, "eager", "lru", p, 4);
+    const auto hfp = run_replay(w, "hfp", "belady", p, 4, "fgcs");
+    const auto dmdar = run_replay(w, "dmdar", "lru", p, 4, "fgcs");
+    const auto eager = run_replay(w, "eager", "lru", p, 4, "fgcs");
     INFO("N=" << N << " hfp " << hfp.summary.loads << " dmdar " << dmdar.summary.loads << " eager " << eager.summary.loads);
     CHECK(hfp.summary.loads < dmdar.summary.loads);
     CHECK(dmdar.summary.loads < eager.summary.loads);

@@ -84,6 +84,15 @@ std::vector<std::vector<std::string>> golden_runs() {
       {"--workload", "cholesky:N=6", "--scheduler", "lws", "--gpus", "3", "--memory", "6items", "--rate", "POTRF=2TFlop/s,GEMM=20TFlop/s"},
       {"--workload", "cholesky:N=6", "--scheduler", "ap", "--gpus", "2", "--memory", "6items", "--bandwidth", "1GB/s"},
       {"--workload", "matmul2d:N=20", "--scheduler", "rcm", "--eviction", "lru", "--memory", "250MiB"},
+      // The papers' memory model (each gives what the default gave before StarPU's became the
+      // default), StarPU's with overrides, and the bus's copy engines.
+      {"--workload", "cholesky:N=5", "--scheduler", "dmdar", "--platform", "xeon-ooc-darts", "--gpus", "4", "--workers-per-memory", "2", "--memory", "6items", "--buffer", "2", "--memory-model", "fgcs"},
+      {"--workload", "lu:N=5", "--scheduler", "dmdar", "--gpus", "3", "--gpu-link", "24GB/s", "--memory", "5items", "--memory-model", "fgcs"},
+      {"--workload", "matmul2d:N=8", "--scheduler", "hfp", "--eviction", "belady", "--memory", "4items", "--buffer", "1", "--memory-model", "fgcs"},
+      {"--workload", "cholesky:N=6", "--scheduler", "lws", "--gpus", "2", "--memory", "6items", "--memory-model", "fgcs"},
+      {"--workload", "cholesky:N=8", "--scheduler", "dmda", "--gpus", "2", "--memory", "8items", "--memory-model", "starpu:idle_writeback=0,reclaim=1"},
+      {"--workload", "cholesky:N=8", "--scheduler", "eager", "--gpus", "2", "--workers-per-memory", "2", "--memory", "24items", "--buffer", "1", "--copy-engines", "1", "--half-duplex", "1"},
+      {"--workload", "lu:N=6", "--scheduler", "lws:steal_head=1", "--gpus", "2", "--memory", "6items", "--copy-engines", "1"},
       {"--workload", "matmul2d:N=20", "--scheduler", "dmdar", "--eviction", "lru", "--memory", "250MiB"},
       {"--workload", "matmul2d:N=20", "--scheduler", "hfp", "--eviction", "belady", "--memory", "250MiB"},
       {"--workload", "cholesky:N=8", "--scheduler", "darts", "--eviction", "luf", "--gpus", "2", "--memory", "120MiB"},

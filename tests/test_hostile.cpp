@@ -157,6 +157,8 @@ TEST_CASE("a version-5 file with a key twice in a sweep is upgraded keeping ever
     REQUIRE(connection);
     // What two sweeps at once left in a version-5 file: the first run's key stored twice.
     REQUIRE(connection->exec("DROP INDEX runs_one_per_sweep_key; DROP TABLE run_claims; "
+                             "ALTER TABLE runs DROP COLUMN memory_model; DELETE FROM writeback_causes WHERE id = 3; "
+                             "ALTER TABLE platforms DROP COLUMN copy_engines; ALTER TABLE platforms DROP COLUMN half_duplex; "
                              "INSERT INTO runs SELECT 100, workload_id, platform_id, scheduler, eviction, buffer_depth, mode, seed, "
                              "tilelens_version, started_at, finished_at, status, error, host, gpu_name, transfers_recorded, sweep_id, "
                              "run_key FROM runs WHERE id = 1; "

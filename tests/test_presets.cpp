@@ -126,6 +126,8 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
                              "ALTER TABLE platforms DROP COLUMN cpus; ALTER TABLE platforms DROP COLUMN cpu_default_gflops; "
                              "ALTER TABLE platforms DROP COLUMN cpu_kind_gflops; DROP TABLE measurements; DROP TABLE cupti_records; "
                              "DROP TABLE run_claims; DROP INDEX runs_one_per_sweep_key; "
+                             "ALTER TABLE runs DROP COLUMN memory_model; DELETE FROM writeback_causes WHERE id = 3; "
+                             "ALTER TABLE platforms DROP COLUMN copy_engines; ALTER TABLE platforms DROP COLUMN half_duplex; "
                              "PRAGMA user_version = 1")
                 .ok());
   }
@@ -156,6 +158,12 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
     CHECK(run->metrics->summary.charged_ns == 0);
     CHECK_FALSE(run->info.platform.has_pcie_tree());
     CHECK(run->metrics->summary.loads > 0);
+    CHECK(run->info.memory_model == "fgcs");  // replayed before models were recorded: the papers' model
+  }
+  {
+    auto connection = db::Connection::open(file.path, db::Connection::Access::ReadOnly);
+    REQUIRE(connection.ok());
+    CHECK(*connection->query_integer("SELECT COUNT(*) FROM writeback_causes WHERE id = 3 AND name = 'idle'") == 1);
   }
   auto connection = db::Connection::open(file.path, db::Connection::Access::ReadOnly);
   REQUIRE(connection.ok());

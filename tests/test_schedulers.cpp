@@ -1,4 +1,4 @@
-// Static orders: permutations, CM/RCM relation, MST on a small graph, seeded RANDOM.
+// Static orders: permutations, CM/RCM relation, MST on a small graph, seeded RANDOM; and which end LWS steals from.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <numeric>
@@ -92,4 +92,27 @@ TEST_CASE("unknown scheduler and eviction names list the valid ones", "[schedule
   CHECK_THAT(e.error().message, Catch::Contains("valid: lru, fifo, belady"));
   CHECK_FALSE(make_scheduler("random:seed=-1").ok());
   CHECK_FALSE(make_scheduler("eager:depth=3").ok());
+}
+
+TEST_CASE("LWS steals a neighbour's newest task, or its oldest with steal_head (StarPU 1.3.10)", "[schedulers][lws]") {
+  const Workload w = test::generated("matmul2d:N=3,b=8");  // 9 independent tasks
+  Platform p;
+  p.gpus = 2;
+  SchedulerContext context;
+  const auto stolen = [&](const std::string& spec) {
+    auto made = make_scheduler(spec);
+    REQUIRE(made.ok());
+    Scheduler& lws = *made->scheduler;
+    lws.prepare(w, p, context);
+    // Task 0 ends on GPU 0 and releases 1, 2, 3 there: GPU 0's queue is 1, 2, 3.
+    lws.push(0);
+    REQUIRE(lws.pop(0) == std::optional<TaskId>(0));
+    lws.on_task_started(0, 0);
+    lws.on_task_done(0, 0);
+    for (TaskId t : {1u, 2u, 3u}) lws.push(t);
+    // GPU 1's queue is empty: it steals from GPU 0.
+    return lws.pop(1);
+  };
+  CHECK(stolen("lws") == std::optional<TaskId>(3));
+  CHECK(stolen("lws:steal_head=1") == std::optional<TaskId>(1));
 }

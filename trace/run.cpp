@@ -1,6 +1,7 @@
 // Runs' names and keys; see run.hpp.
 #include "trace/run.hpp"
 
+#include "model/memory_model.hpp"
 #include "model/units.hpp"
 
 namespace tilelens {
@@ -37,7 +38,9 @@ constexpr const char* kChargedMark = "|charged";
 bool charged_scheduling(const RunInfo& info) { return info.key.find(kChargedMark) != std::string::npos; }
 
 std::string run_key(const std::string& workload, const std::string& scheduler, const std::string& eviction,
-                    const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged) {
+                    const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged,
+                    const std::string& memory_model) {
+  const bool fgcs_model = memory_model.empty() || memory_model == "fgcs" || memory_model == kFgcsMemoryModelSpec;
   return std::string(to_string(mode)) + "|" + workload + "|" + scheduler + "|" + eviction + "|" + platform.name + "|" +
          std::to_string(platform.gpus) + "|" + format_exact(platform.memory_bytes) + "|" + format_exact(platform.bus_bandwidth) + "|" +
          format_exact(platform.gpu_link_bandwidth) + "|" + std::to_string(platform.latency_ns) + "|" + format_exact(platform.default_gflops) +
@@ -47,7 +50,11 @@ std::string run_key(const std::string& workload, const std::string& scheduler, c
                                    : "") +
          (platform.is_heterogeneous() ? "|workers " + std::to_string(platform.workers_per_memory) + "/" + std::to_string(platform.cpus) +
                                             "/" + format_exact(platform.cpu_default_gflops) + "/" + format_kind_rates(platform.cpu_kind_gflops)
-                                      : "");
+                                      : "") +
+         (platform.copy_engines > 0 || platform.half_duplex
+              ? "|copy " + std::to_string(platform.copy_engines) + (platform.half_duplex ? " half" : "")
+              : "") +
+         (fgcs_model ? "" : "|memory " + memory_model);
 }
 
 }  // namespace tilelens

@@ -33,6 +33,7 @@ const char* to_string(WritebackCause cause) {
     case WritebackCause::Eviction: return "eviction";
     case WritebackCause::Request: return "request";
     case WritebackCause::Flush: return "flush";
+    case WritebackCause::Idle: return "idle";
   }
   return "?";
 }

@@ -54,7 +54,7 @@ struct EvictionRecord {
   std::int64_t time_ns;  // memory freed
 };
 
-enum class WritebackCause : std::uint8_t { Eviction, Request, Flush };
+enum class WritebackCause : std::uint8_t { Eviction, Request, Flush, Idle };
 const char* to_string(WritebackCause cause);
 
 struct WritebackRecord {
@@ -63,7 +63,7 @@ struct WritebackRecord {
   std::uint64_t bytes;
   std::int64_t start_ns;
   std::int64_t end_ns;
-  WritebackCause cause;  // evicting the last copy, another GPU needs it, or the end of the run
+  WritebackCause cause;  // evicting the last copy, another GPU needs it, the end of the run, or idle time (memory_model.hpp)
 };
 
 struct AllocationRecord {  // room for a write-only output, no transfer

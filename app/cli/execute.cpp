@@ -49,6 +49,7 @@ const CommandSpec kExecute{
      {"eviction", "NAME", "eviction policy; 'list' prints them (default: lru, or the stored run's)", "lru"},
      {"platform", "PRESET|FILE", "the platform the schedulers plan with (a preset or a tilelens calibrate file)", "h100"},
      {"buffer", "DEPTH", "tasks a GPU holds, running one included (StarPU's prefetch window)", "4"},
+     {"memory-model", "SPEC", "how memory serves requests: starpu or fgcs, with key=value overrides (docs/replay.md); default the stored run's", "starpu"},
      {"device", "INDEX", "the first CUDA device", "0"},
      {"tf32", "", "TF32 tensor cores for the products (checked with a looser tolerance, 2e-2)", ""},
      {"no-cupti", "", "do not record CUPTI activity (to measure its overhead)", ""},
@@ -101,6 +102,7 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     if (!depth) return fail(err, depth.error().message);
     request.buffer_depth = *depth;
   }
+  if (args.has("memory-model")) request.memory_model = args.get("memory-model");
   request.tf32 = args.has("tf32");
   request.cupti = !args.has("no-cupti");
   auto seed = parse_integer(args.get("seed"));

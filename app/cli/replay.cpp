@@ -21,6 +21,7 @@ std::vector<OptionSpec> replay_options() {
   for (auto& option : platform_option_specs()) options.push_back(std::move(option));
   options.insert(options.end(),
                  {{"buffer", "DEPTH", "tasks a GPU holds (running one included); 1 = no prefetch window", "4"},
+                  {"memory-model", "SPEC", "how memory serves requests: starpu (StarPU 1.3's rules) or fgcs (the papers'), with key=value overrides; see docs/replay.md", "starpu"},
                   {"charge-scheduling", "", "delay the start by the scheduler's prepare() wall time (fgcs \"HFP with sched. time\")", ""},
                   {"json", "", "print the summary as JSON", ""},
                   {"csv", "", "print the summary as one CSV row (with --csv-header, the header first)", ""},
@@ -69,6 +70,7 @@ int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!depth) return fail(err, depth.error().message);
   request.buffer_depth = *depth;
   request.charge_scheduling = args.has("charge-scheduling");
+  request.memory_model = args.get("memory-model");
 
   core::RunOutputs outputs;
   outputs.database = args.get("db");

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/memory_model.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::cli {
@@ -26,7 +27,8 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
   out << "workload     " << run.workload_spec << ": " << format_count(static_cast<double>(run.workload_tasks)) << " tasks, "
       << format_count(static_cast<double>(run.workload_data)) << " data, working set "
       << format_bytes(static_cast<double>(run.working_set_bytes)) << "\n";
-  out << "platform     " << run.platform.describe() << "; task buffer " << run.buffer_depth << "\n";
+  out << "platform     " << run.platform.describe() << "; task buffer " << run.buffer_depth
+      << (run.memory_model.empty() ? "" : "; memory model " + short_memory_model_spec(run.memory_model)) << "\n";
   out << "policy       scheduler " << run.scheduler << ", eviction " << run.eviction << "\n";
   if (run.transfers_recorded) {
     out << "loads        " << format_count(static_cast<double>(s.loads)) << " = " << format_bytes(s.bytes_loaded) << "  (fetch "
@@ -121,6 +123,7 @@ void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out
       .add_fixed("memory_bytes", p.memory_bytes, 0)
       .add_fixed("bus_bandwidth", p.bus_bandwidth, 0)
       .add("buffer_depth", run.buffer_depth)
+      .add("memory_model", run.memory_model)
       .add("loads", s.loads)
       .add("fetches", s.fetches)
       .add("prefetches", s.prefetches)

@@ -14,6 +14,7 @@
 #include "core/runs.hpp"
 #include "formats/exports.hpp"
 #include "model/params.hpp"
+#include "model/memory_model.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::cli {
@@ -318,6 +319,9 @@ int cmd_runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& er
     return std::to_string(r.info.platform.gpus) + " x " + memory_label(r.info.platform.memory_bytes);
   });
   text_row("task buffer", [](const StoredRun& r) { return std::to_string(r.info.buffer_depth); });
+  text_row("memory model", [](const StoredRun& r) {
+    return r.info.memory_model.empty() ? std::string("measured") : short_memory_model_spec(r.info.memory_model);
+  });
   number_row("loads", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.loads); }, count);
   number_row("  fetches", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.fetches); }, count);
   number_row("  prefetches", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.prefetches); }, count);

@@ -80,6 +80,13 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
   buffer_->setRange(1, 1000);
   buffer_->setValue(4);
   form->addRow("Task buffer", buffer_);
+  memory_model_ = new QComboBox;
+  memory_model_->setEditable(true);  // a base with overrides: starpu:idle_writeback=0
+  memory_model_->addItems({"starpu", "fgcs"});
+  memory_model_->setToolTip(
+      "How memory serves requests: starpu (StarPU 1.3's memory manager) or fgcs (the papers' model), "
+      "optionally with key=value overrides; docs/replay.md lists them");
+  form->addRow("Memory model", memory_model_);
 
   progress_ = new QProgressBar;
   progress_->setRange(0, 1);
@@ -135,6 +142,7 @@ Result<std::vector<core::ReplayRequest>> ReplayDialog::replay_requests() const {
   base.platform.base = platform_->currentText().toStdString();
   base.platform.gpus = static_cast<std::uint32_t>(gpus_->value());
   base.buffer_depth = static_cast<std::uint32_t>(buffer_->value());
+  base.memory_model = memory_model_->currentText().trimmed().toStdString();
   // The fields that take the command line's units go through the same platform options.
   for (const auto& [name, field] : {std::pair{"memory", memory_}, std::pair{"bandwidth", bandwidth_}}) {
     const std::string text = field->text().trimmed().toStdString();

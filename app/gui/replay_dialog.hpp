@@ -56,6 +56,7 @@ class ReplayDialog : public QDialog {
   QSpinBox* gpus_ = nullptr;
   QLineEdit* bandwidth_ = nullptr;
   QSpinBox* buffer_ = nullptr;
+  QComboBox* memory_model_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* status_ = nullptr;
   QPushButton* run_ = nullptr;

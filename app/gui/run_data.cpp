@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "model/memory_model.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::gui {
@@ -78,6 +79,10 @@ std::string RunData::title() const {
   std::snprintf(memory, sizeof memory, mib >= 100 ? ", M = %.0f MiB" : ", M = %.1f MiB", mib);
   text += memory;
   if (info.platform.gpus > 1) text += ", " + std::to_string(info.platform.gpus) + " GPUs";
+  // The default model goes unsaid; another one (the papers' fgcs) is named.
+  if (const std::string model = short_memory_model_spec(info.memory_model); !model.empty() && model != "starpu") {
+    text += ", " + model + " model";
+  }
   // Side by side, a measured run and its replay share everything else.
   if (info.mode == RunMode::StarPU) text += " (measured by StarPU)";
   else if (info.mode == RunMode::Cuda) text += " (measured)";

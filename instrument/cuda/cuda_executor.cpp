@@ -671,6 +671,7 @@ Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& sched
   ReplayOptions replay_options;
   replay_options.platform = options.platform;
   replay_options.buffer_depth = options.buffer_depth;
+  replay_options.memory_model = options.memory_model;
   replay_options.device = &device;
   TraceRecorder trace;
   if (recorder) recorder->set_origin();

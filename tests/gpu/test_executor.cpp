@@ -93,7 +93,9 @@ int main() {
     std::printf("%-34s %zu schedulers ran and verified\n", spec.c_str(), schedulers.size());
   }
 
-  // Static orders with no prefetch window: the measured loads are the replay's.
+  // Static orders with no prefetch window: the measured loads are the replay's, under StarPU's
+  // model without the two rules that decide by the clock (idle write-back, push-time prefetch).
+  const MemoryModel timeless = *parse_memory_model("starpu:idle_writeback=0,prefetch_at_push=0");
   for (const std::string& spec : {std::string("matmul2d:N=8,b=256"), std::string("cholesky:N=7,b=256")}) {
     auto workload = generate_workload(spec);
     for (const std::string& order : {std::string("rcm"), std::string("eager")}) {
@@ -106,10 +108,12 @@ int main() {
         ReplayOptions replay_options;
         replay_options.platform = platform;
         replay_options.buffer_depth = 1;
+        replay_options.memory_model = timeless;
         auto replayed = replay(*workload, *s1->scheduler, *e1->policy, replay_options);
         ExecuteOptions options;
         options.platform = platform;
         options.buffer_depth = 1;
+        options.memory_model = timeless;
         options.launch_ahead = policy == "lru";  // both ways: the decisions do not depend on it
         auto measured = execute(*workload, *s2->scheduler, *e2->policy, options);
         if (!replayed || !measured) {

@@ -1,0 +1,72 @@
+// How a replay's memory nodes serve requests for data: the rules of StarPU 1.3's memory
+// manager (the default) or those of the fgcs paper's model, each rule a named parameter so
+// that a run can mix them and records which it used ("starpu", "fgcs:idle_writeback=1").
+// docs/replay.md says what each parameter does; docs/starpu-memory-manager.md where in
+// StarPU's source each StarPU rule comes from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/params.hpp"
+#include "model/result.hpp"
+
+namespace tilelens {
+
+struct MemoryModel {
+  std::string base = "starpu";  // "starpu" or "fgcs": where the parameters' defaults come from
+
+  // Requests for the buffered tasks after the next one to run (prefetches) may evict data.
+  // StarPU: no, a prefetch only uses free memory and waits otherwise (memalloc.c).
+  bool prefetch_evicts = false;
+  // A task that the scheduler allocates to a worker when it becomes ready (DMDA, DMDAR,
+  // DMDAS) has its read inputs prefetched then, before the worker takes it (StarPU's dmda push).
+  bool prefetch_at_push = true;
+  // A node serves the fetches of all its workers before any prefetch, and stops prefetching
+  // for the moment at the first prefetch it cannot place (data_request.c). Otherwise each
+  // worker issues its requests in buffer order, worker after worker.
+  bool fetches_first = true;
+  // Transfers a node may have in flight before it postpones further fetches or prefetches
+  // (StarPU's 20 and 10; 0: no limit).
+  std::uint32_t max_fetches = 20;
+  std::uint32_t max_prefetches = 10;
+  // A fetch that must evict first takes a clean replica of the same size, if the eviction
+  // policy has one to give, before any replica that must be written back (StarPU reuses a
+  // same-footprint clean chunk before it reclaims).
+  bool clean_first = true;
+  // A prefetch that finds its data already there makes it the most recently used, as a use
+  // does (StarPU refreshes a chunk on every request that hits it: coherency.c).
+  bool touch_on_request = true;
+  // A fetch that finds no clean replica to take evicts until this many times the room it needs
+  // is free or freeing (StarPU reclaims twice the size: memalloc.c); 1: just the room.
+  double reclaim = 2;
+  // When fewer than min_clean percent of a node's replicas are clean, the node writes its
+  // oldest dirty replicas back while it has no other transfer in flight, one at a time, until
+  // target_clean percent are clean; the replicas stay, now clean (StarPU's memchunk tidy).
+  bool idle_writeback = true;
+  double min_clean = 5;
+  double target_clean = 10;
+  // At the end, data without a home (whose first access writes it, so no initial value is
+  // needed: StarPU's handles registered without a home node) are written back like the rest.
+  // StarPU drops them at unregistration.
+  bool flush_homeless = false;
+
+  // The canonical spec with every parameter, for the run record.
+  std::string canonical() const;
+};
+
+// The two bases' parameters, with their defaults and help (for --help and docs).
+const std::vector<ParamSpec>& memory_model_params(std::string_view base);
+// "starpu", "fgcs", or either with key=value overrides. Errors name the bad key or value.
+Result<MemoryModel> parse_memory_model(std::string_view spec);
+// The spec without the parameters left at their base's defaults, for labels: "starpu",
+// "fgcs:idle_writeback=1". A text that is not a spec is returned as it is.
+std::string short_memory_model_spec(std::string_view spec);
+// The fgcs model's canonical spec: runs stored before models were recorded used it.
+inline constexpr const char* kFgcsMemoryModelSpec =
+    "fgcs:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,min_clean=5,"
+    "prefetch_at_push=0,prefetch_evicts=1,reclaim=1,target_clean=10,touch_on_request=0";
+
+}  // namespace tilelens

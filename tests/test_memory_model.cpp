@@ -1,0 +1,262 @@
+// The memory models (model/memory_model.hpp, docs/replay.md "Memory models"): StarPU's rules
+// checked from the trace a replay leaves, the fgcs model kept as it was, the specs, and the
+// host bus's copy engines.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include "helpers.hpp"
+#include "model/memory_model.hpp"
+#include "replay/interconnect.hpp"
+
+using namespace tilelens;
+using test::check_invariants;
+using test::generated;
+using test::run_replay;
+using test::small_platform;
+
+namespace {
+
+// The issue's worst case, scaled down: a Cholesky on 2 workers sharing a small memory.
+Platform shared_small_memory(const Workload& w, double items) {
+  Platform p = small_platform(items * static_cast<double>(w.largest_data_bytes()), 2);
+  p.workers_per_memory = 2;
+  p.bus_bandwidth = 1.5e9;
+  p.default_gflops = 2;
+  return p;
+}
+
+// The capacity evictions whose task was not yet the next one to run on its worker when the
+// eviction was decided (for a dirty victim, when its write-back began): evictions that only a
+// prefetch could have made.
+std::size_t evictions_by_prefetches(const test::Run& run) {
+  std::map<TaskId, const TaskRecord*> task_of;
+  std::map<std::pair<GpuId, std::uint32_t>, const TaskRecord*> by_order;
+  for (const auto& t : run.trace.tasks) {
+    task_of[t.task] = &t;
+    by_order[{t.gpu, t.gpu_order}] = &t;
+  }
+  std::size_t found = 0;
+  for (const auto& e : run.trace.evictions) {
+    if (e.cause != EvictionCause::Capacity) continue;
+    std::int64_t decided = e.time_ns;
+    if (e.wrote_back) {
+      for (const auto& wb : run.trace.writebacks) {
+        if (wb.cause == WritebackCause::Eviction && wb.data == e.data && wb.gpu == e.gpu && wb.end_ns == e.time_ns) decided = wb.start_ns;
+      }
+    }
+    const TaskRecord* task = task_of.at(e.for_task);
+    if (task->gpu_order == 0) continue;
+    const TaskRecord* before = by_order.at({task->gpu, task->gpu_order - 1});
+    if (decided < before->start_ns) ++found;
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("memory model specs: two bases, every parameter named, canonical and short forms", "[memory-model]") {
+  auto starpu = parse_memory_model("starpu");
+  REQUIRE(starpu.ok());
+  CHECK(!starpu->prefetch_evicts);
+  CHECK(starpu->idle_writeback);
+  auto again = parse_memory_model(starpu->canonical());
+  REQUIRE(again.ok());
+  CHECK(again->canonical() == starpu->canonical());
+  auto fgcs = parse_memory_model("fgcs");
+  REQUIRE(fgcs.ok());
+  CHECK(fgcs->canonical() == kFgcsMemoryModelSpec);
+  CHECK(fgcs->prefetch_evicts);
+  CHECK(!fgcs->idle_writeback);
+  CHECK(short_memory_model_spec(starpu->canonical()) == "starpu");
+  CHECK(short_memory_model_spec("fgcs:idle_writeback=on") == "fgcs:idle_writeback=1");
+  CHECK(short_memory_model_spec("") == "");
+  for (const char* bad : {"belady", "starpu:prefetch=1", "starpu:min_clean=120", "starpu:target_clean=2", "starpu:reclaim=0.5",
+                          "starpu:max_fetches=-1", "starpu:idle_writeback=maybe"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_memory_model(bad).ok());
+  }
+  CHECK_THAT(parse_memory_model("starpu:prefetch=1").error().message, Catch::Contains("prefetch_evicts"));
+}
+
+TEST_CASE("StarPU's model: a prefetch never evicts, only the next task's fetch does", "[memory-model][engine]") {
+  for (const std::string spec : {"cholesky:N=10,b=32", "lu:N=8,b=32", "matmul2d:N=10,b=32"}) {
+    const Workload w = generated(spec);
+    for (const std::string scheduler : {"eager", "dmdar", "lws", "darts"}) {
+      for (const bool shared : {false, true}) {
+        Platform p = shared ? shared_small_memory(w, 10) : small_platform(6.0 * static_cast<double>(w.largest_data_bytes()), 2);
+        INFO(spec << " " << scheduler << (shared ? " shared" : " 2 GPUs"));
+        const auto run = run_replay(w, scheduler, scheduler == "darts" ? "luf" : "lru", p, 4);
+        CHECK(check_invariants(w, p, run).empty());
+        CHECK(evictions_by_prefetches(run) == 0);
+      }
+    }
+  }
+  // The check can fail: the fgcs model lets prefetches evict, and on this case they do.
+  const Workload w = generated("cholesky:N=10,b=32");
+  const Platform p = shared_small_memory(w, 10);
+  const auto fgcs = run_replay(w, "eager", "lru", p, 4, "fgcs");
+  CHECK(evictions_by_prefetches(fgcs) > 0);
+  const auto starpu = run_replay(w, "eager", "lru", p, 4);
+  CHECK(starpu.summary.unused_loads * 5 < fgcs.summary.unused_loads);
+}
+
+TEST_CASE("StarPU's model: DMDA prefetches a task's inputs when it allocates the task", "[memory-model][dmda]") {
+  const Workload w = generated("cholesky:N=8,b=32");
+  const Platform p = small_platform(12.0 * static_cast<double>(w.largest_data_bytes()), 2);
+  const auto before_buffered = [&](const test::Run& run) {
+    std::map<TaskId, std::int64_t> buffered;
+    for (const auto& t : run.trace.tasks) buffered[t.task] = t.buffered_ns;
+    std::size_t early = 0;
+    for (const auto& load : run.trace.loads) early += load.task != kNoId && load.issue_ns < buffered.at(load.task) ? 1 : 0;
+    return early;
+  };
+  CHECK(before_buffered(run_replay(w, "dmda", "lru", p, 2)) > 0);
+  CHECK(before_buffered(run_replay(w, "dmda", "lru", p, 2, "starpu:prefetch_at_push=0")) == 0);
+  // EAGER allocates nothing at push; on two memories nothing is prefetched then.
+  CHECK(before_buffered(run_replay(w, "eager", "lru", p, 2)) == 0);
+  // With one memory, StarPU prefetches every pushed task there, whatever the scheduler.
+  Platform one = p;
+  one.gpus = 1;
+  CHECK(before_buffered(run_replay(w, "eager", "lru", one, 2)) > 0);
+}
+
+TEST_CASE("StarPU's model: idle write-backs, one at a time, only while the node moves nothing else", "[memory-model][engine]") {
+  // StarPU counts whole replicas: below 20 of them, 5% is none and idle write-back never starts.
+  const Workload w = generated("cholesky:N=16,b=32");
+  const Platform p = shared_small_memory(w, 48);
+  const auto run = run_replay(w, "eager", "lru", p, 1);
+  CHECK(check_invariants(w, p, run).empty());
+  std::size_t idle = 0;
+  for (const auto& wb : run.trace.writebacks) {
+    if (wb.cause != WritebackCause::Idle) continue;
+    ++idle;
+    for (const auto& load : run.trace.loads) {
+      if (load.gpu != wb.gpu) continue;
+      INFO("idle write-back of data " << wb.data << " at " << wb.start_ns << " while data " << load.data << " loads");
+      CHECK_FALSE((load.issue_ns < wb.start_ns && wb.start_ns < load.end_ns));
+    }
+    for (const auto& other : run.trace.writebacks) {
+      if (&other == &wb || other.gpu != wb.gpu) continue;
+      CHECK_FALSE((other.start_ns < wb.start_ns && wb.start_ns < other.end_ns));
+    }
+  }
+  CHECK(idle > 0);
+  const auto off = run_replay(w, "eager", "lru", p, 1, "starpu:idle_writeback=0");
+  CHECK(std::none_of(off.trace.writebacks.begin(), off.trace.writebacks.end(), [](const auto& wb) { return wb.cause == WritebackCause::Idle; }));
+  // Cleaned ahead of time, evicted replicas need no write-back of their own.
+  std::size_t dirty_evictions = 0, dirty_evictions_off = 0;
+  for (const auto& e : run.trace.evictions) dirty_evictions += e.wrote_back ? 1 : 0;
+  for (const auto& e : off.trace.evictions) dirty_evictions_off += e.wrote_back ? 1 : 0;
+  CHECK(dirty_evictions < dirty_evictions_off);
+}
+
+TEST_CASE("StarPU's model: data without a home are dropped at the end, not written back", "[memory-model][engine]") {
+  // `fresh` is first written (no initial value: StarPU's handle without a home node); `kept`
+  // is first read (it starts on the host, its home).
+  WorkloadBuilder builder("homes");
+  const KindId k = builder.kind("K");
+  const DataId fresh = builder.add_data({"fresh", 1000, 'A', 0, 0});
+  const DataId kept = builder.add_data({"kept", 1000, 'A', 1, 0});
+  const Access init[] = {{fresh, AccessMode::Write}};
+  const Access update[] = {{fresh, AccessMode::ReadWrite}, {kept, AccessMode::ReadWrite}};
+  builder.add_task(k, init, 100);
+  builder.add_task(k, update, 100);
+  builder.derive_data_dependencies();
+  auto w = std::move(builder).finish();
+  REQUIRE(w.ok());
+  const Platform p = small_platform(1e6, 1);
+  const auto flushed = [](const test::Run& run) {
+    std::vector<DataId> data;
+    for (const auto& wb : run.trace.writebacks) {
+      if (wb.cause == WritebackCause::Flush) data.push_back(wb.data);
+    }
+    std::sort(data.begin(), data.end());
+    return data;
+  };
+  CHECK(flushed(run_replay(*w, "eager", "lru", p, 1)) == std::vector<DataId>{kept});
+  CHECK(flushed(run_replay(*w, "eager", "lru", p, 1, "starpu:flush_homeless=1")) == std::vector<DataId>{fresh, kept});
+  CHECK(flushed(run_replay(*w, "eager", "lru", p, 1, "fgcs")) == std::vector<DataId>{fresh, kept});
+}
+
+TEST_CASE("StarPU's model: at most max_fetches transfers in flight on a node", "[memory-model][engine]") {
+  const Workload w = generated("matmul2d:N=8,b=32");
+  const Platform p = small_platform(1e9, 1);
+  const auto most_at_once = [](const test::Run& run) {
+    std::vector<std::pair<std::int64_t, int>> edges;
+    for (const auto& load : run.trace.loads) {
+      edges.push_back({load.issue_ns, 1});
+      edges.push_back({load.end_ns, -1});
+    }
+    std::sort(edges.begin(), edges.end());  // an end before a start at the same instant
+    int now = 0, most = 0;
+    for (const auto& [time, step] : edges) most = std::max(most, now += step);
+    return most;
+  };
+  CHECK(most_at_once(run_replay(w, "eager", "lru", p, 4, "starpu:max_fetches=2,max_prefetches=1")) <= 2);
+  CHECK(most_at_once(run_replay(w, "eager", "lru", p, 4, "starpu:max_fetches=0,max_prefetches=0")) > 2);
+}
+
+TEST_CASE("copy engines serve each direction's transfers in start order", "[engine]") {
+  // Two tasks with one 1000-byte input each, 1 GB/s, on two GPUs: together on a shared bus
+  // both loads end at 2000 ns; one copy engine serves them one after the other.
+  WorkloadBuilder builder("two");
+  const KindId k = builder.kind("K");
+  const DataId a = builder.add_data({"a", 1000, 'A', 0, 0});
+  const DataId b = builder.add_data({"b", 1000, 'A', 1, 0});
+  const Access ra[] = {{a, AccessMode::Read}};
+  const Access rb[] = {{b, AccessMode::Read}};
+  builder.add_task(k, ra, 500);
+  builder.add_task(k, rb, 500);
+  auto w = std::move(builder).finish();
+  REQUIRE(w.ok());
+  Platform p = small_platform(1e6, 2);
+  p.default_gflops = 1;
+  const auto ends = [&](const Platform& platform) {
+    const auto run = run_replay(*w, "eager", "lru", platform, 1);
+    CHECK(check_invariants(*w, platform, run).empty());
+    std::vector<std::int64_t> out;
+    for (const auto& load : run.trace.loads) out.push_back(load.end_ns);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  CHECK(ends(p) == std::vector<std::int64_t>{2000, 2000});
+  p.copy_engines = 1;
+  CHECK(ends(p) == std::vector<std::int64_t>{1000, 2000});
+  p.copy_engines = 2;
+  CHECK(ends(p) == std::vector<std::int64_t>{2000, 2000});
+}
+
+TEST_CASE("a half-duplex bus carries loads and write-backs on one channel", "[engine]") {
+  const auto ends = [](bool half_duplex, std::uint32_t engines) {
+    Platform p = small_platform(1e6, 1);
+    p.half_duplex = half_duplex;
+    p.copy_engines = engines;
+    Interconnect links(p);
+    links.start_load(0, 1000, 0, kFromHost, 0);
+    links.start_writeback(1, 1000, 0, 0);
+    std::vector<std::int64_t> out(2, -1);
+    for (int step = 0; step < 4 && (out[0] < 0 || out[1] < 0); ++step) {
+      const std::int64_t next = links.next_event();
+      std::vector<std::uint32_t> ended;
+      links.advance(next, ended);
+      for (std::uint32_t transfer : ended) out[transfer] = next;
+    }
+    return out;
+  };
+  CHECK(ends(false, 0) == std::vector<std::int64_t>{1000, 1000});  // PCIe: one channel each way
+  CHECK(ends(true, 0) == std::vector<std::int64_t>{2000, 2000});   // a disk: shared
+  CHECK(ends(true, 1) == std::vector<std::int64_t>{1000, 2000});   // and one request at a time
+  CHECK(ends(false, 1) == std::vector<std::int64_t>{1000, 1000});
+}
+
+TEST_CASE("copy engines are refused with a PCIe tree, and out of range", "[engine]") {
+  const Workload w = generated("matmul2d:N=4,b=32");
+  Platform p = small_platform(1e9, 2);
+  p.copy_engines = kMaxCopyEngines + 1;
+  CHECK_THAT(check_platform(p, w).error().message, Catch::Contains("copy engines"));
+  p.copy_engines = 1;
+  p.gpu_bus_bandwidth = 12e9;
+  CHECK_THAT(check_platform(p, w).error().message, Catch::Contains("PCIe tree"));
+}
