@@ -26,48 +26,27 @@
 #include <starpu_mpi.h>
 #endif
 
+#include "tile_kernels.h"
+
 static int rank = 0, ranks = 1;
 static FILE *manifest;
 static unsigned long task_count;
 
-/* ---- kernels: plain loops on column-major B x B tiles ---- */
-
-#define TILE(buffer) ((double *)STARPU_MATRIX_GET_PTR(buffer))
-#define SIDE(buffer) ((int)STARPU_MATRIX_GET_NX(buffer))
-#define LD(buffer) ((int)STARPU_MATRIX_GET_LD(buffer))
+/* ---- kernels: plain loops on column-major B x B tiles (tile_kernels.h) ---- */
 
 static int matrix_tiles = 1; /* the same in every process */
 
-/* Symmetric and diagonally dominant overall: positive definite, stable without pivoting. */
-static void plgsy(void *buffers[], int diagonal) {
-  int i, j, n = SIDE(buffers[0]), ld = LD(buffers[0]);
-  double *a = TILE(buffers[0]);
-  for (j = 0; j < n; j++)
-    for (i = 0; i < n; i++) a[j * ld + i] = diagonal && i == j ? 2.0 * n * matrix_tiles : 1.0 / (1.0 + (i + j) % 7);
-}
 static void plgsy_diagonal_cpu(void *buffers[], void *arg) {
   (void)arg;
-  plgsy(buffers, 1);
+  plgsy_tile(buffers, 1, matrix_tiles);
 }
 static void plgsy_cpu(void *buffers[], void *arg) {
   (void)arg;
-  plgsy(buffers, 0);
+  plgsy_tile(buffers, 0, matrix_tiles);
 }
-
 static void potrf_cpu(void *buffers[], void *arg) {
-  int i, j, k, n = SIDE(buffers[0]), ld = LD(buffers[0]);
-  double *a = TILE(buffers[0]);
   (void)arg;
-  for (k = 0; k < n; k++) {
-    double d = a[k * ld + k];
-    for (j = 0; j < k; j++) d -= a[j * ld + k] * a[j * ld + k];
-    a[k * ld + k] = d = __builtin_sqrt(d);
-    for (i = k + 1; i < n; i++) {
-      double s = a[k * ld + i];
-      for (j = 0; j < k; j++) s -= a[j * ld + i] * a[j * ld + k];
-      a[k * ld + i] = s / d;
-    }
-  }
+  potrf_tile(buffers);
 }
 
 static void getrf_cpu(void *buffers[], void *arg) {
@@ -81,17 +60,9 @@ static void getrf_cpu(void *buffers[], void *arg) {
     }
 }
 
-/* B := B * L^-T (Cholesky) with L the lower triangle of the first tile. */
 static void trsm_rlt_cpu(void *buffers[], void *arg) {
-  int i, j, k, n = SIDE(buffers[0]), ldl = LD(buffers[0]), ldb = LD(buffers[1]);
-  double *l = TILE(buffers[0]), *b = TILE(buffers[1]);
   (void)arg;
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++) {
-      double s = b[j * ldb + i];
-      for (k = 0; k < j; k++) s -= b[k * ldb + i] * l[k * ldl + j];
-      b[j * ldb + i] = s / l[j * ldl + j];
-    }
+  trsm_rlt_tile(buffers);
 }
 
 /* B := L^-1 B with L unit lower (LU's row panel). */
@@ -117,33 +88,17 @@ static void trsm_ruu_cpu(void *buffers[], void *arg) {
     }
 }
 
-/* C := C - A A^T (lower part). */
 static void syrk_cpu(void *buffers[], void *arg) {
-  int i, j, k, n = SIDE(buffers[0]), lda = LD(buffers[0]), ldc = LD(buffers[1]);
-  double *a = TILE(buffers[0]), *c = TILE(buffers[1]);
   (void)arg;
-  for (j = 0; j < n; j++)
-    for (i = j; i < n; i++)
-      for (k = 0; k < n; k++) c[j * ldc + i] -= a[k * lda + i] * a[k * lda + j];
-}
-
-/* C := C - A B, or C - A B^T (Cholesky). */
-static void gemm(void *buffers[], int transpose_b) {
-  int i, j, k, n = SIDE(buffers[0]), lda = LD(buffers[0]), ldb = LD(buffers[1]), ldc = LD(buffers[2]);
-  double *a = TILE(buffers[0]), *b = TILE(buffers[1]), *c = TILE(buffers[2]);
-  for (j = 0; j < n; j++)
-    for (k = 0; k < n; k++) {
-      double bkj = transpose_b ? b[k * ldb + j] : b[j * ldb + k];
-      for (i = 0; i < n; i++) c[j * ldc + i] -= a[k * lda + i] * bkj;
-    }
+  syrk_tile(buffers);
 }
 static void gemm_nt_cpu(void *buffers[], void *arg) {
   (void)arg;
-  gemm(buffers, 1);
+  gemm_tile(buffers, 1);
 }
 static void gemm_nn_cpu(void *buffers[], void *arg) {
   (void)arg;
-  gemm(buffers, 0);
+  gemm_tile(buffers, 0);
 }
 
 /* A task with no data to speak of: a short computation ordered by a handle of size 0. */

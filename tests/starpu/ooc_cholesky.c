@@ -1,0 +1,221 @@
+/* An out-of-core tiled Cholesky for comparing replay with a real StarPU (issue 18; run by
+ * tests/starpu/starpu_vs_replay.sh). The lower triangle of a T x T matrix of B x B double tiles
+ * is registered without a home: an init task writes each tile first, and when
+ * STARPU_LIMIT_CPU_MEM leaves too little RAM, StarPU moves tiles out to its swap disk
+ * (STARPU_DISK_SWAP) and reads them back; STARPU_BUS_STATS counts those reads.
+ *
+ * The program also writes what it submitted as a tilelens workload file (--workload FILE):
+ * every tile, every task with its kind, flops and accesses, and the dependencies that StarPU's
+ * sequential consistency gives them, so that tilelens replays the very same DAG. It prints the
+ * time its kernels took per kind and the rate that makes ("kernel KIND TASKS SECONDS GFLOPS"),
+ * for the replay's rates.
+ *
+ * usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE]
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <starpu.h>
+
+#include "tile_kernels.h"
+
+enum kind { PLGSY, POTRF, TRSM, SYRK, GEMM, KINDS };
+static const char *const kind_names[KINDS] = {"plgsy", "potrf", "trsm", "syrk", "gemm"};
+static int64_t kernel_ns[KINDS];
+static int64_t kernel_count[KINDS];
+static double kernel_flops[KINDS]; /* per task of the kind, B being fixed */
+static int matrix_tiles = 1;
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void account(enum kind kind, int64_t begin) {
+  __atomic_add_fetch(&kernel_ns[kind], now_ns() - begin, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&kernel_count[kind], 1, __ATOMIC_RELAXED);
+}
+
+static void plgsy_cpu(void *buffers[], void *arg) {
+  const int64_t begin = now_ns();
+  plgsy_tile(buffers, arg != NULL, matrix_tiles);
+  account(PLGSY, begin);
+}
+static void potrf_cpu(void *buffers[], void *arg) {
+  const int64_t begin = now_ns();
+  (void)arg;
+  potrf_tile(buffers);
+  account(POTRF, begin);
+}
+static void trsm_cpu(void *buffers[], void *arg) {
+  const int64_t begin = now_ns();
+  (void)arg;
+  trsm_rlt_tile(buffers);
+  account(TRSM, begin);
+}
+static void syrk_cpu(void *buffers[], void *arg) {
+  const int64_t begin = now_ns();
+  (void)arg;
+  syrk_tile(buffers);
+  account(SYRK, begin);
+}
+static void gemm_cpu(void *buffers[], void *arg) {
+  const int64_t begin = now_ns();
+  (void)arg;
+  gemm_tile(buffers, 1);
+  account(GEMM, begin);
+}
+
+/* History-based models, as an application's: DMDA's decisions need them (calibrate first). */
+static struct starpu_perfmodel models[KINDS] = {
+    {.type = STARPU_HISTORY_BASED, .symbol = "ooc_plgsy"}, {.type = STARPU_HISTORY_BASED, .symbol = "ooc_potrf"},
+    {.type = STARPU_HISTORY_BASED, .symbol = "ooc_trsm"},  {.type = STARPU_HISTORY_BASED, .symbol = "ooc_syrk"},
+    {.type = STARPU_HISTORY_BASED, .symbol = "ooc_gemm"}};
+static struct starpu_codelet codelets[KINDS] = {
+    {.cpu_funcs = {plgsy_cpu}, .nbuffers = 1, .modes = {STARPU_W}, .model = &models[PLGSY], .name = "plgsy"},
+    {.cpu_funcs = {potrf_cpu}, .nbuffers = 1, .modes = {STARPU_RW}, .model = &models[POTRF], .name = "potrf"},
+    {.cpu_funcs = {trsm_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .model = &models[TRSM], .name = "trsm"},
+    {.cpu_funcs = {syrk_cpu}, .nbuffers = 2, .modes = {STARPU_R, STARPU_RW}, .model = &models[SYRK], .name = "syrk"},
+    {.cpu_funcs = {gemm_cpu}, .nbuffers = 3, .modes = {STARPU_R, STARPU_R, STARPU_RW}, .model = &models[GEMM], .name = "gemm"}};
+
+/* ---- the workload file: tiles, tasks, and the dependencies of sequential consistency ---- */
+
+static FILE *workload;
+static int tiles_count;
+static long task_count;
+/* Per tile: its last writer, and the tasks that read it since (tilelens' ids). */
+static long *last_writer;
+static long **readers;
+static int *reader_count, *reader_room;
+
+static int tile_id(int i, int j) { return i * (i + 1) / 2 + j; } /* the lower triangle, row by row */
+
+struct access {
+  enum starpu_data_access_mode mode;
+  int i, j;
+};
+
+static void record_task(enum kind kind, double flops, int i, int j, int k, int n, const struct access *a) {
+  const long task = task_count++;
+  int x, r;
+  if (!workload) return;
+  fprintf(workload, "task %s %.0f 0 %d %d %d", kind_names[kind], flops, i, j, k);
+  for (x = 0; x < n; x++)
+    fprintf(workload, " %s:%d", a[x].mode == STARPU_R ? "R" : a[x].mode == STARPU_W ? "W" : "RW", tile_id(a[x].i, a[x].j));
+  fprintf(workload, "\n");
+  for (x = 0; x < n; x++) {
+    const int d = tile_id(a[x].i, a[x].j);
+    if (a[x].mode & STARPU_W) {
+      /* After the last writer and every reader since (StarPU: RAW, WAW, WAR). */
+      if (reader_count[d] == 0 && last_writer[d] >= 0) fprintf(workload, "dep %ld %ld\n", last_writer[d], task);
+      for (r = 0; r < reader_count[d]; r++) fprintf(workload, "dep %ld %ld\n", readers[d][r], task);
+      last_writer[d] = task;
+      reader_count[d] = 0;
+    } else {
+      if (last_writer[d] >= 0) fprintf(workload, "dep %ld %ld\n", last_writer[d], task);
+      if (reader_count[d] == reader_room[d]) {
+        reader_room[d] = reader_room[d] ? 2 * reader_room[d] : 4;
+        readers[d] = realloc(readers[d], (size_t)reader_room[d] * sizeof **readers);
+        if (!readers[d]) exit(1);
+      }
+      readers[d][reader_count[d]++] = task;
+    }
+  }
+}
+
+static starpu_data_handle_t *handles;
+
+static void submit(enum kind kind, double flops, int i, int j, int k, int n, const struct access *a) {
+  struct starpu_task *task = starpu_task_create();
+  int x;
+  task->cl = &codelets[kind];
+  for (x = 0; x < n; x++) task->handles[x] = handles[tile_id(a[x].i, a[x].j)];
+  if (kind == PLGSY && i == j) task->cl_arg = &codelets; /* any non-NULL pointer: a diagonal tile */
+  if (flops > 0) task->flops = flops;
+  kernel_flops[kind] = flops;
+  if (starpu_task_submit(task) != 0) {
+    fprintf(stderr, "ooc_cholesky: a %s task could not be submitted\n", kind_names[kind]);
+    exit(1);
+  }
+  record_task(kind, flops, i, j, k, n, a);
+}
+
+int main(int argc, char **argv) {
+  const char *workload_path = NULL;
+  int tiles = 12, side = 128, arg, i, j, k;
+  double b;
+  for (arg = 1; arg < argc; arg++) {
+    if (!strcmp(argv[arg], "--tiles") && arg + 1 < argc) tiles = atoi(argv[++arg]);
+    else if (!strcmp(argv[arg], "--tile") && arg + 1 < argc) side = atoi(argv[++arg]);
+    else if (!strcmp(argv[arg], "--workload") && arg + 1 < argc) workload_path = argv[++arg];
+    else {
+      fprintf(stderr, "usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE]\n");
+      return 2;
+    }
+  }
+  if (tiles < 1 || tiles > 1000 || side < 1 || side > 4096) {
+    fprintf(stderr, "ooc_cholesky: --tiles must be 1 to 1000 and --tile 1 to 4096\n");
+    return 2;
+  }
+  matrix_tiles = tiles;
+  b = side;
+  tiles_count = tiles * (tiles + 1) / 2;
+  last_writer = malloc((size_t)tiles_count * sizeof *last_writer);
+  readers = calloc((size_t)tiles_count, sizeof *readers);
+  reader_count = calloc((size_t)tiles_count, sizeof *reader_count);
+  reader_room = calloc((size_t)tiles_count, sizeof *reader_room);
+  handles = calloc((size_t)tiles_count, sizeof *handles);
+  if (!last_writer || !readers || !reader_count || !reader_room || !handles) return 1;
+  for (i = 0; i < tiles_count; i++) last_writer[i] = -1;
+  if (workload_path) {
+    workload = fopen(workload_path, "w");
+    if (!workload) {
+      perror(workload_path);
+      return 1;
+    }
+    fprintf(workload, "tilelens-workload 1\n# written by tests/starpu/ooc_cholesky.c\nname ooc-cholesky-%d-%d\n", tiles, side);
+    for (k = 0; k < KINDS; k++) fprintf(workload, "kind %s\n", kind_names[k]);
+    for (i = 0; i < tiles; i++)
+      for (j = 0; j <= i; j++) fprintf(workload, "data %lu A %d %d A_%d_%d\n", (unsigned long)side * side * sizeof(double), i, j, i, j);
+  }
+
+  if (starpu_init(NULL) != 0) return 1;
+  for (i = 0; i < tiles; i++)
+    for (j = 0; j <= i; j++) starpu_matrix_data_register(&handles[tile_id(i, j)], -1, 0, side, side, side, sizeof(double));
+
+  for (i = 0; i < tiles; i++)
+    for (j = 0; j <= i; j++) {
+      const struct access a[1] = {{STARPU_W, i, j}};
+      submit(PLGSY, b * b, i, j, 0, 1, a);
+    }
+  for (k = 0; k < tiles; k++) {
+    const struct access p[1] = {{STARPU_RW, k, k}};
+    submit(POTRF, b * b * b / 3, k, k, k, 1, p);
+    for (i = k + 1; i < tiles; i++) {
+      const struct access a[2] = {{STARPU_R, k, k}, {STARPU_RW, i, k}};
+      submit(TRSM, b * b * b, i, k, k, 2, a);
+    }
+    for (i = k + 1; i < tiles; i++) {
+      const struct access s[2] = {{STARPU_R, i, k}, {STARPU_RW, i, i}};
+      submit(SYRK, b * b * b, i, i, k, 2, s);
+      for (j = k + 1; j < i; j++) {
+        const struct access g[3] = {{STARPU_R, i, k}, {STARPU_R, j, k}, {STARPU_RW, i, j}};
+        submit(GEMM, 2 * b * b * b, i, j, k, 3, g);
+      }
+    }
+  }
+  starpu_task_wait_for_all();
+  for (i = 0; i < tiles_count; i++) starpu_data_unregister(handles[i]);
+  starpu_shutdown();
+  if (workload && fclose(workload) != 0) return 1;
+  for (k = 0; k < KINDS; k++) {
+    const double seconds = kernel_ns[k] * 1e-9;
+    printf("kernel %s %ld %.9f %.6f\n", kind_names[k], (long)kernel_count[k], seconds,
+           seconds > 0 ? kernel_count[k] * kernel_flops[k] / seconds * 1e-9 : 0.0);
+  }
+  return 0;
+}

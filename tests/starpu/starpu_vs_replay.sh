@@ -1,0 +1,123 @@
+#!/bin/bash
+# Replay against a real StarPU, in CI (issue 18, point 5). Builds tests/starpu/ooc_cholesky.c
+# against the installed StarPU 1.3 (Debian's libstarpu-dev), runs it on 2 CPU workers sharing a
+# RAM limited by STARPU_LIMIT_CPU_MEM with a swap disk, under each scheduler and limit, a few
+# times, and counts StarPU's disk reads (STARPU_BUS_STATS). tilelens then replays the DAG the
+# program wrote, under the same scheduler, on the platform the run measured: 2 workers sharing
+# LIMIT MiB, each taking one task at a time, the swap's bandwidth and latency as StarPU
+# calibrated them (one request at a time), each kind at the rate its kernels ran at, once per
+# StarPU run. Prints one line per setting and fails when the mean of the replays' loads is
+# further than the tolerance from the mean of StarPU's reads and outside the range StarPU's own
+# runs spanned (StarPU varies by about 10% from run to run: a replay inside that range is as
+# close to a run as another run is).
+#
+# Exit status: 0 all within tolerance, 1 a setting outside it or a failure, 77 (CTest's skip)
+# when no StarPU is installed.
+#
+# usage: starpu_vs_replay.sh TILELENS [--tiles T] [--tile B] [--limits "MiB ..."]
+#        [--schedulers "NAME ..."] [--repeats R] [--tolerance PERCENT] [--replay-options "..."]
+# (--replay-options: more `tilelens replay` options, e.g. "--memory-model fgcs --buffer 2")
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+tilelens=$(realpath "${1:?usage: starpu_vs_replay.sh TILELENS [options]}")
+shift
+tiles=12 side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 tolerance=10 replay_options=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tiles) tiles=$2 ;;
+    --tile) side=$2 ;;
+    --limits) limits=$2 ;;
+    --schedulers) schedulers=$2 ;;
+    --repeats) repeats=$2 ;;
+    --tolerance) tolerance=$2 ;;
+    --replay-options) replay_options=$2 ;;
+    *) echo "starpu_vs_replay.sh: unknown option $1" >&2; exit 1 ;;
+  esac
+  shift 2
+done
+
+if ! pkg-config --exists starpu-1.3 2>/dev/null; then
+  echo "skipped: no StarPU 1.3 (apt-get install libstarpu-dev starpu-tools; scripts/setup.sh does)"
+  exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+gcc -O2 -Wall -Wextra -I"$here" -o ooc_cholesky "$here/ooc_cholesky.c" $(pkg-config --cflags --libs starpu-1.3) -lm
+
+export STARPU_HOME="$work/home" STARPU_NCPU=2 STARPU_SILENT=1 STARPU_HISTORY_MAX_ERROR=1000
+unset STARPU_SCHED STARPU_LIMIT_CPU_MEM STARPU_DISK_SWAP STARPU_BUS_STATS STARPU_PREFETCH STARPU_CALIBRATE
+# DMDA's history-based models are measured first, without a memory limit.
+for _ in 1 2; do STARPU_SCHED=dmda STARPU_CALIBRATE=1 ./ooc_cholesky --tiles "$tiles" --tile "$side" --workload dag.workload >/dev/null 2>&1; done
+
+# The tilelens scheduler that decides as StarPU 1.3.10's does (lws steals the oldest task).
+tilelens_scheduler() {
+  case "$1" in
+    lws) echo "lws:steal_head=1" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# run SCHEDULER LIMIT OUT: one StarPU run, its output (stdout and stderr) in OUT.
+run() {
+  rm -rf swap && mkdir swap
+  STARPU_SCHED=$1 STARPU_LIMIT_CPU_MEM=$2 STARPU_DISK_SWAP="$work/swap" STARPU_DISK_SWAP_BACKEND=unistd STARPU_DISK_SWAP_SIZE=1000 \
+    STARPU_BUS_STATS=1 ./ooc_cholesky --tiles "$tiles" --tile "$side" >"$3" 2>&1
+}
+# The swap's bandwidth and latency, disk to RAM, as StarPU calibrated them (in STARPU_HOME).
+run eager "${limits%% *}" probe.txt
+bandwidth=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* MB\/s/ {print $4; exit}' probe.txt)
+latency=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* us/ {print $4; exit}' probe.txt)
+if [ -z "$bandwidth" ] || [ -z "$latency" ]; then
+  echo "StarPU printed no bandwidth for its swap disk:"; cat probe.txt; exit 1
+fi
+echo "StarPU 1.3 $(pkg-config --modversion starpu-1.3), ${tiles}x${tiles} tiles of ${side}x${side} doubles, 2 CPU workers, swap disk $bandwidth MB/s, ${latency} us"
+printf '%-8s %5s %22s %22s %7s %7s\n' scheduler MiB "StarPU reads (runs)" "replay loads (runs)" ratio unused
+failed=0
+for scheduler in $schedulers; do
+  for limit in $limits; do
+    reads=() loads=() unused=()
+    for _ in $(seq "$repeats"); do
+      run "$scheduler" "$limit" out.txt
+      count=$(awk '/Disk [0-9]+ -> NUMA 0/ && match($0, /transfers : [0-9]+/) {print substr($0, RSTART + 12, RLENGTH - 12)}' out.txt)
+      if [ -z "$count" ]; then
+        # No line: StarPU read nothing from the disk (everything fit).
+        grep -q "Data transfer stats" out.txt || { echo "StarPU failed under $scheduler at $limit MiB:"; cat out.txt; exit 1; }
+        count=0
+      fi
+      reads+=("$count")
+      # The replay of this very run: its kernels' rates. StarPU's CPU workers take one task at
+      # a time (--buffer 1: driver_cpu.c pops only when idle), and its swap disk serves one
+      # request at a time, reads and writes alike.
+      rates=$(awk '$1 == "kernel" && $5 > 0 {printf "%s%s=%sGFlop/s", sep, $2, $5; sep = ","}' out.txt)
+      summary=$("$tilelens" replay --workload dag.workload --scheduler "$(tilelens_scheduler "$scheduler")" --gpus 2 --workers-per-memory 2 \
+        --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency "${latency}us" --rate "$rates" \
+        --buffer 1 --copy-engines 1 --half-duplex 1 --json $replay_options)
+      loads+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
+      unused+=("$(echo "$summary" | sed -n 's/.*"unused_loads":\([0-9]*\).*/\1/p')")
+    done
+    line=$(awk -v reads="${reads[*]}" -v loads="${loads[*]}" -v unused="${unused[*]}" -v tol="$tolerance" '
+      function stats(text, out,   n, v, i) {
+        n = split(text, v, " "); out["sum"] = 0; out["min"] = v[1]; out["max"] = v[1]
+        for (i = 1; i <= n; i++) { out["sum"] += v[i]; if (v[i] < out["min"]) out["min"] = v[i]; if (v[i] > out["max"]) out["max"] = v[i] }
+        out["mean"] = out["sum"] / n
+      }
+      BEGIN {
+        stats(reads, r); stats(loads, l); stats(unused, u)
+        ratio = r["mean"] > 0 ? l["mean"] / r["mean"] : (l["mean"] > 0 ? 99 : 1)
+        within = (ratio <= 1 + tol / 100) && (ratio >= 1 - tol / 100)
+        inside = l["mean"] >= r["min"] && l["mean"] <= r["max"]  # as close as the runs are to each other
+        share = (l["sum"] > 0) ? 100 * u["sum"] / l["sum"] : 0
+        printf "%6.0f (%s..%s) %10.0f (%s..%s) %7.2f %6.1f%%%s", r["mean"], r["min"], r["max"], l["mean"], l["min"], l["max"], ratio, share,
+               (within ? "" : inside ? "  inside the runs range" : "  outside")
+      }')
+    printf '%-8s %5s %s\n' "$scheduler" "$limit" "$line"
+    case "$line" in *outside*) failed=1 ;; esac
+  done
+done
+if [ "$failed" -ne 0 ]; then
+  echo "a replay is more than ${tolerance}% from StarPU's mean reads, and outside the range of its runs"
+  exit 1
+fi
+echo "every replay within ${tolerance}% of StarPU's mean reads, or within the range of its runs"
