@@ -78,8 +78,8 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
     if (!measured) return make_error(request.tasks_file + ": " + measured.error().message);
     p = std::move(measured->platform);
     p.name = "starpu";
-    // StarPU moves one request at a time per direction on a GPU's transfer streams, and one
-    // at a time on a disk, reads and writes alike.
+    // One copy at a time per direction (StarPU's transfer streams), and out of core one for
+    // both: a disk serves reads and writes alike.
     p.copy_engines = 1;
     p.half_duplex = e.out_of_core;
   }

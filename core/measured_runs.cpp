@@ -137,6 +137,10 @@ Result<Calibration> calibrate_run(const LoadedRun& run) {
   auto calibration = calibrate(run.workload, run.trace, run.run.info.platform);
   if (!calibration) return make_error("run " + std::to_string(run.run.info.id) + ": " + calibration.error().message);
   calibration->platform.name = "calibrated-run-" + std::to_string(run.run.info.id);
+  // A device moves one copy at a time per memory and direction: the executor's streams are
+  // FIFO (one each way per GPU), and so are StarPU's transfer streams and its disk requests.
+  // A replayed run keeps the bus it was replayed on.
+  if (run.run.info.mode != RunMode::Replay) calibration->platform.copy_engines = 1;
   return calibration;
 }
 

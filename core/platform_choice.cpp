@@ -145,7 +145,7 @@ const std::vector<PlatformOption>& platform_options() {
       {"cpus", "N", "CPU workers computing from host memory (Heteroprio, LAHeteroprio and DMDA* use them)", set_cpus},
       {"cpu-rate", "[KIND=]RATE,...", "compute rate of one CPU worker, as --rate; 0 = no CPU kernel", set_cpu_rate},
       {"workers-per-memory", "N", "GPU workers sharing one memory (the shared-memory multicore of darts 7.3)", set_workers_per_memory},
-      {"copy-engines", "N", "transfers of a direction served at once, in start order (a GPU's copy engines); 0 = all, sharing the bus", set_copy_engines},
+      {"copy-engines", "N", "host transfers of a direction a memory moves at once, in start order (a GPU's copy engines); 0 = all, sharing the bus", set_copy_engines},
       {"half-duplex", "0|1", "1: loads and write-backs share one channel (a disk)", set_half_duplex},
   };
   return options;

@@ -450,9 +450,6 @@ Status check_platform(const Platform& platform, const Workload& workload) {
   if (auto status = bandwidth(platform.switch_bandwidth, "a PCIe switch's bandwidth", true); !status) return status;
   if (platform.gpus_per_switch > 0 && !(platform.switch_bandwidth > 0)) return make_error("a PCIe switch needs a bandwidth");
   if (platform.copy_engines > kMaxCopyEngines) return make_error("the copy engines must be 0 (shared bus) to " + std::to_string(kMaxCopyEngines));
-  if (platform.copy_engines > 0 && platform.has_pcie_tree()) {
-    return make_error("copy engines serve a bus without a PCIe tree (a tree's links are shared max-min fairly): leave one of them out");
-  }
   if (platform.latency_ns < 0 || static_cast<double>(platform.latency_ns) > kMaxLatencyNs) {
     return make_error("the transfer latency must be from 0 to 1000 s");
   }

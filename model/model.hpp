@@ -203,10 +203,11 @@ struct Platform {
   bool has_pcie_tree() const { return gpu_bus_bandwidth > 0 || (gpus_per_switch > 0 && switch_bandwidth > 0); }
   std::int64_t latency_ns = 0;       // added to every transfer
   // How the host bus serves transfers. copy_engines 0: each direction shares its bandwidth
-  // equally among every transfer at once; k > 0: each direction serves its transfers in the
-  // order they start, k at a time (a GPU's copy engines: a stream's copies run in FIFO order,
-  // so an early prefetch delays a later fetch). half_duplex: both directions share one
-  // channel (a disk), instead of one each (PCIe).
+  // equally among every transfer at once; k > 0: each memory node moves at most k transfers
+  // of a direction at once, in the order they start, the others waiting (a GPU's copy
+  // engines: a stream's copies run in FIFO order, so an early prefetch delays a later fetch);
+  // the nodes' moving transfers share the bus as before. half_duplex: both directions share
+  // one channel and one set of engines (a disk), instead of one each (PCIe).
   std::uint32_t copy_engines = 0;
   bool half_duplex = false;
   double default_gflops = 13393;     // rate of any kind not listed below; a listed rate of 0: no kernel on this architecture

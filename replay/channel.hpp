@@ -24,10 +24,7 @@ class FluidChannel {
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   static constexpr double kDoneBytes = 1e-3;  // below a thousandth of a byte a transfer is complete
 
-  // engines > 0: at most that many transfers move at once, the others wait their turn in the
-  // order they came (a device's copy engines); 0: every transfer moves at once.
-  explicit FluidChannel(double bytes_per_second = 1, std::uint32_t engines = 0)
-      : bytes_per_ns_(bytes_per_second * 1e-9), engines_(engines) {}
+  explicit FluidChannel(double bytes_per_second = 1) : bytes_per_ns_(bytes_per_second * 1e-9) {}
 
   // Moves every transfer forward to `now` (no earlier than the last time), then appends the
   // transfers done at that instant and removes them.
@@ -52,22 +49,9 @@ class FluidChannel {
       }
     }
     active_.erase(keep, active_.end());
-    while (engines_ > 0 && active_.size() < engines_ && queue_head_ < queued_.size()) {
-      const Active next = queued_[queue_head_++];
-      active_.push_back(next);
-      least = std::min(least, next.remaining);
-    }
-    if (queue_head_ == queued_.size()) {
-      queued_.clear();
-      queue_head_ = 0;
-    }
     least_ = least;
   }
   void add(std::uint32_t transfer, double bytes, std::int64_t now) {
-    if (engines_ > 0 && active_.size() >= engines_) {  // every engine is busy: wait in line
-      queued_.push_back({transfer, bytes});
-      return;
-    }
     if (now > now_ && !active_.empty()) {  // the others move first (the smallest stays the smallest)
       const double moved = static_cast<double>(now - now_) * bytes_per_ns_ / static_cast<double>(active_.size());
       for (auto& a : active_) a.remaining -= moved;
@@ -83,7 +67,7 @@ class FluidChannel {
     const double ns = least_ * static_cast<double>(active_.size()) / bytes_per_ns_;
     return now_ + std::max<std::int64_t>(1, ceil_ns(ns - 1e-9));
   }
-  bool empty() const { return active_.empty(); }  // nothing waits while an engine is free
+  bool empty() const { return active_.empty(); }
   std::size_t size() const { return active_.size(); }
 
  private:
@@ -92,9 +76,6 @@ class FluidChannel {
     double remaining;
   };
   double bytes_per_ns_;
-  std::uint32_t engines_ = 0;
-  std::vector<Active> queued_;  // waiting for an engine, from queued_[queue_head_] on
-  std::size_t queue_head_ = 0;
   std::int64_t now_ = 0;
   double least_ = std::numeric_limits<double>::infinity();  // the smallest remaining, kept as transfers change
   std::vector<Active> active_;

@@ -9,8 +9,11 @@ Interconnect::Interconnect(const Platform& platform)
     : latency_ns_(platform.latency_ns), nodes_(platform.memory_nodes()), tree_used_(platform.has_pcie_tree()),
       gpus_per_switch_(platform.gpus_per_switch) {
   half_duplex_ = platform.half_duplex;
-  channels_.emplace_back(platform.bus_bandwidth, platform.copy_engines);  // 0: host to GPUs (both ways when half duplex)
-  channels_.emplace_back(platform.bus_bandwidth, platform.copy_engines);  // 1: GPUs to host
+  engines_ = platform.copy_engines;
+  engine_busy_.assign(engines_ > 0 ? 2 * nodes_ : 0, 0);
+  engine_waiting_.assign(engines_ > 0 ? 2 * nodes_ : 0, {});
+  channels_.emplace_back(platform.bus_bandwidth);  // 0: host to GPUs (both ways when half duplex)
+  channels_.emplace_back(platform.bus_bandwidth);  // 1: GPUs to host
   if (platform.gpu_link_bandwidth > 0) {
     for (std::uint32_t i = 0; i < nodes_ * nodes_; ++i) channels_.emplace_back(platform.gpu_link_bandwidth);
   }
@@ -45,24 +48,48 @@ Interconnect::Route Interconnect::host_route(std::uint32_t node, bool to_gpu) co
 }
 
 void Interconnect::start_load(std::uint32_t transfer, double bytes, std::uint32_t node, std::int32_t source, std::int64_t now) {
-  if (latency_ns_ == 0 && !tree_used_ && source == kFromHost) {  // the common case: straight onto the bus
+  if (latency_ns_ == 0 && !tree_used_ && engines_ == 0 && source == kFromHost) {  // the common case: straight onto the bus
     channels_[0].add(transfer, bytes, now);
     return;
   }
   Route route;
   if (source == kFromHost) {
     route = host_route(node, true);
+    if (engines_ > 0) {
+      start_on_engine(transfer, bytes, node, 0, route, now);
+      return;
+    }
   } else {
     route.channel = 2 + static_cast<std::uint32_t>(source) * nodes_ + node;
   }
-  if (latency_ns_ > 0) latency_.push_back({now + latency_ns_, transfer, bytes, route});
-  else join(transfer, bytes, route, now);
+  begin(transfer, bytes, route, now);
 }
 
 void Interconnect::start_writeback(std::uint32_t transfer, double bytes, std::uint32_t node, std::int64_t now) {
   const Route route = host_route(node, false);
+  if (engines_ > 0) {
+    start_on_engine(transfer, bytes, node, half_duplex_ ? 0 : 1, route, now);
+    return;
+  }
+  begin(transfer, bytes, route, now);
+}
+
+void Interconnect::begin(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now) {
   if (latency_ns_ > 0) latency_.push_back({now + latency_ns_, transfer, bytes, route});
   else join(transfer, bytes, route, now);
+}
+
+void Interconnect::start_on_engine(std::uint32_t transfer, double bytes, std::uint32_t node, std::uint32_t queue, const Route& route,
+                                   std::int64_t now) {
+  const std::uint32_t engine = 2 * node + queue;
+  if (engine_of_.size() <= transfer) engine_of_.resize(transfer + 1, kNoQueue);
+  engine_of_[transfer] = engine;
+  if (engine_busy_[engine] < engines_) {
+    ++engine_busy_[engine];
+    begin(transfer, bytes, route, now);
+  } else {
+    engine_waiting_[engine].push_back({now, transfer, bytes, route});
+  }
 }
 
 void Interconnect::join(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now) {
@@ -88,6 +115,22 @@ void Interconnect::advance(std::int64_t now, std::vector<std::uint32_t>& ended) 
   if (!tree_.empty()) {
     tree_.advance(now);
     tree_.take_completed(ended);
+  }
+  if (engines_ > 0) {
+    // An engine freed now takes its node's next transfer, which starts its latency now.
+    for (const std::uint32_t transfer : ended) {
+      if (transfer >= engine_of_.size() || engine_of_[transfer] == kNoQueue) continue;
+      const std::uint32_t engine = engine_of_[transfer];
+      engine_of_[transfer] = kNoQueue;
+      auto& waiting = engine_waiting_[engine];
+      if (waiting.empty()) {
+        --engine_busy_[engine];
+        continue;
+      }
+      const Waiting next = waiting.front();
+      waiting.pop_front();
+      begin(next.transfer, next.bytes, next.route, now);
+    }
   }
   while (!latency_.empty() && latency_.front().joins_at <= now) {
     const Waiting waiting = latency_.front();

@@ -1,7 +1,10 @@
 // The links of a simulated platform (DESIGN section 1): the host bus, one channel per
-// direction shared fluidly by its transfers; GPU-to-GPU links, one channel per ordered pair;
-// or a node's PCIe tree (host link, switch uplinks, each GPU's own link) shared max-min
-// fairly. Every transfer first waits out the platform's latency.
+// direction (one for both when half duplex) shared fluidly by its transfers; GPU-to-GPU
+// links, one channel per ordered pair; or a node's PCIe tree (host link, switch uplinks, each
+// GPU's own link) shared max-min fairly. Every transfer first waits out the platform's
+// latency. With copy engines, a memory node moves at most that many host transfers of a
+// direction at once, the others waiting in the order they started (a GPU's copy engines,
+// a stream's FIFO; a disk's one request at a time).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +41,10 @@ class Interconnect {
   };
   Route host_route(std::uint32_t node, bool to_gpu) const;
   void join(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now);
+  // A host transfer of node `node`, direction `queue` (0 in, 1 out; 0 for both when half
+  // duplex): starts now if one of the node's engines is free, else waits for one.
+  void start_on_engine(std::uint32_t transfer, double bytes, std::uint32_t node, std::uint32_t queue, const Route& route, std::int64_t now);
+  void begin(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now);
 
   std::int64_t latency_ns_ = 0;
   std::uint32_t nodes_ = 0;
@@ -55,6 +62,13 @@ class Interconnect {
     Route route;
   };
   std::deque<Waiting> latency_;  // transfers waiting out their latency, in start order
+  // Copy engines (Platform::copy_engines, 0: none): per node and direction, the transfers
+  // moving and those waiting; per transfer, the engine queue it holds, or kNoQueue.
+  static constexpr std::uint32_t kNoQueue = UINT32_MAX;
+  std::uint32_t engines_ = 0;
+  std::vector<std::uint32_t> engine_busy_;
+  std::vector<std::deque<Waiting>> engine_waiting_;
+  std::vector<std::uint32_t> engine_of_;  // per transfer id
 };
 
 }  // namespace tilelens

@@ -198,34 +198,46 @@ TEST_CASE("StarPU's model: at most max_fetches transfers in flight on a node", "
   CHECK(most_at_once(run_replay(w, "eager", "lru", p, 4, "starpu:max_fetches=0,max_prefetches=0")) > 2);
 }
 
-TEST_CASE("copy engines serve each direction's transfers in start order", "[engine]") {
-  // Two tasks with one 1000-byte input each, 1 GB/s, on two GPUs: together on a shared bus
-  // both loads end at 2000 ns; one copy engine serves them one after the other.
+TEST_CASE("copy engines: a memory moves its transfers in start order, k at a time", "[engine]") {
+  // One task reading two 1000-byte data, 1 GB/s: on a shared bus both loads end at 2000 ns;
+  // one copy engine moves them one after the other. Engines belong to a memory: two GPUs,
+  // one load each, still share the bus.
   WorkloadBuilder builder("two");
   const KindId k = builder.kind("K");
   const DataId a = builder.add_data({"a", 1000, 'A', 0, 0});
   const DataId b = builder.add_data({"b", 1000, 'A', 1, 0});
+  const Access both[] = {{a, AccessMode::Read}, {b, AccessMode::Read}};
   const Access ra[] = {{a, AccessMode::Read}};
   const Access rb[] = {{b, AccessMode::Read}};
-  builder.add_task(k, ra, 500);
-  builder.add_task(k, rb, 500);
+  builder.add_task(k, both, 500);
   auto w = std::move(builder).finish();
   REQUIRE(w.ok());
-  Platform p = small_platform(1e6, 2);
-  p.default_gflops = 1;
-  const auto ends = [&](const Platform& platform) {
-    const auto run = run_replay(*w, "eager", "lru", platform, 1);
-    CHECK(check_invariants(*w, platform, run).empty());
+  WorkloadBuilder split("split");
+  const KindId ks = split.kind("K");
+  split.add_data({"a", 1000, 'A', 0, 0});
+  split.add_data({"b", 1000, 'A', 1, 0});
+  split.add_task(ks, ra, 500);
+  split.add_task(ks, rb, 500);
+  auto w2 = std::move(split).finish();
+  REQUIRE(w2.ok());
+  const auto ends = [&](const Workload& workload, const Platform& platform) {
+    const auto run = run_replay(workload, "eager", "lru", platform, 1);
+    CHECK(check_invariants(workload, platform, run).empty());
     std::vector<std::int64_t> out;
     for (const auto& load : run.trace.loads) out.push_back(load.end_ns);
     std::sort(out.begin(), out.end());
     return out;
   };
-  CHECK(ends(p) == std::vector<std::int64_t>{2000, 2000});
+  Platform p = small_platform(1e6, 1);
+  p.default_gflops = 1;
+  CHECK(ends(*w, p) == std::vector<std::int64_t>{2000, 2000});
   p.copy_engines = 1;
-  CHECK(ends(p) == std::vector<std::int64_t>{1000, 2000});
+  CHECK(ends(*w, p) == std::vector<std::int64_t>{1000, 2000});
   p.copy_engines = 2;
-  CHECK(ends(p) == std::vector<std::int64_t>{2000, 2000});
+  CHECK(ends(*w, p) == std::vector<std::int64_t>{2000, 2000});
+  p.copy_engines = 1;
+  p.gpus = 2;
+  CHECK(ends(*w2, p) == std::vector<std::int64_t>{2000, 2000});
 }
 
 TEST_CASE("a half-duplex bus carries loads and write-backs on one channel", "[engine]") {
@@ -251,12 +263,25 @@ TEST_CASE("a half-duplex bus carries loads and write-backs on one channel", "[en
   CHECK(ends(false, 1) == std::vector<std::int64_t>{1000, 1000});
 }
 
-TEST_CASE("copy engines are refused with a PCIe tree, and out of range", "[engine]") {
-  const Workload w = generated("matmul2d:N=4,b=32");
-  Platform p = small_platform(1e9, 2);
+TEST_CASE("copy engines: refused out of range, and combined with a PCIe tree", "[engine]") {
+  const Workload w = generated("cholesky:N=6,b=32");
+  Platform p = small_platform(6.0 * static_cast<double>(w.largest_data_bytes()), 4);
   p.copy_engines = kMaxCopyEngines + 1;
   CHECK_THAT(check_platform(p, w).error().message, Catch::Contains("copy engines"));
   p.copy_engines = 1;
   p.gpu_bus_bandwidth = 12e9;
-  CHECK_THAT(check_platform(p, w).error().message, Catch::Contains("PCIe tree"));
+  p.gpus_per_switch = 2;
+  p.switch_bandwidth = 22e9;
+  REQUIRE(check_platform(p, w).ok());
+  const auto run = run_replay(w, "dmdas", "lru", p, 4);
+  CHECK(check_invariants(w, p, run).empty());
+  // Per GPU and direction, one transfer at a time.
+  for (GpuId g = 0; g < 4; ++g) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+    for (const auto& load : run.trace.loads) {
+      if (load.gpu == g && load.source == kFromHost) spans.push_back({load.end_ns, 0});
+    }
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i) CHECK(spans[i].first > spans[i - 1].first);
+  }
 }

@@ -206,6 +206,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
             Platform base;
             base.gpus = 1;
             base.memory_bytes = memory;
+            base.copy_engines = 1;  // the executor's copy streams, as calibrate_run() says
             auto calibration = calibrate(*w, run->trace, base);
             auto s = make_scheduler("eager");
             auto e = make_eviction(policy);
