@@ -134,6 +134,31 @@ class DecisionClock {
   std::int64_t window_calls_ = 0, window_ticks_ = 0;
 };
 
+// A flag per (node, data) and, per node, how many are set.
+class NodeFlags {
+ public:
+  void reset(std::uint32_t nodes, std::size_t data_count) {
+    stride_ = data_count;
+    flags_.assign(nodes * data_count, 0);
+    count_.assign(nodes, 0);
+  }
+  bool test(std::uint32_t n, DataId d) const { return flags_[static_cast<std::size_t>(n) * stride_ + d] != 0; }
+  std::uint32_t count(std::uint32_t n) const { return count_[n]; }
+  void set(std::uint32_t n, DataId d) { change(n, d, 1); }
+  void clear(std::uint32_t n, DataId d) { change(n, d, 0); }
+
+ private:
+  void change(std::uint32_t n, DataId d, char value) {
+    char& flag = flags_[static_cast<std::size_t>(n) * stride_ + d];
+    if (flag == value) return;
+    flag = value;
+    value ? ++count_[n] : --count_[n];
+  }
+  std::size_t stride_ = 0;
+  std::vector<char> flags_;
+  std::vector<std::uint32_t> count_;
+};
+
 class Engine final : public MemoryView, public BufferView {
  public:
   Engine(const Workload& workload, Scheduler& scheduler, EvictionPolicy& policy, const ReplayOptions& options,
@@ -227,11 +252,7 @@ class Engine final : public MemoryView, public BufferView {
     policy_.on_used(n, d);
     if (model_.idle_writeback) recency_.move_to_back(n, d);
   }
-  void mark_dirty(std::uint32_t n, DataId d);
-  void mark_clean(std::uint32_t n, DataId d);
   void new_replica(std::uint32_t n, DataId d);
-  void mark_untidy(std::uint32_t n, DataId d);
-  void mark_tidy(std::uint32_t n, DataId d);
   void request_host_copies(GpuId g);
   bool head_before(GpuId a, GpuId b) const;
   bool make_room(GpuId g, double bytes, std::size_t index);
@@ -287,7 +308,7 @@ class Engine final : public MemoryView, public BufferView {
   Evictable evictable_{this};
   bool evictable(DataId d) const {
     if (d >= nd_ || memory_.copy(victim_node_, d) != Copy::Resident) return false;
-    if (victim_clean_only_ && dirty_[slot(victim_node_, d)]) return false;
+    if (victim_clean_only_ && dirty_.test(victim_node_, d)) return false;
     return victim_by_uses_ ? held_uses_[slot(victim_node_, d)] == 0 : protect_[slot(victim_node_, d)] != victim_stamp_;
   }
   std::vector<std::uint32_t> open_load_;  // per (node, data): index in open_loads_ or kNoId
@@ -306,11 +327,11 @@ class Engine final : public MemoryView, public BufferView {
   // copy), untidy replicas as StarPU's idle write-back counts them (see write_back_idle) and
   // the order they became so, whether idle write-back is under way, whether prefetching pauses
   // until the next event.
-  std::vector<std::uint32_t> in_flight_, replicas_, dirty_count_, untidy_count_;
+  std::vector<std::uint32_t> in_flight_, replicas_;
   // The node's replicas from the least recently allocated or used, the order StarPU's tidy
   // walks (its mc_list), kept whatever the eviction policy is.
   RecencyList recency_;
-  std::vector<char> dirty_, untidy_;  // per (node, data)
+  NodeFlags dirty_, untidy_;
   std::vector<char> tidying_, prefetch_paused_;
   // Per node: the tasks to prefetch there since their push, oldest first, until prefetched.
   std::vector<std::deque<TaskId>> push_prefetches_;
@@ -362,11 +383,10 @@ Result<ReplaySummary> Engine::run() {
   epoch_.assign(N_, 0);
   in_flight_.assign(N_, 0);
   replicas_.assign(N_, 0);
-  dirty_count_.assign(N_, 0);
-  untidy_count_.assign(N_, 0);
+
   if (model_.idle_writeback) recency_.reset(N_, nd_);
-  dirty_.assign(N_ * nd_, 0);
-  untidy_.assign(N_ * nd_, 0);
+  dirty_.reset(N_, nd_);
+  untidy_.reset(N_, nd_);
   tidying_.assign(N_, 0);
   prefetch_paused_.assign(N_, 0);
   push_prefetches_.assign(N_, {});
@@ -645,39 +665,11 @@ bool Engine::prefetch_pushed(std::uint32_t n) {
   return true;
 }
 
-void Engine::mark_dirty(std::uint32_t n, DataId d) {
-  char& dirty = dirty_[slot(n, d)];
-  if (dirty) return;
-  dirty = 1;
-  ++dirty_count_[n];
-}
-
-void Engine::mark_clean(std::uint32_t n, DataId d) {
-  char& dirty = dirty_[slot(n, d)];
-  if (!dirty) return;
-  dirty = 0;
-  --dirty_count_[n];
-}
-
 // StarPU counts a new chunk clean only when its data has a home holding a valid copy.
 void Engine::new_replica(std::uint32_t n, DataId d) {
   ++replicas_[n];
   if (model_.idle_writeback) recency_.push_back(n, d);
-  if (homeless_[d] || !memory_.host_valid(d)) mark_untidy(n, d);
-}
-
-void Engine::mark_untidy(std::uint32_t n, DataId d) {
-  char& untidy = untidy_[slot(n, d)];
-  if (untidy) return;
-  untidy = 1;
-  ++untidy_count_[n];
-}
-
-void Engine::mark_tidy(std::uint32_t n, DataId d) {
-  char& untidy = untidy_[slot(n, d)];
-  if (!untidy) return;
-  untidy = 0;
-  --untidy_count_[n];
+  if (homeless_[d] || !memory_.host_valid(d)) untidy_.set(n, d);
 }
 
 // StarPU's memchunk tidy (memalloc.c). When fewer than min_clean percent of a node's replicas
@@ -693,7 +685,7 @@ void Engine::write_back_idle() {
     // Whole numbers of replicas, rounded down, as StarPU counts them: with 32 replicas it
     // starts when none is clean and stops at 3.
     const std::uint32_t replicas = replicas_[n];
-    const auto clean = [&] { return replicas - untidy_count_[n]; };
+    const auto clean = [&] { return replicas - untidy_.count(n); };
     const auto share = [&](double percent) { return static_cast<std::uint32_t>(replicas * percent / 100); };
     if (!tidying_[n]) {
       if (!(clean() < share(model_.min_clean))) continue;
@@ -702,9 +694,9 @@ void Engine::write_back_idle() {
     std::optional<DataId> to_write;
     recency_.for_each_oldest_first(n, [&](DataId d) {
       if (!(clean() < share(model_.target_clean))) return false;
-      if (!untidy_[slot(n, d)] || memory_.copy(n, d) != Copy::Resident) return true;
+      if (!untidy_.test(n, d) || memory_.copy(n, d) != Copy::Resident) return true;
       if (memory_.host_valid(d) || memory_.writeback_from(d) >= 0) {
-        mark_tidy(n, d);
+        untidy_.clear(n, d);
         return true;
       }
       for (GpuId v : nodes_[n].workers) {
@@ -718,10 +710,10 @@ void Engine::write_back_idle() {
       return false;
     });
     if (to_write && in_flight_[n] == 0) {
-      mark_tidy(n, *to_write);
+      untidy_.clear(n, *to_write);
       start_writeback(n, *to_write, WritebackCause::Idle);
     }
-    if (clean() >= share(model_.target_clean) || untidy_count_[n] == 0) tidying_[n] = 0;
+    if (clean() >= share(model_.target_clean) || untidy_.count(n) == 0) tidying_[n] = 0;
   }
 }
 
@@ -899,8 +891,8 @@ bool Engine::make_room(GpuId g, double bytes, std::size_t index) {
 // The policy's victim, among clean replicas only (none dirty: no write-back needed) or all.
 std::optional<DataId> Engine::choose_victim(std::uint32_t n, const VictimRequest& request, bool clean_only) {
   if (clean_only) {
-    if (dirty_count_[n] == 0) clean_only = false;             // every replica is clean
-    else if (dirty_count_[n] >= replicas_[n]) return std::nullopt;  // none is
+    if (dirty_.count(n) == 0) clean_only = false;             // every replica is clean
+    else if (dirty_.count(n) >= replicas_[n]) return std::nullopt;  // none is
   }
   victim_clean_only_ = clean_only;
   const auto victim = victim_clock_([&] { return policy_.choose_victim(n, request); });
@@ -925,8 +917,8 @@ void Engine::evict(std::uint32_t n, DataId d, TaskId for_task) {
 void Engine::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
   const bool reported = memory_.release(n, d);  // an evicting copy was told to the scheduler when its write-back began
   if (!reported) copy_leaves(n, d);
-  mark_clean(n, d);
-  mark_tidy(n, d);
+  dirty_.clear(n, d);
+  untidy_.clear(n, d);
   if (model_.idle_writeback) recency_.unlink(n, d);
   --replicas_[n];
   device_->release(n, d);
@@ -1040,7 +1032,7 @@ void Engine::finish_transfer(std::uint32_t id) {
   // The host holds this version now: every copy of it is clean, and evicting ones may leave,
   // including those that waited for another node's write-back instead of starting their own.
   for (std::uint32_t h = 0; h < N_; ++h) {
-    mark_clean(h, d);
+    dirty_.clear(h, d);
     if (memory_.copy(h, d) == Copy::Evicting && !memory_.stale(h, d)) free_copy(h, d, evict_for_[slot(h, d)], EvictionCause::Capacity, true);
   }
   for (std::uint32_t h : waiting) start_load(h, d, kFromHost);
@@ -1080,8 +1072,8 @@ void Engine::finish_task(GpuId g) {
     if (!writes(access.mode)) continue;
     invalidate_copies(access.data, worker.cpu ? kNoId : worker.node, task);
     if (worker.cpu) continue;
-    mark_dirty(worker.node, access.data);
-    if (!homeless_[access.data]) mark_untidy(worker.node, access.data);
+    dirty_.set(worker.node, access.data);
+    if (!homeless_[access.data]) untidy_.set(worker.node, access.data);
   }
   ++done_;
   scheduler_.on_task_done(g, task);
