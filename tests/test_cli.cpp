@@ -129,3 +129,33 @@ TEST_CASE("listing schedulers and evictions comes from the registries", "[cli]")
   CHECK_THAT(cli({"replay", "--eviction", "list"}).out, Catch::Contains("belady"));
   CHECK_THAT(cli({"replay", "--platform", "list"}).out, Catch::Contains("v100-fgcs"));
 }
+
+TEST_CASE("the memory model is chosen by name, recorded with the run and part of its key", "[cli][memory-model]") {
+  const tilelens::test::TempFile file("memory-model.db");
+  const std::string& db = file.path;
+  const std::vector<std::string> base = {"replay", "--workload", "cholesky:N=6", "--gpus", "2", "--memory", "6items", "--db", db};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args);
+  };
+  const auto fgcs = with({"--memory-model", "fgcs", "--json"});
+  REQUIRE(fgcs.code == 0);
+  CHECK_THAT(fgcs.out, Catch::Contains("\"memory_model\":\"fgcs:clean_first=0,"));
+  const auto starpu = with({"--json"});
+  REQUIRE(starpu.code == 0);
+  CHECK_THAT(starpu.out, Catch::Contains("\"memory_model\":\"starpu:clean_first=1,"));
+  const auto shown = cli({"runs", "show", "1", "--db", db});
+  CHECK_THAT(shown.out, Catch::Contains("memory model fgcs"));
+  const auto compared = cli({"runs", "compare", "1", "2", "--db", db});
+  CHECK_THAT(compared.out, Catch::Contains("memory model") && Catch::Contains("fgcs") && Catch::Contains("starpu"));
+  // A sweep of each model stores both, in two sweeps: the model is part of the grid and the key.
+  for (const char* model : {"fgcs", "starpu:idle_writeback=0"}) {
+    const auto sweep = cli({"sweep", "--db", db, "--workload", "matmul2d:N=4", "--memory", "4items", "--memory-model", model, "--quiet"});
+    CHECK(sweep.code == 0);
+    CHECK_THAT(sweep.out, Catch::Contains("1 stored"));
+  }
+  const auto bad = with({"--memory-model", "starpu:prefetch=1"});
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--memory-model") && Catch::Contains("prefetch_evicts"));
+}
