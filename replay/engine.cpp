@@ -324,9 +324,8 @@ class Engine final : public MemoryView, public BufferView {
   }
   // The memory model's books. Per node: transfers in flight (loads into it, write-backs from
   // it), replicas held (resident, loading or evicting), dirty replicas (newer than the host's
-  // copy), untidy replicas as StarPU's idle write-back counts them (see write_back_idle) and
-  // the order they became so, whether idle write-back is under way, whether prefetching pauses
-  // until the next event.
+  // copy), untidy replicas as StarPU's idle write-back counts them (see write_back_idle),
+  // whether idle write-back is under way, whether prefetching pauses until the next event.
   std::vector<std::uint32_t> in_flight_, replicas_;
   // The node's replicas from the least recently allocated or used, the order StarPU's tidy
   // walks (its mc_list), kept whatever the eviction policy is.
