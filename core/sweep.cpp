@@ -213,7 +213,7 @@ std::string sweep_identity(const SweepGrid& grid) {
   add("platform", grid.platform);
   add("memory", grid.memories);
   add("gpus", grid.gpus);
-  for (const char* name : {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory", "copy-engines", "half-duplex"}) add(name, option(name));
+  for (const char* name : kSharedPlatformOptions) add(name, option(name));
   add("buffer", grid.buffers);
   add("memory-model", grid.memory_model);
   add("charge-scheduling", grid.charge_scheduling ? "1" : "");

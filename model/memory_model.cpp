@@ -1,8 +1,6 @@
 // The memory models' parameters and their specs; see memory_model.hpp.
 #include "model/memory_model.hpp"
 
-#include <cmath>
-
 #include "model/units.hpp"
 
 namespace tilelens {
@@ -51,14 +49,20 @@ const std::vector<ParamSpec>& memory_model_params(std::string_view base) {
   return base == "fgcs" ? fgcs : starpu;
 }
 
+// Every parameter with this model's value: declare() writes each value as the spec reads it.
 std::string MemoryModel::canonical() const {
-  const auto flag = [](bool value) { return value ? "1" : "0"; };
-  return base + ":clean_first=" + flag(clean_first) + ",fetches_first=" + flag(fetches_first) + ",flush_homeless=" +
-         flag(flush_homeless) + ",idle_writeback=" + flag(idle_writeback) + ",max_fetches=" + std::to_string(max_fetches) +
-         ",max_prefetches=" + std::to_string(max_prefetches) + ",min_clean=" + format_exact(min_clean) +
-         ",prefetch_at_push=" + flag(prefetch_at_push) + ",prefetch_evicts=" + flag(prefetch_evicts) +
-         ",reclaim=" + format_exact(reclaim) + ",target_clean=" + format_exact(target_clean) +
-         ",touch_on_request=" + flag(touch_on_request);
+  std::string out = base;
+  char separator = ':';
+  for (const ParamSpec& param : declare(*this)) {
+    out += separator + param.key + "=" + param.default_value;
+    separator = ',';
+  }
+  return out;
+}
+
+const std::string& fgcs_memory_model_spec() {
+  static const std::string spec = fgcs_defaults().canonical();
+  return spec;
 }
 
 std::string short_memory_model_spec(std::string_view text) {

@@ -65,8 +65,6 @@ Result<MemoryModel> parse_memory_model(std::string_view spec);
 // "fgcs:idle_writeback=1". A text that is not a spec is returned as it is.
 std::string short_memory_model_spec(std::string_view spec);
 // The fgcs model's canonical spec: runs stored before models were recorded used it.
-inline constexpr const char* kFgcsMemoryModelSpec =
-    "fgcs:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,min_clean=5,"
-    "prefetch_at_push=0,prefetch_evicts=1,reclaim=1,target_clean=10,touch_on_request=0";
+const std::string& fgcs_memory_model_spec();
 
 }  // namespace tilelens

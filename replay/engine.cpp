@@ -247,12 +247,14 @@ class Engine final : public MemoryView, public BufferView {
   bool may_start_transfer(std::uint32_t n, bool prefetch) const;
   // Idle write-back (MemoryModel::idle_writeback), on every node, after each event.
   void write_back_idle();
-  // A request found d resident on n: the most recently used now (MemoryModel::touch_on_request).
+  // d on n is the most recently used now: a task starts with it, or a request found it there
+  // (MemoryModel::touch_on_request).
   void touch(std::uint32_t n, DataId d) {
     policy_.on_used(n, d);
     if (model_.idle_writeback) recency_.move_to_back(n, d);
   }
-  void new_replica(std::uint32_t n, DataId d);
+  // Takes room on n for a new replica of d (loading, or a write-only output) and counts it.
+  void reserve_replica(std::uint32_t n, DataId d);
   void request_host_copies(GpuId g);
   bool head_before(GpuId a, GpuId b) const;
   bool make_room(GpuId g, double bytes, std::size_t index);
@@ -654,8 +656,7 @@ bool Engine::prefetch_pushed(std::uint32_t n) {
         if (copy == Copy::Resident || copy == Copy::Loading) continue;
         if (copy == Copy::Evicting || !may_start_transfer(n, true)) return false;
         if (options_.platform.memory_bytes - memory_.used(n) < memory_.bytes(d)) return false;
-        memory_.reserve(n, d);
-        new_replica(n, d);
+        reserve_replica(n, d);
         request_load(n, d);
       }
     }
@@ -665,7 +666,8 @@ bool Engine::prefetch_pushed(std::uint32_t n) {
 }
 
 // StarPU counts a new chunk clean only when its data has a home holding a valid copy.
-void Engine::new_replica(std::uint32_t n, DataId d) {
+void Engine::reserve_replica(std::uint32_t n, DataId d) {
+  memory_.reserve(n, d);
   ++replicas_[n];
   if (model_.idle_writeback) recency_.push_back(n, d);
   if (homeless_[d] || !memory_.host_valid(d)) untidy_.set(n, d);
@@ -730,8 +732,7 @@ void Engine::try_start(GpuId g) {
   if (!worker.cpu) {
     const std::int64_t ready = std::max(worker.free_since, buffered_at_[task]);
     for (const Access& access : w_.accesses(task)) {
-      policy_.on_used(worker.node, access.data);
-      if (model_.idle_writeback) recency_.move_to_back(worker.node, access.data);
+      touch(worker.node, access.data);
       const std::uint32_t open = open_load_[slot(worker.node, access.data)];
       if (open != kNoId) emit_load(worker.node, access.data, classify_load(open_loads_[open].end_ns, ready), task);
     }
@@ -790,8 +791,7 @@ bool Engine::issue_requests(GpuId g, Requests which) {
       if (copy == Copy::Evicting) return false;  // wait until it is gone, then load it again
       if (reads(access.mode) && !may_start_transfer(n, index != head)) return false;
       if (!make_room(g, memory_.bytes(d), index)) return false;
-      memory_.reserve(n, d);
-      new_replica(n, d);
+      reserve_replica(n, d);
       if (reads(access.mode)) {
         request_load(n, d);
       } else {

@@ -66,7 +66,8 @@ TEST_CASE("memory model specs: two bases, every parameter named, canonical and s
   CHECK(again->canonical() == starpu->canonical());
   auto fgcs = parse_memory_model("fgcs");
   REQUIRE(fgcs.ok());
-  CHECK(fgcs->canonical() == kFgcsMemoryModelSpec);
+  CHECK(fgcs->canonical() == fgcs_memory_model_spec());
+  CHECK(fgcs->canonical().rfind("fgcs:clean_first=0,fetches_first=0,flush_homeless=1,", 0) == 0);
   CHECK(fgcs->prefetch_evicts);
   CHECK(!fgcs->idle_writeback);
   CHECK(short_memory_model_spec(starpu->canonical()) == "starpu");
