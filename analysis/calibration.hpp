@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "model/scheduling_cost.hpp"
 #include "trace/trace.hpp"
 
 namespace tilelens {
@@ -26,6 +27,11 @@ struct Calibration {
   std::uint64_t host_loads = 0;
   double load_bytes_per_s = 0, writeback_bytes_per_s = 0;
   std::int64_t latency_ns = 0;
+  // What the run's scheduler decisions cost, fitted from its pushes and pops (their wall times
+  // in a run tilelens made, the Scheduling states of an imported StarPU trace): what
+  // `replay --scheduling-cost` charges. Not part of the platform: the platform file leaves it out.
+  SchedulingCost scheduling_cost;
+  std::uint64_t decisions = 0;  // the pushes and pops behind it; 0: none recorded
 };
 
 // Errors: a trace without tasks, or a kind with tasks of zero duration.

@@ -141,6 +141,11 @@ Result<Calibration> calibrate_run(const LoadedRun& run) {
   // FIFO (one each way per GPU), and so are StarPU's transfer streams and its disk requests.
   // A replayed run keeps the bus it was replayed on.
   if (run.run.info.mode != RunMode::Replay) calibration->platform.copy_engines = 1;
+  if (run.run.metrics) {
+    const ReplaySummary& s = run.run.metrics->summary;
+    calibration->scheduling_cost = cost_from_fits(s.push_decisions, s.pop_decisions);
+    calibration->decisions = s.push_decisions.count + s.pop_decisions.count;
+  }
   return calibration;
 }
 

@@ -36,6 +36,9 @@ Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   auto memory_model = parse_memory_model(request.memory_model);
   if (!memory_model) return make_error("--memory-model: " + memory_model.error().message);
   prepared.options.memory_model = std::move(*memory_model);
+  auto cost = parse_scheduling_cost(request.scheduling_cost);
+  if (!cost) return make_error("--scheduling-cost: " + cost.error().message);
+  prepared.options.scheduling_cost = *cost;
   auto scheduler = make_scheduler(request.scheduler);
   if (!scheduler) return make_error("--scheduler: " + scheduler.error().message);
   auto eviction = make_eviction(request.eviction);

@@ -28,6 +28,7 @@ struct ReplayRequest {
   std::uint32_t buffer_depth = 4;   // 1 to kMaxBufferDepth
   std::string memory_model = "starpu";  // a MemoryModel spec: starpu or fgcs, with key=value overrides
   bool charge_scheduling = false;   // fgcs "HFP with sched. time"
+  std::string scheduling_cost;      // a SchedulingCost spec, "push=2us,pop=1us,pop_per_task=5ns"; "" for none
 };
 
 // A request resolved: the workload generated or read, the platform, the policies built with

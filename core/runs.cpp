@@ -21,6 +21,7 @@ RunInfo run_info_of(const Workload& w, const std::string& workload_spec, const s
   run.platform = options.platform;
   run.buffer_depth = options.buffer_depth;
   run.memory_model = options.memory_model.canonical();
+  run.scheduling_cost = options.scheduling_cost.canonical();
   run.mode = RunMode::Replay;
   run.tilelens_version = kVersion;
   // The seed a run used: the scheduler's when it takes one, else the generator's.
@@ -30,7 +31,7 @@ RunInfo run_info_of(const Workload& w, const std::string& workload_spec, const s
     run.seed = static_cast<std::int64_t>(w.generator().seed);
   }
   run.key = run_key(workload_identity(w), run.scheduler, run.eviction, run.platform, run.buffer_depth, run.mode,
-                    options.charge_scheduling, run.memory_model);
+                    options.charge_scheduling, run.memory_model, run.scheduling_cost);
   return run;
 }
 
@@ -77,6 +78,9 @@ Result<LoadedRun> replay_again(const StoredRun& run, const Workload& workload, c
     if (!model) return make_error("cannot replay memory model '" + info.memory_model + "': " + model.error().message);
     options.memory_model = std::move(*model);
   }
+  auto cost = parse_scheduling_cost(info.scheduling_cost);
+  if (!cost) return make_error("cannot replay scheduling cost '" + info.scheduling_cost + "': " + cost.error().message);
+  options.scheduling_cost = *cost;
   TraceRecorder recorder;
   auto summary = replay(workload, *scheduler->scheduler, *eviction->policy, options, &recorder);
   if (!summary) return summary.error();

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "model/params.hpp"
+#include "model/scheduling_cost.hpp"
 #include "presets/experiments.hpp"
 #include "presets/seed_workloads.hpp"
 
@@ -174,6 +175,7 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
   else if (name == "gpus") grid.gpus = value;
   else if (name == "buffer") grid.buffers = value;
   else if (name == "memory-model") grid.memory_model = value;
+  else if (name == "scheduling-cost") grid.scheduling_cost = value;
   else if (name == "seeds") grid.seeds = value;
   else if (name == "charge-scheduling" || name == "metrics-only") {
     // A flag: "1" (as the command line and the presets give it) or "0".
@@ -217,6 +219,7 @@ std::string sweep_identity(const SweepGrid& grid) {
   add("buffer", grid.buffers);
   add("memory-model", grid.memory_model);
   add("charge-scheduling", grid.charge_scheduling ? "1" : "");
+  add("scheduling-cost", grid.scheduling_cost);
   add("seeds", grid.seeds);
   add("metrics-only", grid.metrics_only ? "1" : "");
   return identity;
@@ -224,6 +227,7 @@ std::string sweep_identity(const SweepGrid& grid) {
 
 Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
   if (grid.workloads.empty()) return make_error("--workload is required");
+  if (auto cost = parse_scheduling_cost(grid.scheduling_cost); !cost) return make_error("--scheduling-cost: " + cost.error().message);
   std::vector<std::string> workloads, evictions;
   for (const auto& text : split(grid.workloads, ';')) {
     if (text.empty()) continue;
@@ -332,6 +336,7 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
                 job.request.buffer_depth = depths[b];
                 job.request.charge_scheduling = charged;
                 job.request.memory_model = grid.memory_model;
+                job.request.scheduling_cost = grid.scheduling_cost;
                 job.label = job.request.workload + " " + job.request.scheduler + "/" + eviction + (charged ? "+time" : "") +
                             (memory.empty() ? "" : " M=" + memory) + (gpus.empty() ? "" : " K=" + gpus) +
                             (buffer.empty() ? "" : " buffer=" + buffer);

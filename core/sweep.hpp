@@ -38,13 +38,15 @@ struct SweepGrid {
   std::string memories, gpus;          // comma-separated lists (gpus: ranges too); "" keeps the platform's
   std::string buffers = "4";
   std::string memory_model = "starpu";  // one MemoryModel spec for every run
+  std::string scheduling_cost;          // one SchedulingCost spec for every run; "" for none
   std::string seeds;                   // given to every seeded generator and scheduler whose spec sets none
   std::map<std::string, std::string> platform_options;  // the other platform options (bandwidth, pcie, ...), as typed
   bool charge_scheduling = false;
   bool metrics_only = false;  // store each run's metrics without its trace
 };
 // Sets one option by its command-line name (workload, scheduler, eviction, platform, memory,
-// gpus, buffer, memory-model, seeds, charge-scheduling, metrics-only, or a platform option).
+// gpus, buffer, memory-model, scheduling-cost, seeds, charge-scheduling, metrics-only, or a
+// platform option).
 Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view text);
 // Applies a preset (presets/experiments.hpp): its options, except those in `keep`, and its
 // policies unless the schedulers are kept.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <istream>
@@ -144,6 +145,9 @@ std::vector<std::string> words(const std::string& text) {
   }
   return out;
 }
+
+// A Paje state value naming StarPU's Scheduling state, quoted or not.
+bool is_scheduling_state(const std::string& word) { return word == "Sc" || word == "\"Sc\""; }
 
 Error field_error(const std::string& source, const Field& field, const std::string& what) {
   return make_error(source + ":" + std::to_string(field.line) + ": field '" + field.name + "': " + what);
@@ -396,7 +400,10 @@ struct PajeTransfer {
 struct PajeTrace {
   std::map<HandleKey, std::vector<double>> registered_ms;  // in time order
   std::vector<PajeTransfer> transfers;
+  // The scheduler's decisions, from its threads' Scheduling states (docs/starpu-import.md).
+  DecisionFitter pushes, pops;
 };
+
 
 // Containers are named by starpu_fxt.c's aliases, prefixed "R_" with MPI: "3_mm1" is rank 3's
 // mm1, "mm1" rank 0's. nullopt for a prefix that is not a number.
@@ -428,11 +435,69 @@ std::int64_t prefix_rank(std::string_view container) {
   return split ? split->first : 0;
 }
 
+// StarPU's trace has no per-decision record; it has each thread's Scheduling ("Sc") states,
+// the events "pu" and "po" (a task pushed, a task popped) on the program's container, and the
+// number of ready tasks ("nready" of the scheduler's container). A thread's Sc state that ends
+// after a push (pop) event not yet taken by another state is that push (pop); its time is the
+// state's length, and the tasks it scanned are taken to be the ready tasks when it began:
+// what a scan of the ready list visits at most. Pushes are the pushed Sc states (PushState);
+// pops the set ones (SetState: the worker's get-task state, until its next state).
+class DecisionStates {
+ public:
+  explicit DecisionStates(PajeTrace& out) : out_(out) {}
+  void ready_count(std::int64_t rank, double value) { nready_[rank] = value; }
+  void event(std::int64_t rank, bool push, double ms) { (push ? pushes_ : pops_)[rank].push_back(ms); }
+  void push_state(const std::string& container, double ms, bool scheduling) {
+    Open state = start(container, ms);
+    state.scheduling = scheduling;
+    open_pushes_[container].push_back(state);
+  }
+  void pop_state(const std::string& container, double ms) {
+    auto& open = open_pushes_[container];
+    if (open.empty()) return;
+    const Open state = open.back();
+    open.pop_back();
+    if (state.scheduling) close(state, ms, pushes_[state.rank], out_.pushes);
+  }
+  // A set state on a container: ends its get-task state, and begins one when it is "Sc".
+  void set_state(const std::string& container, double ms, bool scheduling) {
+    if (auto it = getting_.find(container); it != getting_.end()) {
+      close(it->second, ms, pops_[it->second.rank], out_.pops);
+      getting_.erase(it);
+    }
+    if (scheduling) getting_[container] = start(container, ms);
+  }
+
+ private:
+  struct Open {
+    std::int64_t rank = 0;
+    double start_ms = 0, ready = 0;
+    bool scheduling = true;
+  };
+  Open start(const std::string& container, double ms) {
+    const std::int64_t rank = prefix_rank(container);
+    return {rank, ms, nready_[rank], true};
+  }
+  // The state took the oldest decision event of its kind that happened before it ended.
+  static void close(const Open& state, double end_ms, std::deque<double>& events, DecisionFitter& fitter) {
+    if (events.empty() || events.front() > end_ms || end_ms < state.start_ms) return;
+    events.pop_front();
+    fitter.add(static_cast<std::uint64_t>(std::max(0.0, state.ready)), (end_ms - state.start_ms) * 1e6);
+  }
+
+  PajeTrace& out_;
+  std::map<std::int64_t, double> nready_;
+  std::map<std::int64_t, std::deque<double>> pushes_, pops_;
+  std::map<std::string, std::vector<Open>> open_pushes_;
+  std::map<std::string, Open> getting_;
+};
+
 Status read_paje(std::istream& in, const std::string& source, PajeTrace& out) {
   std::string line;
   std::size_t number = 0;
   std::map<std::pair<std::int64_t, std::string>, std::size_t> by_key;  // (rank, com_N) -> transfer
   std::map<std::pair<std::int64_t, std::uint64_t>, std::uint64_t> handle_of;  // (rank, comid) -> handle
+  DecisionStates decisions(out);
   const auto bad = [&](const std::string& what) {
     return make_error(source + ":" + std::to_string(number) + ": " + what + " in '" + shown(line) + "'");
   };
@@ -478,6 +543,18 @@ Status read_paje(std::istream& in, const std::string& source, PajeTrace& out) {
         t.destination = node->second;
         t.end_ms = *time;
       }
+    } else if (event == "13" && w.size() >= 5 && w[3] == "nready") {
+      const auto time = time_of(w[1]);
+      const auto value = time_of(w[4]);
+      if (time && value && split_rank(w[2]) && split_rank(w[2])->second == "sched") decisions.ready_count(prefix_rank(w[2]), *value);
+    } else if (event == "9" && w.size() >= 4 && (w[2] == "pu" || w[2] == "po")) {
+      if (const auto time = time_of(w[1])) decisions.event(prefix_rank(w[3]), w[2] == "pu", *time);
+    } else if (event == "10" && w.size() >= 5) {
+      if (const auto time = time_of(w[1])) decisions.set_state(w[2], *time, is_scheduling_state(w[4]));
+    } else if (event == "11" && w.size() >= 5) {
+      if (const auto time = time_of(w[1])) decisions.push_state(w[2], *time, is_scheduling_state(w[4]));
+    } else if (event == "12" && w.size() >= 4) {
+      if (const auto time = time_of(w[1])) decisions.pop_state(w[2], *time);
     } else if (event == "22" && w.size() >= 9 && w[2] == "DCo") {  // DriverCopy: the handle of com_N
       std::uint64_t handle = 0, comid = 0;
       const auto h = std::from_chars(w[5].data(), w[5].data() + w[5].size(), handle, 16);
@@ -1256,6 +1333,8 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
   for (const TaskRecord& r : result.trace.tasks) s.total_flops += result.workload.tasks()[r.task].flops;
   sum_trace(result.trace, s);
   s.events = 2 * result.trace.tasks.size() + result.trace.loads.size() + result.trace.writebacks.size();
+  s.push_decisions = paje.pushes.fit();
+  s.pop_decisions = paje.pops.fit();
   return result;
 }
 

@@ -116,20 +116,26 @@ Result<double> parse_bandwidth(std::string_view text) {
   return make_error("unknown unit in bandwidth '" + std::string(trim(text)) + "' (use B/s, KB/s, MB/s, GB/s, MiB/s, GiB/s)");
 }
 
-Result<std::int64_t> parse_duration_ns(std::string_view text) {
+Result<double> parse_duration(std::string_view text) {
   static const std::vector<Suffix> table = {{"ns", 1}, {"us", 1e3}, {"\xC2\xB5s", 1e3}, {"ms", 1e6}, {"s", 1e9}};
   auto split = split_number(text, "duration");
   if (!split) return split.error();
   const std::string unit = lower(split->second);
-  if (unit.empty() && split->first == 0) return std::int64_t{0};
+  if (unit.empty() && split->first == 0) return 0.0;
   for (const auto& suffix : table) {
     if (unit == suffix.name) {
       const double ns = split->first * suffix.factor;
       if (ns < 0) return make_error("duration '" + std::string(trim(text)) + "' must not be negative");
-      return static_cast<std::int64_t>(std::llround(ns));
+      return ns;
     }
   }
   return make_error("duration '" + std::string(trim(text)) + "' needs a unit: ns, us, ms or s");
+}
+
+Result<std::int64_t> parse_duration_ns(std::string_view text) {
+  auto ns = parse_duration(text);
+  if (!ns) return ns.error();
+  return static_cast<std::int64_t>(std::llround(*ns));
 }
 
 Result<double> parse_gflops(std::string_view text) {

@@ -21,6 +21,7 @@ Result<double> parse_bytes(std::string_view text);            // "500MB", "1GiB"
 Result<SizeSpec> parse_memory(std::string_view text);          // bytes or "<n>items"
 Result<double> parse_bandwidth(std::string_view text);        // bytes per second: "12GB/s"
 Result<std::int64_t> parse_duration_ns(std::string_view text);  // "10us", "2ms", "0"
+Result<double> parse_duration(std::string_view text);         // in ns, fractions kept: "4.5ns", "1.25us"
 Result<double> parse_gflops(std::string_view text);           // "13393GFlop/s", "34TFlop/s"
 Result<std::int64_t> parse_integer(std::string_view text);
 Result<double> parse_real(std::string_view text);

@@ -93,16 +93,22 @@ class DecisionClock {
   auto operator()(F&& call) {
     if (skip_ > 0) {
       --skip_;
+      last_ = -1;
       return call();
     }
     struct Charge {
       DecisionClock& clock;
       std::uint64_t begin;
-      ~Charge() { clock.charge(static_cast<std::int64_t>(wall_ticks() - begin)); }
+      ~Charge() {
+        clock.last_ = static_cast<std::int64_t>(wall_ticks() - begin);
+        clock.charge(clock.last_);
+      }
     } charge{*this, wall_ticks()};
     return call();
   }
   std::int64_t ticks() const { return total_; }
+  // The ticks the last call took, or -1 when it was not timed (sampling).
+  std::int64_t last_ticks() const { return last_; }
 
  private:
   static constexpr std::int64_t kSample = 16;
@@ -129,6 +135,7 @@ class DecisionClock {
   }
 
   std::int64_t total_ = 0;
+  std::int64_t last_ = -1;
   std::int64_t skip_ = 0;
   bool sampling_ = false;
   std::int64_t window_calls_ = 0, window_ticks_ = 0;
@@ -269,7 +276,26 @@ class Engine final : public MemoryView, public BufferView {
   std::uint32_t new_transfer(const Transfer& transfer);
   void finish_transfer(std::uint32_t id);
   void finish_task(GpuId g);
-  void release(TaskId task);
+  // A task whose predecessors are done goes to the scheduler: at once, or when decisions cost
+  // time (ReplayOptions::scheduling_cost), once `thread` (the worker that released it, or
+  // submitter_) is done with the pushes before it.
+  void release(TaskId task, std::uint32_t thread);
+  // The push itself, timed and counted for the decision fits; returns the tasks it scanned.
+  std::uint64_t push_to_scheduler(TaskId task);
+  // Runs the pushes waiting for `thread` while it is free, each keeping it busy for its cost.
+  void run_pushes(std::uint32_t thread);
+  // A popped task joins its worker's buffer (at once, or when its pop's cost has elapsed).
+  void enter_buffer(GpuId g, TaskId task);
+  // The pops and pushes whose cost ended by now.
+  void end_decisions();
+  void keep_busy(std::uint32_t thread, std::int64_t cost);
+  static void record_decision(DecisionFitter& fitter, const DecisionClock& clock, std::uint64_t scanned) {
+    if (clock.last_ticks() < 0) {
+      fitter.add_untimed(scanned);
+    } else {
+      fitter.add(scanned, static_cast<double>(clock.last_ticks()) * ns_per_tick());
+    }
+  }
   void notify_future(DataId d);
   void flush();
   ReplaySummary summarize();
@@ -297,6 +323,18 @@ class Engine final : public MemoryView, public BufferView {
   bool cpus_used_ = false;                // the scheduler hands tasks to CPU workers
   bool follows_future_ = false;           // the policy wants on_future_changed
   bool follows_replicas_ = true;          // the scheduler wants the replica hooks
+  // Scheduling costs: each worker's thread, then the submitting one (submitter_, the
+  // application's, which pushes the tasks ready at the start), busy until thread_free_; the
+  // tasks released and waiting for their thread's push; per worker, the task its pop hands
+  // out once the pop's cost has elapsed.
+  bool charging_ = false;
+  std::uint32_t submitter_ = 0;
+  SchedulingCost cost_;
+  std::vector<std::int64_t> thread_free_;
+  std::vector<std::deque<TaskId>> to_push_;
+  std::vector<TaskId> entering_;
+  std::int64_t decisions_charged_ns_ = 0;
+  DecisionFitter push_fit_, pop_fit_;
   // The victim search's test, made once: resident, and not protected for the request at hand
   // (by the protection stamp, or on a node of one worker asking for its last held task, by
   // held_uses_ alone).
@@ -406,8 +444,18 @@ Result<ReplaySummary> Engine::run() {
   pushed_.assign(w_.task_count(), 0);
   popped_.assign(w_.task_count(), 0);
 
+  cost_ = options_.scheduling_cost;
+  charging_ = cost_.charged();
+  if (charging_ && options_.device) {
+    return make_error("a scheduling cost is charged on the replay clock only: a real executor pays its scheduler's own time");
+  }
+  submitter_ = W_;
+  thread_free_.assign(W_ + 1, 0);
+  to_push_.assign(W_ + 1, {});
+  entering_.assign(W_, kNoId);
   SchedulerContext context;
   context.memory = this;
+  context.count_scans = charging_;
   context.future_needed = policy_.follows_future();
   context.future_changed = [this](DataId d) { notify_future(d); };
   // StarPU prefetches a task at push when its architecture has a single memory node (every
@@ -439,20 +487,27 @@ Result<ReplaySummary> Engine::run() {
   if (observer_) observer_->on_start(w_);
   missing_preds_.resize(w_.task_count());
   for (TaskId t = 0; t < w_.task_count(); ++t) missing_preds_[t] = static_cast<std::uint32_t>(w_.predecessors(t).size());
-  for (TaskId t : w_.submission_order()) {
-    if (missing_preds_[t] == 0) prefetch_on_push(t);
-  }
-  timed(scheduling_ticks_, [&] {
+  if (charging_) {
     for (TaskId t : w_.submission_order()) {
-      if (missing_preds_[t] == 0) {
-        pushed_[t] = 1;
-        scheduler_.push(t);
-      }
+      if (missing_preds_[t] == 0) to_push_[submitter_].push_back(t);
     }
-  });
+    run_pushes(submitter_);
+  } else {
+    for (TaskId t : w_.submission_order()) {
+      if (missing_preds_[t] == 0) prefetch_on_push(t);
+    }
+    for (TaskId t : w_.submission_order()) {
+      if (missing_preds_[t] == 0) push_to_scheduler(t);
+    }
+  }
 
   bool flushed = false;
   while (true) {
+    if (charging_) {
+      end_decisions();
+      // A free thread starts its worker's next task before it pops another (StarPU's drivers).
+      for (GpuId g = 0; g < W_; ++g) try_start(g);
+    }
     fill_buffers();
     if (model_.fetches_first) {
       dispatch_by_level();
@@ -531,13 +586,59 @@ ReplaySummary Engine::summarize() {
   summary.eviction_ns = ns(eviction_ticks_ + victim_clock_.ticks() + future_clock_.ticks());
   summary.prepare_ns = prepare_ns_;
   summary.charged_ns = charged_ns_;
+  summary.push_decisions = push_fit_.fit();
+  summary.pop_decisions = pop_fit_.fit();
+  summary.decisions_charged_ns = decisions_charged_ns_;
   return summary;
 }
 
-void Engine::release(TaskId task) {
-  pushed_[task] = 1;
+void Engine::release(TaskId task, std::uint32_t thread) {
+  if (charging_) {
+    to_push_[thread].push_back(task);
+    run_pushes(thread);
+    return;
+  }
   prefetch_on_push(task);
+  push_to_scheduler(task);
+}
+
+std::uint64_t Engine::push_to_scheduler(TaskId task) {
+  pushed_[task] = 1;
+  const std::uint64_t before = scheduler_.tasks_scanned();
   push_clock_([&] { scheduler_.push(task); });
+  const std::uint64_t scanned = scheduler_.tasks_scanned() - before;
+  record_decision(push_fit_, push_clock_, scanned);
+  return scanned;
+}
+
+// The pushes of one thread run one after the other, each when the previous one's cost has
+// elapsed; the pushed task is the scheduler's from the moment its push starts.
+void Engine::run_pushes(std::uint32_t thread) {
+  auto& waiting = to_push_[thread];
+  while (!waiting.empty() && thread_free_[thread] <= now_) {
+    const TaskId task = waiting.front();
+    waiting.pop_front();
+    prefetch_on_push(task);
+    keep_busy(thread, cost_.push_cost(push_to_scheduler(task)));
+  }
+}
+
+void Engine::keep_busy(std::uint32_t thread, std::int64_t cost) {
+  if (cost <= 0) return;
+  thread_free_[thread] = now_ + cost;
+  decisions_charged_ns_ += cost;
+  device_->wake_at(thread_free_[thread]);
+}
+
+void Engine::end_decisions() {
+  for (GpuId g = 0; g < W_; ++g) {
+    if (entering_[g] != kNoId && thread_free_[g] <= now_) {
+      const TaskId task = entering_[g];
+      entering_[g] = kNoId;
+      enter_buffer(g, task);
+    }
+  }
+  for (std::uint32_t thread = 0; thread <= W_; ++thread) run_pushes(thread);
 }
 
 // Before the scheduler's decision, as StarPU does: only for tasks that only the bounded
@@ -576,8 +677,12 @@ void Engine::fill_buffers() {
       Worker& worker = workers_[g];
       if (worker.cpu && !cpus_used_) continue;
       if (worker.held.size() >= options_.buffer_depth) continue;
+      if (charging_ && (thread_free_[g] > now_ || entering_[g] != kNoId)) continue;  // its thread is busy
+      const std::uint64_t before = scheduler_.tasks_scanned();
       const auto task = pop_clock_([&] { return scheduler_.pop(g); });
       if (!task) continue;
+      const std::uint64_t scanned = scheduler_.tasks_scanned() - before;
+      record_decision(pop_fit_, pop_clock_, scanned);
       if (*task >= w_.task_count() || !pushed_[*task] || popped_[*task]) {
         fail("the scheduler handed out task " + std::to_string(*task) + ", which is not ready or was already handed out");
         return;
@@ -589,17 +694,29 @@ void Engine::fill_buffers() {
         return;
       }
       popped_[*task] = 1;
-      worker.held.push_back(*task);
-      buffered_at_[*task] = now_;
-      if (!worker.cpu) {
-        for (const Access& access : w_.accesses(*task)) ++held_uses_[slot(worker.node, access.data)];
-      }
-      if (follows_future_) {
-        for (const Access& access : w_.accesses(*task)) {
-          if (reads(access.mode)) notify_future(access.data);
+      progress = true;
+      if (charging_) {
+        if (const std::int64_t cost = cost_.pop_cost(scanned); cost > 0) {
+          keep_busy(g, cost);
+          entering_[g] = *task;
+          continue;
         }
       }
-      progress = true;
+      enter_buffer(g, *task);
+    }
+  }
+}
+
+void Engine::enter_buffer(GpuId g, TaskId task) {
+  Worker& worker = workers_[g];
+  worker.held.push_back(task);
+  buffered_at_[task] = now_;
+  if (!worker.cpu) {
+    for (const Access& access : w_.accesses(task)) ++held_uses_[slot(worker.node, access.data)];
+  }
+  if (follows_future_) {
+    for (const Access& access : w_.accesses(task)) {
+      if (reads(access.mode)) notify_future(access.data);
     }
   }
 }
@@ -721,6 +838,7 @@ void Engine::write_back_idle() {
 void Engine::try_start(GpuId g) {
   Worker& worker = workers_[g];
   if (worker.running || worker.held.empty() || !error_.empty()) return;
+  if (charging_ && thread_free_[g] > now_) return;  // its thread is still pushing or popping
   const TaskId task = worker.held.front();
   for (const Access& access : w_.accesses(task)) {
     if (worker.cpu ? reads(access.mode) && !memory_.host_valid(access.data) : memory_.copy(worker.node, access.data) != Copy::Resident) {
@@ -1077,7 +1195,7 @@ void Engine::finish_task(GpuId g) {
   ++done_;
   scheduler_.on_task_done(g, task);
   for (TaskId successor : w_.successors(task)) {
-    if (--missing_preds_[successor] == 0) release(successor);
+    if (--missing_preds_[successor] == 0) release(successor, g);
   }
 }
 

@@ -29,6 +29,7 @@
 #include "eviction/policy.hpp"
 #include "replay/execution_device.hpp"
 #include "model/memory_model.hpp"
+#include "model/scheduling_cost.hpp"
 #include "schedulers/scheduler.hpp"
 #include "trace/summary.hpp"
 #include "trace/trace.hpp"
@@ -45,6 +46,11 @@ struct ReplayOptions {
   // makespan. Decisions taken during the run (push, pop) stay uncharged: the simulated clock
   // does not model the CPU. The run is then no longer reproducible bit for bit.
   bool charge_scheduling = false;
+  // What each push and pop costs on the simulated clock (model/scheduling_cost.hpp); none by
+  // default. A charged pop hands its task out once its cost has elapsed, and a thread (a
+  // worker's, or the submitter's for the first tasks) makes one decision at a time and starts
+  // no task while it decides.
+  SchedulingCost scheduling_cost{};
   // Set by a real executor: the engine's clock and events are then the device's.
   ExecutionDevice* device = nullptr;
 };

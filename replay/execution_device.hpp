@@ -10,9 +10,10 @@
 //      data left). Room was reserved by the engine before it asked for a transfer.
 //   2. start_task(worker, task) once the task's data are resident: returns when it will end
 //      if the device knows (a simulated clock), else kUnknownEnd.
-//   3. wait(transfers, workers) until at least one started transfer or task ends: appends the
-//      ended transfers and the workers whose task ended, and returns the time. It returns
-//      kNothingInFlight at once when nothing is in flight.
+//   3. wait(transfers, workers) until at least one started transfer or task ends, or a time
+//      asked for by wake_at comes: appends the ended transfers and the workers whose task
+//      ended, and returns the time. It returns kNothingInFlight at once when nothing is in
+//      flight and no wake-up is due.
 //
 // Times are integer nanoseconds since the run began.
 #pragma once
@@ -41,6 +42,9 @@ class ExecutionDevice {
   virtual std::int64_t start_task(GpuId worker, TaskId task) = 0;
   virtual std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) = 0;
   virtual std::int64_t now() const = 0;
+  // Makes wait() return by `when` even if nothing ends then (the replay's scheduling costs).
+  // A real device has no such timer: the engine refuses to charge costs on one.
+  virtual void wake_at(std::int64_t) {}
 };
 
 }  // namespace tilelens

@@ -28,7 +28,10 @@ std::int64_t SimulatedDevice::wait(std::vector<std::uint32_t>& transfers, std::v
   if (running_ > 0) {
     for (const std::int64_t end : ends_) next = std::min(next, end);
   }
+  while (!wake_ups_.empty() && wake_ups_.top() <= now_) wake_ups_.pop();  // already past
+  if (!wake_ups_.empty()) next = std::min(next, wake_ups_.top());
   if (next == Interconnect::kNever) return kNothingInFlight;
+  while (!wake_ups_.empty() && wake_ups_.top() <= next) wake_ups_.pop();
   now_ = next;
   links_.advance(next, transfers);
   if (running_ > 0) {

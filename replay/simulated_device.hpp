@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <queue>
 #include <vector>
 
 #include "replay/execution_device.hpp"
@@ -28,6 +30,7 @@ class SimulatedDevice final : public ExecutionDevice {
   std::int64_t start_task(GpuId worker, TaskId task) override;
   std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) override;
   std::int64_t now() const override { return now_; }
+  void wake_at(std::int64_t when) override { wake_ups_.push(when); }
 
  private:
   double bytes_of(DataId data) const { return static_cast<double>(workload_.data()[data].bytes); }
@@ -38,6 +41,7 @@ class SimulatedDevice final : public ExecutionDevice {
   std::vector<char> cpu_;                    // per worker
   std::vector<std::int64_t> ends_;           // per worker: when its task ends, or kNever
   std::uint32_t running_ = 0;
+  std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> wake_ups_;
   std::int64_t now_ = 0;
 };
 

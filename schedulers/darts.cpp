@@ -158,6 +158,8 @@ class Darts final : public Scheduler, public PlanView {
   }
 
   const PlanView* plan() const override { return this; }
+  // The ready tasks fill() weighed: each candidate data's readers, as DARTS's scan visits them.
+  std::uint64_t tasks_scanned() const override { return scanned_; }
   std::span<const TaskId> planned(GpuId worker) const override {
     const GpuId k = node_of(worker);
     return std::span<const TaskId>(planned_[k]).subspan(head_[k]);
@@ -277,6 +279,7 @@ class Darts final : public Scheduler, public PlanView {
         dead += state_[t] == State::Pulled || state_[t] == State::Done;
         continue;
       }
+      ++scanned_;
       const int missing = missing_besides(k, t, d);
       const std::int64_t priority = w_->tasks()[t].priority;
       if (missing == 0) {
@@ -357,6 +360,7 @@ class Darts final : public Scheduler, public PlanView {
   std::vector<double> work_left_;               // per data: their total duration
   std::set<ReadyKey> ready_;
   std::vector<std::size_t> rotation_;
+  std::uint64_t scanned_ = 0;
 };
 
 }  // namespace

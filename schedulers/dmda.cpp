@@ -78,7 +78,7 @@ class Dmda final : public Scheduler {
     }
     if (variant_ == DmdaVariant::Sorted) {
       const std::int64_t priority = t.priority;
-      queues_[chosen].insert_before_first(task, [&](TaskId other) { return workload_->tasks()[other].priority < priority; });
+      scanned_ += queues_[chosen].insert_before_first(task, [&](TaskId other) { return workload_->tasks()[other].priority < priority; });
     } else {
       queues_[chosen].push_back(task);
     }
@@ -92,7 +92,7 @@ class Dmda final : public Scheduler {
       position = queue.begin_position();
     } else {
       position = ready_select(queue, *workload_, *context_->memory, gpu, variant_ == DmdaVariant::Sorted,
-                              [](TaskId) { return true; });
+                              [](TaskId) { return true; }, scanned_);
     }
     return queue.take(*position);
   }
@@ -100,6 +100,7 @@ class Dmda final : public Scheduler {
   void on_task_done(GpuId gpu, TaskId task) override { backlog_[gpu] = std::max(0.0, backlog_[gpu] - cost_[task]); }
   void on_data_evicted(GpuId gpu, DataId data) override { planned_[slot(gpu, data)] = 0; }
   bool uses_cpu_workers() const override { return true; }
+  std::uint64_t tasks_scanned() const override { return scanned_; }
 
  private:
   std::size_t slot(GpuId g, DataId d) const { return static_cast<std::size_t>(g) * workload_->data_count() + d; }
@@ -111,6 +112,7 @@ class Dmda final : public Scheduler {
   std::vector<TaskQueue> queues_;
   std::vector<double> backlog_, cost_, gpu_seconds_per_flop_, cpu_seconds_per_flop_;
   std::vector<char> planned_;
+  std::uint64_t scanned_ = 0;  // DMDAS's sorted inserts and the Ready scans
 };
 
 }  // namespace

@@ -384,7 +384,9 @@ class Hfp final : public Scheduler, public TaskFuture {
     const HfpPacking packing = hfp_pack(workload, options_);
     uses_.assign(platform.gpus, {});
     for (auto& uses : uses_) uses.reset(workload.data_count());
-    server_.reset(workload, platform.gpus, *context.memory, serving_, [this](GpuId g, TaskId task, std::size_t position) {
+    QueueServer::Options serving = serving_;
+    serving.count_scans = context.count_scans;
+    server_.reset(workload, platform.gpus, *context.memory, serving, [this](GpuId g, TaskId task, std::size_t position) {
       for (const Access& access : workload_->accesses(task)) {
         if (reads(access.mode)) uses_[g].append(access.data, position);
       }
@@ -399,6 +401,7 @@ class Hfp final : public Scheduler, public TaskFuture {
   void on_load_requested(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Loading); }
   void on_data_loaded(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Resident); }
   void on_data_evicted(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Absent); }
+  std::uint64_t tasks_scanned() const override { return server_.tasks_scanned(); }
 
   const TaskFuture* future() const override { return this; }
   std::uint64_t next_use(GpuId gpu, DataId data) const override {

@@ -94,7 +94,9 @@ class Partitioned final : public Scheduler {
 
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) override {
     const auto part = partition_tasks(workload, platform.gpus, seed_);
-    server_.reset(workload, platform.gpus, *context.memory, serving_);
+    QueueServer::Options serving = serving_;
+    serving.count_scans = context.count_scans;
+    server_.reset(workload, platform.gpus, *context.memory, serving);
     for (TaskId t : workload.submission_order()) server_.append(part[t], t);
   }
   void push(TaskId task) override { server_.push(task); }
@@ -102,6 +104,7 @@ class Partitioned final : public Scheduler {
   void on_load_requested(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Loading); }
   void on_data_loaded(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Resident); }
   void on_data_evicted(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Absent); }
+  std::uint64_t tasks_scanned() const override { return server_.tasks_scanned(); }
 
  private:
   std::uint64_t seed_;

@@ -19,6 +19,9 @@ class QueueServer {
     bool ready = true;
     bool steal = true;
     bool scan = false;
+    // Count the tasks StarPU's Ready scan would visit even where the index spares the scan
+    // (SchedulerContext::count_scans).
+    bool count_scans = false;
   };
   // Called when a task joins a GPU's list, with its position there (HFP's known future).
   using Appended = std::function<void(GpuId, TaskId, std::size_t)>;
@@ -69,6 +72,7 @@ class QueueServer {
   }
 
   const TaskQueue& queue(GpuId g) const { return queues_[g]; }
+  std::uint64_t tasks_scanned() const { return scanned_; }
 
  private:
   bool indexed() const { return options_.ready && !options_.scan; }
@@ -86,8 +90,16 @@ class QueueServer {
     TaskQueue& queue = queues_[g];
     const auto eligible = [this](TaskId t) { return pushed_[t] != 0; };
     if (options_.ready) {
-      if (options_.scan) return ready_select(queue, *workload_, *memory_, g, false, eligible);
-      if (auto best = indexes_[g].best()) return best->second;
+      if (options_.scan) return ready_select(queue, *workload_, *memory_, g, false, eligible, scanned_);
+      auto best = indexes_[g].best();
+      if (best && options_.count_scans) {
+        // The scan visits every ready task up to the first that needs nothing, or all of them.
+        const auto& ready = ready_[g];
+        scanned_ += indexes_[g].best_needs_nothing()
+                        ? static_cast<std::uint64_t>(std::distance(ready.begin(), ready.upper_bound(best->second)))
+                        : ready.size();
+      }
+      if (best) return best->second;
       return std::nullopt;
     }
     if (ready_[g].empty()) return std::nullopt;
@@ -117,6 +129,7 @@ class QueueServer {
   std::vector<GpuId> gpu_of_;
   std::vector<std::size_t> position_;
   std::vector<ReplicaState> state_;  // per (GPU, data), as the hooks told
+  std::uint64_t scanned_ = 0;
 };
 
 }  // namespace tilelens

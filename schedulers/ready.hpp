@@ -7,6 +7,7 @@
 // then the earliest in the queue; the scan stops at the first task that needs nothing.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <vector>
@@ -30,9 +31,10 @@ class TaskQueue {
     taken_.push_back(0);
     ++live_;
   }
-  // Inserts before the first entry for which `after(entry)` is true (DMDAS: priority order).
+  // Inserts before the first entry for which `after(entry)` is true (DMDAS: priority order);
+  // returns how many entries it examined.
   template <class After>
-  void insert_before_first(TaskId task, After&& after) {
+  std::size_t insert_before_first(TaskId task, After&& after) {
     compact();
     std::size_t at = items_.size();
     for (std::size_t i = 0; i < items_.size(); ++i) {
@@ -44,6 +46,7 @@ class TaskQueue {
     items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(at), task);
     taken_.insert(taken_.begin() + static_cast<std::ptrdiff_t>(at), 0);
     ++live_;
+    return std::min(at + 1, items_.size() - 1);
   }
   bool empty() const { return live_ == 0; }
   std::size_t size() const { return live_; }
@@ -81,9 +84,10 @@ class TaskQueue {
 // The position Ready picks in `queue` for `gpu`, among live tasks for which `eligible(task)`
 // is true (HFP on a DAG: the pushed ones). With `use_priority`, only tasks whose priority is
 // at least that of the first eligible task compete (the queue is then in priority order).
+// Adds the tasks it examined to `scanned`.
 template <class Eligible>
 std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& workload, const MemoryView& memory,
-                                        GpuId gpu, bool use_priority, Eligible&& eligible) {
+                                        GpuId gpu, bool use_priority, Eligible&& eligible, std::uint64_t& scanned) {
   std::optional<std::size_t> best;
   double best_missing = 0, best_absent = 0;
   std::int64_t head_priority = 0;
@@ -97,6 +101,7 @@ std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& worklo
     } else if (use_priority && priority < head_priority) {
       break;
     }
+    ++scanned;
     double missing = 0, absent = 0;
     for (const Access& access : workload.accesses(task)) {
       if (!reads(access.mode)) continue;
@@ -172,6 +177,8 @@ class ReadyIndex {
     if (order_.empty()) return std::nullopt;
     return std::pair{order_.begin()->task, order_.begin()->position};
   }
+  // Whether the best task has all its inputs resident (ready_select's scan stops at it).
+  bool best_needs_nothing() const { return !order_.empty() && order_.begin()->missing == 0; }
 
  private:
   struct Key {

@@ -77,6 +77,10 @@ struct SchedulerContext {
   // family) says so here, in push(); the executor may prefetch the task's inputs at once, as
   // StarPU's dmda push does. Unset: nobody listens.
   std::function<void(TaskId, GpuId)> allocated;
+  // Whether tasks_scanned() must count (a scheduling cost is charged per task scanned); a
+  // scheduler whose fast path skips a scan that StarPU's algorithm makes may then count the
+  // tasks that scan would have visited at some extra cost.
+  bool count_scans = false;
 };
 
 class Scheduler {
@@ -98,6 +102,11 @@ class Scheduler {
   // Whether pop() serves the platform's CPU workers (Platform::cpus); the executor asks
   // only GPU workers otherwise, and refuses workloads with CPU-only kinds.
   virtual bool uses_cpu_workers() const { return false; }
+  // The tasks the scheduler's pushes and pops looked at so far, as StarPU's algorithm visits
+  // them (a Ready pop scans its queue until a task needs nothing): what the per-task part of
+  // a scheduling cost charges (model/scheduling_cost.hpp). Constant-time decisions (EAGER,
+  // LWS, DMDA, static orders, LAHeteroprio) scan none.
+  virtual std::uint64_t tasks_scanned() const { return 0; }
 };
 
 struct SchedulerInfo {

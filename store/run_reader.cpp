@@ -50,6 +50,7 @@ RunInfo read_run_info(const Statement& s) {
   info.eviction = s.text("runs.eviction");
   info.buffer_depth = static_cast<std::uint32_t>(s.integer("runs.buffer_depth"));
   info.memory_model = s.text("runs.memory_model");
+  info.scheduling_cost = s.text("runs.scheduling_cost");
   info.mode = mode_from(s.text("runs.mode"));
   if (!s.is_null("runs.seed")) info.seed = s.integer("runs.seed");
   info.tilelens_version = s.text("runs.tilelens_version");
@@ -140,6 +141,15 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   out.ideal_compute_ns = m.real("metrics.ideal_compute_ns");
   s.prepare_ns = m.integer("metrics.prepare_ns");
   s.charged_ns = m.integer("metrics.charged_ns");
+  s.push_decisions.count = count("metrics.push_decisions");
+  s.push_decisions.scanned = count("metrics.push_scanned");
+  s.push_decisions.base_ns = m.real("metrics.push_base_ns");
+  s.push_decisions.per_task_ns = m.real("metrics.push_per_task_ns");
+  s.pop_decisions.count = count("metrics.pop_decisions");
+  s.pop_decisions.scanned = count("metrics.pop_scanned");
+  s.pop_decisions.base_ns = m.real("metrics.pop_base_ns");
+  s.pop_decisions.per_task_ns = m.real("metrics.pop_per_task_ns");
+  s.decisions_charged_ns = m.integer("metrics.decisions_charged_ns");
 
   const std::string gpus = "SELECT " + select_columns(schema_table("gpu_metrics"), "g") + " FROM gpu_metrics g WHERE run_id = ?1 ORDER BY gpu";
   std::string bad_gpu_row;

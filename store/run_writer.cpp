@@ -202,7 +202,16 @@ Result<std::int64_t> RunWriter::finish(const RunMetrics& metrics) {
       .bind("bus_limit_bytes", metrics.bus_limit_bytes)
       .bind("ideal_compute_ns", metrics.ideal_compute_ns)
       .bind("prepare_ns", m.prepare_ns)
-      .bind("charged_ns", m.charged_ns);
+      .bind("charged_ns", m.charged_ns)
+      .bind("push_decisions", to_int(m.push_decisions.count))
+      .bind("push_scanned", to_int(m.push_decisions.scanned))
+      .bind("push_base_ns", m.push_decisions.base_ns)
+      .bind("push_per_task_ns", m.push_decisions.per_task_ns)
+      .bind("pop_decisions", to_int(m.pop_decisions.count))
+      .bind("pop_scanned", to_int(m.pop_decisions.scanned))
+      .bind("pop_base_ns", m.pop_decisions.base_ns)
+      .bind("pop_per_task_ns", m.pop_decisions.per_task_ns)
+      .bind("decisions_charged_ns", m.decisions_charged_ns);
   if (auto status = insert->run(); !status) return status.error();
   auto insert_gpu = prepare_insert(*s.connection, "gpu_metrics");
   if (!insert_gpu) return insert_gpu.error();
@@ -242,6 +251,7 @@ Status insert_run(Connection& c, const RunInfo& info, std::int64_t platform_id, 
       .bind("eviction", info.eviction)
       .bind("buffer_depth", std::int64_t{info.buffer_depth})
       .bind("memory_model", info.memory_model)
+      .bind("scheduling_cost", info.scheduling_cost)
       .bind("mode", std::string_view(to_string(info.mode)))
       .bind("seed", info.seed)
       .bind("tilelens_version", info.tilelens_version)
@@ -287,7 +297,8 @@ Result<RunWriter> Store::begin_run(RunInfo info) {
   if (!transaction) return transaction.error();
   state->transaction.emplace(std::move(*transaction));
   if (info.started_at.empty()) info.started_at = utc_now();
-  if (info.key.empty()) info.key = run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode, false, info.memory_model);
+  if (info.key.empty()) info.key = run_key(info.workload_spec, info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode, false, info.memory_model,
+                                             info.scheduling_cost);
   info.id = 0;
   if (auto status = drop_failed_attempts(c, info); !status) return status.error();
   if (auto status = insert_run(c, info, *platform_id, "incomplete"); !status) {

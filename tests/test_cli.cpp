@@ -159,3 +159,43 @@ TEST_CASE("the memory model is chosen by name, recorded with the run and part of
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--memory-model") && Catch::Contains("prefetch_evicts"));
 }
+
+TEST_CASE("a scheduling cost is charged on request, recorded with the run, part of its key and fitted back by calibrate", "[cli][scheduling-cost]") {
+  const tilelens::test::TempFile file("scheduling-cost.db");
+  const std::string& db = file.path;
+  const std::vector<std::string> base = {"replay", "--workload", "cholesky:N=6", "--scheduler", "dmdar", "--gpus", "2",
+                                         "--memory", "6items", "--db", db, "--json"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args);
+  };
+  const auto free = with({});
+  REQUIRE(free.code == 0);
+  CHECK_THAT(free.out, Catch::Contains("\"scheduling_cost\":\"\"") && Catch::Contains("\"decisions_charged_ns\":0"));
+  const auto charged = with({"--scheduling-cost", "pop=50us,push=20us"});
+  REQUIRE(charged.code == 0);
+  CHECK_THAT(charged.out, Catch::Contains("\"scheduling_cost\":\"pop=50000ns,pop_per_task=0ns,push=20000ns,push_per_task=0ns\""));
+  CHECK_THAT(charged.out, Catch::Contains("\"pop_decisions\":56"));  // cholesky N=6 has 56 tasks
+  const auto shown = cli({"runs", "show", "2", "--db", db});
+  CHECK_THAT(shown.out, Catch::Contains("charged") && Catch::Contains("scheduling cost pop=50000ns"));
+  CHECK_THAT(shown.out, Catch::Contains("decisions    56 pushes"));
+  // The two runs have two keys: a sweep of each cost stores each.
+  for (const char* cost : {"", "pop=1us"}) {
+    std::vector<std::string> args = {"sweep", "--db", db, "--workload", "matmul2d:N=4", "--memory", "4items", "--quiet"};
+    if (*cost) args.insert(args.end(), {"--scheduling-cost", cost});
+    const auto sweep = cli(args);
+    CHECK(sweep.code == 0);
+    CHECK_THAT(sweep.out, Catch::Contains("1 stored"));
+  }
+  // calibrate prints the spec that charges what the run's decisions took.
+  const auto calibrated = cli({"calibrate", "--run", "1", "--db", db});
+  REQUIRE(calibrated.code == 0);
+  CHECK_THAT(calibrated.err, Catch::Contains("replay with --scheduling-cost pop="));
+  const auto bad = with({"--scheduling-cost", "pop=3"});
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--scheduling-cost") && Catch::Contains("unit"));
+  const auto bad_sweep = cli({"sweep", "--db", db, "--workload", "matmul2d:N=4", "--scheduling-cost", "pull=1us", "--quiet"});
+  CHECK(bad_sweep.code == 2);
+  CHECK_THAT(bad_sweep.err, Catch::Contains("--scheduling-cost") && Catch::Contains("pull"));
+}

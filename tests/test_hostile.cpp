@@ -157,6 +157,11 @@ TEST_CASE("a version-5 file with a key twice in a sweep is upgraded keeping ever
     REQUIRE(connection);
     // What two sweeps at once left in a version-5 file: the first run's key stored twice.
     REQUIRE(connection->exec("DROP INDEX runs_one_per_sweep_key; DROP TABLE run_claims; "
+                             "ALTER TABLE runs DROP COLUMN scheduling_cost; ALTER TABLE metrics DROP COLUMN push_decisions; "
+                             "ALTER TABLE metrics DROP COLUMN push_scanned; ALTER TABLE metrics DROP COLUMN push_base_ns; "
+                             "ALTER TABLE metrics DROP COLUMN push_per_task_ns; ALTER TABLE metrics DROP COLUMN pop_decisions; "
+                             "ALTER TABLE metrics DROP COLUMN pop_scanned; ALTER TABLE metrics DROP COLUMN pop_base_ns; "
+                             "ALTER TABLE metrics DROP COLUMN pop_per_task_ns; ALTER TABLE metrics DROP COLUMN decisions_charged_ns; "
                              "ALTER TABLE runs DROP COLUMN memory_model; DELETE FROM writeback_causes WHERE id = 3; "
                              "ALTER TABLE platforms DROP COLUMN copy_engines; ALTER TABLE platforms DROP COLUMN half_duplex; "
                              "INSERT INTO runs SELECT 100, workload_id, platform_id, scheduler, eviction, buffer_depth, mode, seed, "

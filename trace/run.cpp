@@ -39,7 +39,7 @@ bool charged_scheduling(const RunInfo& info) { return info.key.find(kChargedMark
 
 std::string run_key(const std::string& workload, const std::string& scheduler, const std::string& eviction,
                     const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged,
-                    const std::string& memory_model) {
+                    const std::string& memory_model, const std::string& scheduling_cost) {
   const bool fgcs_model = memory_model.empty() || memory_model == "fgcs" || memory_model == fgcs_memory_model_spec();
   return std::string(to_string(mode)) + "|" + workload + "|" + scheduler + "|" + eviction + "|" + platform.name + "|" +
          std::to_string(platform.gpus) + "|" + format_exact(platform.memory_bytes) + "|" + format_exact(platform.bus_bandwidth) + "|" +
@@ -54,7 +54,7 @@ std::string run_key(const std::string& workload, const std::string& scheduler, c
          (platform.copy_engines > 0 || platform.half_duplex
               ? "|copy " + std::to_string(platform.copy_engines) + (platform.half_duplex ? " half" : "")
               : "") +
-         (fgcs_model ? "" : "|memory " + memory_model);
+         (fgcs_model ? "" : "|memory " + memory_model) + (scheduling_cost.empty() ? "" : "|decisions " + scheduling_cost);
 }
 
 }  // namespace tilelens

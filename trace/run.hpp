@@ -35,6 +35,8 @@ struct RunInfo {
   // How the memory nodes served requests: MemoryModel's canonical spec (model/memory_model.hpp),
   // "fgcs" for runs stored before it was recorded, "" for an imported measurement.
   std::string memory_model;
+  // What decisions cost on the replay clock: SchedulingCost's canonical spec, "" when free.
+  std::string scheduling_cost;
   RunMode mode = RunMode::Replay;
   std::optional<std::int64_t> seed;
   std::string tilelens_version;
@@ -71,10 +73,11 @@ struct StoredRun {
 // The canonical run key of a replay: what a sweep compares to decide a run is done.
 // `workload` is the workload's identity (workload_identity, formats/workload_io.hpp): its
 // generator's spec, or its content hash, never a file's path. A memory model other than the
-// fgcs one is part of the key; the fgcs model's keys are those stored before models were.
+// fgcs one is part of the key; the fgcs model's keys are those stored before models were. A
+// scheduling cost is part of the key when one was charged.
 std::string run_key(const std::string& workload, const std::string& scheduler, const std::string& eviction,
                     const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged = false,
-                    const std::string& memory_model = "");
+                    const std::string& memory_model = "", const std::string& scheduling_cost = "");
 // Whether a run charged its scheduler's prepare() time to its makespan (run_key's mark).
 bool charged_scheduling(const RunInfo& info);
 

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/scheduling_cost.hpp"
+
 namespace tilelens {
 
 struct GpuSummary {
@@ -38,6 +40,11 @@ struct ReplaySummary {
   std::int64_t prepare_ns = 0;     // the part of it spent in prepare(): the static schedule
   std::int64_t charged_ns = 0;     // start delay charged to the makespan (ReplayOptions::charge_scheduling)
   std::int64_t eviction_ns = 0;    // wall time spent inside the eviction policy
+  // The scheduler's pushes and pops that handed out a task, with the cost fitted from their
+  // wall times (what `tilelens calibrate` charges back); for an imported StarPU run, from its
+  // trace's scheduling states, against the ready tasks then (docs/starpu-import.md).
+  DecisionFit push_decisions, pop_decisions;
+  std::int64_t decisions_charged_ns = 0;   // simulated time charged to decisions (ReplayOptions::scheduling_cost)
   std::uint64_t events = 0;
   std::vector<GpuSummary> gpus;
 };

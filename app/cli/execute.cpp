@@ -68,7 +68,8 @@ const CommandSpec kCalibrate{
     "tilelens calibrate --run ID --db FILE [--output FILE]",
     "Derive a replay platform from a measured run: per-kind rates (flops over the time each kind's tasks\n"
     "kept a GPU busy), the host bus bandwidth and latency of its loads. Writes a platform file\n"
-    "(docs/platform-file.md) that `tilelens replay --platform FILE` reads.",
+    "(docs/platform-file.md) that `tilelens replay --platform FILE` reads, and prints the cost of the\n"
+    "scheduler's pushes and pops fitted from the run, for `tilelens replay --scheduling-cost SPEC`.",
     {{"run", "ID", "the measured run", ""},
      {"db", "FILE", "the database holding it", ""},
      {"output", "FILE", "write the platform file here (default: standard output)", ""}},
@@ -162,6 +163,12 @@ int cmd_calibrate(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   report << "loads from the host: " << calibration->host_loads << ", " << format_fixed(calibration->load_bytes_per_s / 1e9, 2)
          << " GB/s, latency " << format_duration(calibration->latency_ns) << "\n";
   if (calibration->writeback_bytes_per_s > 0) report << "write-backs: " << format_fixed(calibration->writeback_bytes_per_s / 1e9, 2) << " GB/s\n";
+  if (calibration->decisions > 0) {
+    report << "scheduling cost, fitted on " << calibration->decisions << " pushes and pops: replay with --scheduling-cost "
+           << calibration->scheduling_cost.canonical() << "\n";
+  } else {
+    report << "scheduling cost: the run recorded no decisions (stored before schema version 8)\n";
+  }
   if (!args.has("output")) {
     write_platform_json(p, out, comment);
     return 0;

@@ -23,6 +23,7 @@ std::vector<OptionSpec> replay_options() {
                  {{"buffer", "DEPTH", "tasks a GPU holds (running one included); 1 = no prefetch window", "4"},
                   {"memory-model", "SPEC", "how memory serves requests: starpu (StarPU 1.3's rules) or fgcs (the papers'), with key=value overrides; see docs/replay.md", "starpu"},
                   {"charge-scheduling", "", "delay the start by the scheduler's prepare() wall time (fgcs \"HFP with sched. time\")", ""},
+                  {"scheduling-cost", "SPEC", "charge each push and pop on the clock: push=2us,pop=1us,pop_per_task=5ns (tilelens calibrate fits it; docs/replay.md)", ""},
                   {"json", "", "print the summary as JSON", ""},
                   {"csv", "", "print the summary as one CSV row (with --csv-header, the header first)", ""},
                   {"csv-header", "", "with --csv, print the header row too", ""},
@@ -71,6 +72,7 @@ int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   request.buffer_depth = *depth;
   request.charge_scheduling = args.has("charge-scheduling");
   request.memory_model = args.get("memory-model");
+  request.scheduling_cost = args.get("scheduling-cost");
 
   core::RunOutputs outputs;
   outputs.database = args.get("db");

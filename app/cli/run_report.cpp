@@ -70,6 +70,23 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
     if (s.charged_ns > 0) out << "; " << format_duration(s.charged_ns) << " of prepare() charged to the makespan";
     out << "\n";
   }
+  const auto decisions = [&](const char* what, const DecisionFit& fit) {
+    out << format_count(static_cast<double>(fit.count)) << " " << what;
+    if (fit.scanned) out << " scanning " << format_count(static_cast<double>(fit.scanned)) << " tasks";
+    out << ", " << format_fixed(fit.base_ns, 0) << " ns each";
+    if (fit.per_task_ns > 0) out << " + " << format_fixed(fit.per_task_ns, 2) << " ns per task scanned";
+  };
+  if (s.push_decisions.count + s.pop_decisions.count > 0) {
+    out << "decisions    ";
+    decisions("pushes", s.push_decisions);
+    out << "; ";
+    decisions("pops", s.pop_decisions);
+    out << (run.mode == RunMode::StarPU ? " (StarPU's scheduling states)" : " (fitted on wall time)") << "\n";
+  }
+  if (!run.scheduling_cost.empty()) {
+    out << "charged      " << format_duration(s.decisions_charged_ns) << " of decisions on the clock (scheduling cost "
+        << run.scheduling_cost << ")\n";
+  }
 }
 
 namespace {
@@ -124,6 +141,7 @@ void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out
       .add_fixed("bus_bandwidth", p.bus_bandwidth, 0)
       .add("buffer_depth", run.buffer_depth)
       .add("memory_model", run.memory_model)
+      .add("scheduling_cost", run.scheduling_cost)
       .add("loads", s.loads)
       .add("fetches", s.fetches)
       .add("prefetches", s.prefetches)
@@ -145,6 +163,15 @@ void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out
       .add("prepare_ns", s.prepare_ns)
       .add("charged_ns", s.charged_ns)
       .add("eviction_ns", s.eviction_ns)
+      .add("push_decisions", s.push_decisions.count)
+      .add("push_scanned", s.push_decisions.scanned)
+      .add_fixed("push_base_ns", s.push_decisions.base_ns, 1)
+      .add_fixed("push_per_task_ns", s.push_decisions.per_task_ns, 3)
+      .add("pop_decisions", s.pop_decisions.count)
+      .add("pop_scanned", s.pop_decisions.scanned)
+      .add_fixed("pop_base_ns", s.pop_decisions.base_ns, 1)
+      .add_fixed("pop_per_task_ns", s.pop_decisions.per_task_ns, 3)
+      .add("decisions_charged_ns", s.decisions_charged_ns)
       .add_fixed("lower_bound_bytes", metrics.lower_bound_bytes, 0)
       .add("lower_bound", metrics.lower_bound)
       .add_fixed("ratio_to_lower_bound", metrics.ratio_to_lower_bound(), 6)
