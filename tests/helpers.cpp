@@ -33,15 +33,18 @@ Workload generated(const std::string& spec) {
 }
 
 Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& eviction, const Platform& platform,
-               std::uint32_t depth, const std::string& memory_model) {
+               std::uint32_t depth, const std::string& memory_model, const std::string& scheduling_cost) {
   auto policy = make_eviction(eviction);
   REQUIRE(policy.ok());
   auto model = parse_memory_model(memory_model);
   REQUIRE(model.ok());
+  auto cost = parse_scheduling_cost(scheduling_cost);
+  REQUIRE(cost.ok());
   ReplayOptions options;
   options.platform = platform;
   options.buffer_depth = depth;
   options.memory_model = *model;
+  options.scheduling_cost = *cost;
   TraceRecorder recorder;
   auto summary = replay(w, scheduler, *policy->policy, options, &recorder);
   INFO((summary.ok() ? std::string() : summary.error().message));
@@ -50,10 +53,10 @@ Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& evict
 }
 
 Run run_replay(const Workload& w, const std::string& scheduler, const std::string& eviction, const Platform& platform,
-               std::uint32_t depth, const std::string& memory_model) {
+               std::uint32_t depth, const std::string& memory_model, const std::string& scheduling_cost) {
   auto made = make_scheduler(scheduler);
   REQUIRE(made.ok());
-  return run_replay(w, *made->scheduler, eviction, platform, depth, memory_model);
+  return run_replay(w, *made->scheduler, eviction, platform, depth, memory_model, scheduling_cost);
 }
 
 std::string check_priority_order(const Workload& w, const Run& run) {

@@ -17,11 +17,12 @@ struct Run {
 
 Platform small_platform(double memory_bytes, std::uint32_t gpus = 1);
 Workload generated(const std::string& spec);
-// `memory_model` is a MemoryModel spec: "starpu" (the default) or "fgcs" (the papers' model).
+// `memory_model` is a MemoryModel spec: "starpu" (the default) or "fgcs" (the papers' model);
+// `scheduling_cost` a SchedulingCost spec ("" charges nothing).
 Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& eviction, const Platform& platform,
-               std::uint32_t depth = 4, const std::string& memory_model = "starpu");
+               std::uint32_t depth = 4, const std::string& memory_model = "starpu", const std::string& scheduling_cost = "");
 Run run_replay(const Workload& w, const std::string& scheduler, const std::string& eviction, const Platform& platform,
-               std::uint32_t depth = 4, const std::string& memory_model = "starpu");
+               std::uint32_t depth = 4, const std::string& memory_model = "starpu", const std::string& scheduling_cost = "");
 
 // Memory in use never above M (from load issues, allocations and evictions); each task starts
 // with all its data resident; loads + allocations = evictions + invalidations + resident at

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "eviction/policy.hpp"
 #include "formats/starpu_import.hpp"
 #include "helpers.hpp"
 #include "model/memory_model.hpp"
@@ -20,24 +19,7 @@ namespace {
 
 test::Run replay_costing(const Workload& w, const std::string& scheduler, const Platform& p, std::uint32_t depth,
                          const std::string& cost, const std::string& model = "fgcs") {
-  auto made = make_scheduler(scheduler);
-  REQUIRE(made.ok());
-  auto policy = make_eviction("lru");
-  REQUIRE(policy.ok());
-  auto memory_model = parse_memory_model(model);
-  REQUIRE(memory_model.ok());
-  auto charged = parse_scheduling_cost(cost);
-  REQUIRE(charged.ok());
-  ReplayOptions options;
-  options.platform = p;
-  options.buffer_depth = depth;
-  options.memory_model = *memory_model;
-  options.scheduling_cost = *charged;
-  TraceRecorder recorder;
-  auto summary = replay(w, *made->scheduler, *policy->policy, options, &recorder);
-  INFO((summary.ok() ? std::string() : summary.error().message));
-  REQUIRE(summary.ok());
-  return {*summary, std::move(recorder.trace)};
+  return test::run_replay(w, scheduler, "lru", p, depth, model, cost);
 }
 
 // n tasks, each reading and writing the one data: a chain, each task released by the previous.
