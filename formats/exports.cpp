@@ -43,6 +43,18 @@ const char* load_link_value(LoadKind kind) {
 
 constexpr std::int64_t kLaneStride = 100000;
 
+// The Paje export's transfer kinds: link type and state value aliases, names, and colours from
+// the Okabe-Ito palette (colour-blind safe).
+struct TransferKind {
+  const char* alias;
+  const char* name;
+  const char* color;
+};
+constexpr TransferKind kTransferKinds[] = {{"F", "fetch", "0.84 0.37 0.0"},
+                                           {"PF", "prefetch", "0.0 0.45 0.70"},
+                                           {"U", "unused", "0.80 0.47 0.65"},
+                                           {"WB", "write-back", "0.90 0.62 0.0"}};
+
 std::string run_title(const RunInfo& run) {
   return "run " + std::to_string(run.id) + ": " + run.scheduler + "/" + run.eviction + " on " + run.workload_spec;
 }
@@ -120,11 +132,16 @@ void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace
          "% StartContainer string\n% Key string\n%EndEventDef\n"
          "%EventDef PajeEndLink 10\n% Time date\n% Type string\n% Container string\n% Value string\n"
          "% EndContainer string\n% Key string\n%EndEventDef\n";
-  // Types: the run holds memory nodes (the host and each GPU); a GPU has a worker state and a
-  // memory variable; transfers are links between memory nodes.
-  out << "0 CT_Run 0 Run\n0 CT_Node CT_Run \"Memory node\"\n1 ST_Worker CT_Node \"Worker state\"\n"
-         "2 V_Mem CT_Node \"Memory used (MiB)\" \"0.2 0.4 0.8\"\n3 L_Transfer CT_Run CT_Node CT_Node Transfer\n";
-  out << "4 Idle ST_Worker Idle \"0.9 0.9 0.9\"\n";
+  // Types: the run holds memory nodes (the host and each GPU); a GPU has a worker state, a
+  // memory variable and lanes of transfers; transfers are also links between memory nodes,
+  // one link type per kind. Viewers colour states by value, so the lanes are what tells the
+  // kinds apart: ViTE draws every link white and refuses values defined on a link type.
+  out << "0 CT_Run 0 Run\n0 CT_Node CT_Run \"Memory node\"\n0 CT_Lane CT_Node \"Transfer lane\"\n"
+         "1 ST_Worker CT_Node \"Worker state\"\n1 ST_Transfer CT_Lane Transfer\n"
+         "2 V_Mem CT_Node \"Memory used (MiB)\" \"0.2 0.4 0.8\"\n";
+  for (const TransferKind& kind : kTransferKinds) out << "3 L_" << kind.alias << " CT_Run CT_Node CT_Node " << kind.name << "\n";
+  out << "4 Idle ST_Worker Idle \"0.9 0.9 0.9\"\n4 None ST_Transfer none \"0.9 0.9 0.9\"\n";
+  for (const TransferKind& kind : kTransferKinds) out << "4 " << kind.alias << " ST_Transfer " << kind.name << " \"" << kind.color << "\"\n";
   for (std::size_t k = 0; k < workload.kinds().size(); ++k) {
     // Distinct, stable colours per task kind.
     const double hue = static_cast<double>(k) / static_cast<double>(std::max<std::size_t>(1, workload.kinds().size()));
@@ -132,8 +149,6 @@ void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace
     std::snprintf(color, sizeof color, "\"%.2f %.2f %.2f\"", 0.3 + 0.6 * hue, 0.8 - 0.5 * hue, 0.3);
     out << "4 K" << k << " ST_Worker " << paje_string(workload.kinds()[k]) << ' ' << color << "\n";
   }
-  out << "4 F L_Transfer fetch \"0.9 0.2 0.2\"\n4 PF L_Transfer prefetch \"0.2 0.6 0.9\"\n"
-         "4 U L_Transfer unused \"0.6 0.6 0.6\"\n4 WB L_Transfer write-back \"0.9 0.6 0.1\"\n";
 
   const std::uint32_t gpus = gpu_count(run, trace);
   std::int64_t end = 0;
@@ -160,28 +175,59 @@ void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace
     events.push_back({t.start_ns, 1, "ST_Worker gpu" + std::to_string(t.gpu) + " K" + std::to_string(workload.tasks()[t.task].kind)});
     events.push_back({t.end_ns, 0, "ST_Worker gpu" + std::to_string(t.gpu) + " Idle"});
   }
-  std::size_t key = 0;
+  // Each GPU's transfers, in and out, in start order on the first of its lanes free by then.
+  struct Transfer {
+    std::int64_t start, end;
+    std::uint32_t gpu;
+    std::string kind, from, to;
+  };
+  std::vector<Transfer> transfers;
+  transfers.reserve(trace.loads.size() + trace.writebacks.size());
   for (const LoadRecord& l : trace.loads) {
-    const std::string from = l.source == kFromHost ? "host" : "gpu" + std::to_string(l.source);
-    const std::string id = "L" + std::to_string(key++);
-    events.push_back({l.issue_ns, 2, "L_Transfer run " + std::string(load_link_value(l.kind)) + " " + from + " " + id});
-    events.push_back({l.end_ns, 3, "L_Transfer run " + std::string(load_link_value(l.kind)) + " gpu" + std::to_string(l.gpu) + " " + id});
+    transfers.push_back({l.issue_ns, l.end_ns, l.gpu, load_link_value(l.kind),
+                         l.source == kFromHost ? "host" : "gpu" + std::to_string(l.source), "gpu" + std::to_string(l.gpu)});
   }
   for (const WritebackRecord& w : trace.writebacks) {
+    transfers.push_back({w.start_ns, w.end_ns, w.gpu, "WB", "gpu" + std::to_string(w.gpu), "host"});
+  }
+  std::stable_sort(transfers.begin(), transfers.end(), [](const Transfer& a, const Transfer& b) { return a.start < b.start; });
+  std::vector<std::vector<std::int64_t>> lanes_free(gpus);  // per GPU: when each lane is free
+  std::size_t key = 0;
+  for (const Transfer& t : transfers) {
+    auto& lanes = lanes_free[t.gpu];
+    std::size_t lane = 0;
+    while (lane < lanes.size() && lanes[lane] > t.start) ++lane;
+    if (lane == lanes.size()) lanes.push_back(0);
+    lanes[lane] = t.end;
+    const std::string container = "lane" + std::to_string(t.gpu) + "_" + std::to_string(lane);
+    events.push_back({t.start, 1, "ST_Transfer " + container + " " + t.kind});
+    events.push_back({t.end, 0, "ST_Transfer " + container + " None"});
     const std::string id = "L" + std::to_string(key++);
-    events.push_back({w.start_ns, 2, "L_Transfer run WB gpu" + std::to_string(w.gpu) + " " + id});
-    events.push_back({w.end_ns, 3, "L_Transfer run WB host " + id});
+    events.push_back({t.start, 2, "L_" + t.kind + " run " + t.kind + " " + t.from + " " + id});
+    events.push_back({t.end, 3, "L_" + t.kind + " run " + t.kind + " " + t.to + " " + id});
   }
   for (const MemoryStep& m : memory_in_use(workload, trace)) {
     char value[32];
     std::snprintf(value, sizeof value, "%.3f", static_cast<double>(m.bytes) / 1048576.0);
     events.push_back({m.time_ns, 4, "V_Mem gpu" + std::to_string(m.gpu) + " " + value});
   }
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    for (std::size_t lane = 0; lane < lanes_free[g].size(); ++lane) {
+      const std::string container = "lane" + std::to_string(g) + "_" + std::to_string(lane);
+      out << "5 0.000000 " << container << " CT_Lane gpu" << g << " \"transfers " << lane + 1 << "\"\n";
+      out << "7 0.000000 ST_Transfer " << container << " None\n";
+    }
+  }
   std::stable_sort(events.begin(), events.end(),
                    [](const Event& a, const Event& b) { return std::tie(a.time, a.rank) < std::tie(b.time, b.rank); });
   static constexpr int kEventId[] = {7, 7, 9, 10, 8};
   for (const Event& e : events) out << kEventId[e.rank] << ' ' << milliseconds(e.time) << ' ' << e.line << "\n";
-  for (std::uint32_t g = 0; g < gpus; ++g) out << "6 " << milliseconds(end) << " CT_Node gpu" << g << "\n";
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    for (std::size_t lane = 0; lane < lanes_free[g].size(); ++lane) {
+      out << "6 " << milliseconds(end) << " CT_Lane lane" << g << "_" << lane << "\n";
+    }
+    out << "6 " << milliseconds(end) << " CT_Node gpu" << g << "\n";
+  }
   out << "6 " << milliseconds(end) << " CT_Node host\n6 " << milliseconds(end) << " CT_Run run\n";
 }
 
