@@ -90,7 +90,9 @@ ReferenceCurves reference_curves(const Workload& workload, const Platform& platf
   curves.lower_bound_bytes = curves.compulsory_bytes;
   curves.bound = "compulsory (each input loaded once)";
   curves.ideal_compute_ns = workload.total_flops() / (platform.total_peak_gflops());
-  curves.bus_limit_bytes = platform.bus_bandwidth * curves.ideal_compute_ns * 1e-9;
+  // What the host's links can move in that time: the host bus, or the PCIe tree below it when
+  // its switches carry less.
+  curves.bus_limit_bytes = platform.host_throughput() * curves.ideal_compute_ns * 1e-9;
   // The closed forms count the traffic of one bounded memory computing everything; CPU
   // workers compute from the host without loads, so with them only the compulsory bound holds.
   if (cpus_compute(workload, platform)) return curves;

@@ -361,6 +361,21 @@ std::string Platform::describe() const {
   return out;
 }
 
+double Platform::host_throughput() const {
+  if (!has_pcie_tree()) return bus_bandwidth;
+  const std::uint32_t nodes = memory_nodes();
+  double tree = 0;
+  if (gpus_per_switch > 0 && switch_bandwidth > 0) {
+    for (std::uint32_t first = 0; first < nodes; first += gpus_per_switch) {
+      const auto behind = static_cast<double>(std::min(gpus_per_switch, nodes - first));
+      tree += gpu_bus_bandwidth > 0 ? std::min(switch_bandwidth, behind * gpu_bus_bandwidth) : switch_bandwidth;
+    }
+  } else {
+    tree = static_cast<double>(nodes) * gpu_bus_bandwidth;
+  }
+  return std::min(bus_bandwidth, tree);
+}
+
 std::string format_kind_rates(const std::map<std::string, double>& rates) {
   std::string out;
   for (const auto& [kind, rate] : rates) out += (out.empty() ? "" : ";") + kind + "=" + format_exact(rate);

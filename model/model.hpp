@@ -201,6 +201,10 @@ struct Platform {
   std::uint32_t gpus_per_switch = 0;
   double switch_bandwidth = 0;
   bool has_pcie_tree() const { return gpu_bus_bandwidth > 0 || (gpus_per_switch > 0 && switch_bandwidth > 0); }
+  // The most the host moves to all memory nodes at once, each direction: the host bus, or less
+  // when the PCIe tree's switches and GPU links together carry less (darts Fig. 5: two 22 GB/s
+  // switches under a 100 GB/s host link move 44 GB/s).
+  double host_throughput() const;
   std::int64_t latency_ns = 0;       // added to every transfer
   // How the host bus serves transfers. copy_engines 0: each direction shares its bandwidth
   // equally among every transfer at once; k > 0: each memory node moves at most k transfers

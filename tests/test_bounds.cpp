@@ -162,3 +162,21 @@ TEST_CASE("no schedule of any scheduler loads less than the compulsory bound, on
   CHECK(runs > 500);        // the grid ran, not only refused
   CHECK(at_the_bound > 0);  // and the bound is reached: it is not trivially low
 }
+
+TEST_CASE("the bus limit counts what the PCIe tree carries below the host link", "[bounds]") {
+  Platform node = *find_platform_preset("v100x4-darts");
+  // Two 22 GB/s switches of two 12 GB/s GPUs each, under a 100 GB/s host link: 44 GB/s.
+  CHECK(node.host_throughput() == 44e9);
+  const Workload w = test::generated("matmul2d:N=10");
+  const ReferenceCurves curves = reference_curves(w, node);
+  CHECK(curves.bus_limit_bytes == Approx(44e9 * curves.ideal_compute_ns * 1e-9));
+  node.gpus = 3;  // a full switch and a half one: 22 + 12 GB/s
+  CHECK(node.host_throughput() == 34e9);
+  node.gpus_per_switch = 0;  // only the GPUs' own links: 3 x 12 GB/s
+  node.switch_bandwidth = 0;
+  CHECK(node.host_throughput() == 36e9);
+  node.bus_bandwidth = 20e9;  // a host link below them all is the bottleneck again
+  CHECK(node.host_throughput() == 20e9);
+  Platform flat = *find_platform_preset("v100-fgcs");
+  CHECK(flat.host_throughput() == flat.bus_bandwidth);
+}
