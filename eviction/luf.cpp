@@ -3,7 +3,8 @@
 //   1. a data used by no task the GPU has pulled (its task buffer, running task included) and
 //      by no task planned for it: evict it;
 //   2. else, among the data used by no pulled task, the one used by the fewest planned tasks;
-//   3. else, if the request is only a prefetch, refuse (the load waits);
+//   3. else, if the request is only a prefetch, refuse (the load waits): StarPU's darts.c
+//      does this (REFERENCE.md); darts 5.4 does not say it;
 //   4. else Belady over the pulled tasks: the data whose first use in buffer order is furthest.
 // Ties go to the least recently used. Without a planning scheduler the plan is empty, and
 // LUF is LRU with the prefetch refusal and the Belady step over the buffer. What DARTS does

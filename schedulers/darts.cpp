@@ -63,6 +63,7 @@ class Darts final : public Scheduler, public PlanView {
     }
     planned_.assign(K_, {});
     head_.assign(K_, 0);
+    pulled_.assign(K_, 0);
     planned_uses_.assign(K_ * nd_, 0);
     pulled_uses_.assign(K_ * nd_, 0);
     in_set_.assign(K_ * nd_, 0);
@@ -85,9 +86,12 @@ class Darts final : public Scheduler, public PlanView {
     }
     add_ready(task);
     if (options_.bypass) {
+      // darts 5.3: among the memories where the task is free, the one with the fewest queued
+      // tasks (planned, and pulled into its workers' buffers); the first on ties.
+      const auto queued = [&](GpuId k) { return planned_[k].size() - head_[k] + pulled_[k]; };
       std::optional<GpuId> best;
       for (GpuId k = 0; k < K_; ++k) {
-        if (is_free(k, task) && (!best || planned(k).size() < planned(*best).size())) best = k;
+        if (is_free(k, task) && (!best || queued(k) < queued(*best))) best = k;
       }
       if (best) {
         plan(*best, task, /*before_first_not_free=*/true);
@@ -108,6 +112,7 @@ class Darts final : public Scheduler, public PlanView {
       head_[k] = 0;
     }
     state_[task] = State::Pulled;
+    ++pulled_[k];
     for (const Access& access : w_->accesses(task)) {
       if (!reads(access.mode)) continue;
       --planned_uses_[slot(k, access.data)];
@@ -118,6 +123,7 @@ class Darts final : public Scheduler, public PlanView {
 
   void on_task_done(GpuId worker, TaskId task) override {
     const GpuId k = node_of(worker);
+    --pulled_[k];
     state_[task] = State::Done;
     for (const Access& access : w_->accesses(task)) {
       if (reads(access.mode)) --pulled_uses_[slot(k, access.data)];
@@ -353,6 +359,7 @@ class Darts final : public Scheduler, public PlanView {
   std::vector<double> duration_;                // seconds at the platform's rate
   std::vector<std::vector<TaskId>> planned_;    // per GPU, in order, from head_ on
   std::vector<std::size_t> head_;
+  std::vector<std::size_t> pulled_;             // per GPU: tasks its workers hold, running ones included
   std::vector<std::uint32_t> planned_uses_, pulled_uses_;  // per (GPU, data)
   std::vector<char> in_set_;                    // per (GPU, data): in dataNotInMem_k
   std::vector<std::vector<TaskId>> readers_;    // per data: released tasks reading it (lazily pruned)

@@ -48,6 +48,8 @@ Buckets derive_buckets(const Workload& workload, const Platform& platform) {
   return buckets;
 }
 
+// At least N_fast x speedup: lahp's text says "more than", but its example ("six or more" for
+// 3 GPUs twice faster) and StarPU's heteroprio.c (ntasks / nb_fast >= slow_factor) say at least.
 bool slow_worker_may_take(std::size_t tasks_in_bucket, std::uint32_t fast_workers, double slow_factor) {
   if (fast_workers == 0) return true;
   return static_cast<double>(tasks_in_bucket) >= static_cast<double>(fast_workers) * slow_factor;

@@ -4,9 +4,9 @@
 // flip (package flipping), ready (Ready reordering inside the GPU's package, fgcs section 4.3),
 // fast_start, weighted, steal. "HFP with Belady" is `--eviction belady`: this scheduler
 // exposes each GPU's remaining package as its known future, which is the per-GPU list of next
-// uses REFERENCE.md describes. On K GPUs a GPU whose package is exhausted steals from the
-// tail of the package with the most tasks left (issue 4: "load balancing by task stealing at
-// the end"). On a DAG only pushed (ready) tasks are served, in package order.
+// uses REFERENCE.md describes. On K GPUs a GPU whose package has no ready task steals the last
+// ready task of the package with the most ready tasks (issue 4: "load balancing by task
+// stealing at the end"). On a DAG only pushed (ready) tasks are served, in package order.
 //
 // Departures from the paper, written in docs/schedulers.md: flipping is applied to phase-2
 // merges only (the paper: "a concern appears in the second step"; in phase 1 both packages
@@ -43,10 +43,14 @@ class Packer {
     std::vector<DataId> data;  // distinct inputs, sorted
     double weight = 0;
     bool alive = true;
+    // tasks[0, split) and tasks[split, end) are the two packages merged last to build this
+    // one (0 for a single task): flipping's rule (c).
+    std::size_t split = 0;
   };
   struct Best {
-    double weight = 0;
+    double weight = 0;            // shared with `partner`, the first that shares the most
     PackageId partner = kNoId;
+    double fitting_weight = 0;    // the most shared with a partner whose union fits in M
     bool valid = false;
   };
 
@@ -101,16 +105,23 @@ class Packer {
   }
 
   // The partner sharing the most with `i` (first on ties), skipping packages merged this
-  // round when `exclude_taken`; in phase 1 only partners whose union with `i` fits.
+  // round when `exclude_taken`; with fitting_partner, in phase 1 only partners whose union
+  // with `i` fits. Also the most `i` shares with a partner whose union fits (line 11's max).
   Best best_partner(PackageId i, bool exclude_taken) {
+    ++result_.partner_searches;
     gather(i);
     Best best;
     for (PackageId p : touched_) {
       const double shared = acc_[p];
       acc_[p] = 0;
       if (exclude_taken && taken_[p]) continue;
-      if (!fits(i, p, shared)) continue;
-      if (shared > best.weight || (shared == best.weight && p < best.partner)) best = {shared, p, true};
+      const bool fitting = fits(i, p, shared);
+      if (fitting) best.fitting_weight = std::max(best.fitting_weight, shared);
+      if (options_.fitting_partner && !fitting) continue;
+      if (shared > best.weight || (shared == best.weight && p < best.partner)) {
+        best.weight = shared;
+        best.partner = p;
+      }
     }
     best.valid = true;
     return best;
@@ -126,35 +137,49 @@ class Packer {
     const std::size_t smallest = by_size_.begin()->first;
     round_.clear();
     for (auto it = by_size_.begin(); it != by_size_.end() && it->first == smallest; ++it) round_.push_back(it->second);
+    // Fast start replaces the first round's search for each package's best partner, the
+    // search it exists to save (fgcs 5.2): it runs before any of it.
+    if (options_.fast_start && result_.rounds == 1 && phase1_) {
+      fast_start_round();
+      return;
+    }
 
-    double max_shared = 0;
-    for (PackageId i : round_) max_shared = std::max(max_shared, cached_best(i).weight);
+    // Line 11: in phase 1, the most shared by a pair whose union fits; line 17: by any pair.
+    const auto round_max = [&] {
+      double max_shared = 0;
+      for (PackageId i : round_) max_shared = std::max(max_shared, phase1_ ? cached_best(i).fitting_weight : cached_best(i).weight);
+      return max_shared;
+    };
+    double max_shared = round_max();
     if (phase1_ && max_shared == 0) {
       end_phase1();
-      for (PackageId i : round_) max_shared = std::max(max_shared, cached_best(i).weight);
+      max_shared = round_max();
     }
     if (!phase1_ && max_shared == 0) {
       for (PackageId i : round_) drop_non_connected(i);
-      return;
-    }
-    if (options_.fast_start && result_.rounds == 1 && phase1_) {
-      fast_start_round();
       return;
     }
     std::vector<PackageId> merged;
     for (PackageId i : round_) {
       if (packed()) break;
       if (taken_[i]) continue;
+      // Lines 27-28: the partner sharing the most among those not merged this round, merged
+      // only if it reaches the round's maximum and, in phase 1, their union fits.
       Best best = cached_best(i);
       if (best.weight < max_shared) continue;
       if (best.partner == kNoId || taken_[best.partner]) best = best_partner(i, true);
-      if (best.partner == kNoId || best.weight != max_shared) continue;
+      if (best.partner == kNoId || best.weight != max_shared || !fits(i, best.partner, best.weight)) continue;
       taken_[i] = taken_[best.partner] = 1;
       merged.push_back(i);
       merged.push_back(best.partner);
       merge(i, best.partner);
     }
     for (PackageId p : merged) taken_[p] = 0;
+    // Departure: under the paper's rule a phase-1 round can merge nothing (every smallest
+    // package's best partner shares more than the round's maximum and does not fit), and
+    // Algorithm 5 would then repeat that round forever. No merge within M is left to make
+    // by that rule, so phase 1 ends there.
+    if (merged.empty() && phase1_) end_phase1();
   }
 
   // fgcs "fast start": on the first round, each task pairs with the first task sharing any
@@ -257,6 +282,7 @@ class Packer {
       }
     }
     a.data = std::move(data);
+    a.split = a.tasks.size();
     a.tasks.insert(a.tasks.end(), b.tasks.begin(), b.tasks.end());
     b = Package{};
     b.alive = false;
@@ -307,26 +333,55 @@ class Packer {
   // adjacent. Ties prefer reversing both, then the second, then the first, then none
   // (REFERENCE.md, HFP.c).
   void flip(PackageId i, PackageId j) {
-    auto& a = packages_[i].tasks;
-    auto& b = packages_[j].tasks;
-    const auto a_head = sub_package(a, true), a_tail = sub_package(a, false);
-    const auto b_head = sub_package(b, true), b_tail = sub_package(b, false);
+    const auto a_head = head_or_tail(packages_[i], true), a_tail = head_or_tail(packages_[i], false);
+    const auto b_head = head_or_tail(packages_[j], true), b_tail = head_or_tail(packages_[j], false);
     const double both = shared_unsorted(a_head, b_tail);
     const double second = shared_unsorted(a_tail, b_tail);
     const double first = shared_unsorted(a_head, b_head);
     const double none = shared_unsorted(a_tail, b_head);
     const double best = std::max({both, second, first, none});
+    const auto reverse = [&](PackageId p) {
+      Package& package = packages_[p];
+      std::reverse(package.tasks.begin(), package.tasks.end());
+      if (package.split > 0) package.split = package.tasks.size() - package.split;
+    };
     if (best == both) {
-      std::reverse(a.begin(), a.end());
-      std::reverse(b.begin(), b.end());
+      reverse(i);
+      reverse(j);
     } else if (best == second) {
-      std::reverse(b.begin(), b.end());
+      reverse(j);
     } else if (best == first) {
-      std::reverse(a.begin(), a.end());
+      reverse(i);
     } else {
       return;
     }
     ++result_.flips;
+  }
+
+  // Flipping's head (or tail) sub-package: with flip_constituents, of a package built by a
+  // merge whose inputs fit in M, the first (or second) of the two packages merged to build it
+  // (the 2021 report's rule (c)); else the longest head (or tail) whose inputs fit (rules (a)
+  // and (b): the whole package when it fits).
+  std::vector<DataId> head_or_tail(const Package& package, bool head) {
+    if (options_.flip_constituents && package.split > 0 && package.weight <= limit_) {
+      const auto middle = package.tasks.begin() + static_cast<std::ptrdiff_t>(package.split);
+      const std::vector<TaskId> part = head ? std::vector<TaskId>(package.tasks.begin(), middle) : std::vector<TaskId>(middle, package.tasks.end());
+      return distinct_inputs(part);
+    }
+    return sub_package(package.tasks, head);
+  }
+
+  std::vector<DataId> distinct_inputs(const std::vector<TaskId>& tasks) {
+    ++stamp_;
+    std::vector<DataId> data;
+    for (TaskId task : tasks) {
+      for (const Access& access : w_.accesses(task)) {
+        if (!reads(access.mode) || mark_[access.data] == stamp_) continue;
+        mark_[access.data] = stamp_;
+        data.push_back(access.data);
+      }
+    }
+    return data;
   }
 
   HfpPacking finish() {
@@ -425,6 +480,7 @@ Result<std::unique_ptr<Scheduler>> make_hfp(const Params& params) {
   HfpOptions options;
   QueueServer::Options serving;
   if (auto status = params.flags({{"flip", &options.flip}, {"fast_start", &options.fast_start}, {"weighted", &options.weighted},
+                                  {"fitting_partner", &options.fitting_partner}, {"flip_constituents", &options.flip_constituents},
                                   {"ready", &serving.ready}, {"steal", &serving.steal}, {"ready_scan", &serving.scan}});
       !status) {
     return status.error();

@@ -29,6 +29,14 @@ struct HfpOptions {
   bool flip = true;         // package flipping (fgcs Fig. 3)
   bool fast_start = false;  // first round: pair tasks sharing any data, no maximum search
   bool weighted = true;     // shared weight in bytes (heterogeneous sizes); false: data count
+  // Phase 1's partner: false (the paper, Algorithm 5 lines 27-28) takes the partner sharing
+  // the most among the packages not merged this round, and merges only if their union fits;
+  // true only considers partners whose union fits (tilelens before issue 19).
+  bool fitting_partner = false;
+  // Flipping's sub-packages of a package whose inputs fit in M: false, the whole package (the
+  // longest head and tail that fit); true, the two packages merged to build it (the 2021
+  // report's rule (c)).
+  bool flip_constituents = false;
 };
 
 struct HfpPacking {
@@ -38,6 +46,9 @@ struct HfpPacking {
   // not), in package order; empty if packing stopped at K packages before phase 1 ended.
   std::vector<std::vector<TaskId>> phase1_packages;
   std::uint64_t rounds = 0, merges = 0, flips = 0;
+  // Searches of a package's best partner (each sums its inputs' reader lists): what fast start
+  // spares in the first round.
+  std::uint64_t partner_searches = 0;
   std::size_t non_connected_tasks = 0;
 };
 

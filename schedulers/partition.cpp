@@ -1,6 +1,7 @@
 // The hypergraph-partitioning scheduler of the DARTS slides: split the tasks into K parts, one
 // per GPU, so that the parts share as little data as possible, then serve each part on its GPU
-// with Ready, and let a GPU whose part is exhausted steal from the tail of the fullest part.
+// with Ready, and let a GPU whose part has no ready task steal the last ready task of the
+// part with the most ready tasks.
 //
 // The slides partition the task-data hypergraph with hMETIS, which Debian does not ship
 // (neither PaToH). We use METIS (libmetis-dev), a graph partitioner, on a graph standing for

@@ -247,7 +247,7 @@ TEST_CASE("HFP options are checked", "[hfp][errors]") {
   CHECK(bad.error().message.find("flip") != std::string::npos);
   auto good = make_scheduler("hfp:flip=no,ready=yes");
   REQUIRE(good);
-  CHECK(good->spec == "hfp:fast_start=0,flip=no,ready=yes,ready_scan=0,steal=1,weighted=1");
+  CHECK(good->spec == "hfp:fast_start=0,fitting_partner=0,flip=no,flip_constituents=0,ready=yes,ready_scan=0,steal=1,weighted=1");
 }
 
 TEST_CASE("Ready's incremental index picks exactly what the scan picks", "[ready][hfp][partition]") {
@@ -264,5 +264,86 @@ TEST_CASE("Ready's incremental index picks exactly what the scan picks", "[ready
         CHECK(test::trace_text(indexed.trace) == test::trace_text(scanned.trace));
       }
     }
+  }
+}
+
+namespace {
+
+// Equal-size data named by letters; each task reads the data of its string.
+Workload lettered(const std::vector<std::string>& tasks) {
+  WorkloadBuilder builder("lettered");
+  const KindId k = builder.kind("K");
+  std::map<char, DataId> data;
+  for (const std::string& reads : tasks) {
+    std::vector<Access> accesses;
+    for (char c : reads) {
+      if (!data.count(c)) data[c] = builder.add_data({std::string(1, c), 1000, 'A', static_cast<std::int32_t>(data.size()), 0});
+      accesses.push_back({data[c], AccessMode::Read});
+    }
+    builder.add_task(k, accesses, 1000);
+  }
+  auto w = std::move(builder).finish();
+  REQUIRE(w.ok());
+  return std::move(*w);
+}
+
+}  // namespace
+
+TEST_CASE("HFP's fast start skips the first round's partner searches and packs every task", "[hfp][fgcs]") {
+  const Workload w = generated("matmul2d:N=20");
+  HfpOptions plain;
+  plain.memory_bytes = 12 * static_cast<double>(w.largest_data_bytes());
+  HfpOptions fast = plain;
+  fast.fast_start = true;
+  const HfpPacking a = hfp_pack(w, plain);
+  const HfpPacking b = hfp_pack(w, fast);
+  CHECK(each_task_once(w, concatenated(b.packages)));
+  // Without fast start the first round searches a partner for each of the 400 tasks.
+  CHECK(a.partner_searches >= w.task_count());
+  CHECK(b.partner_searches + w.task_count() / 2 <= a.partner_searches);
+}
+
+TEST_CASE("HFP's phase-1 partner: the paper's lines 27-28, or only partners that fit", "[hfp]") {
+  // M = 5 data. T0 shares 2 with T1 and T2 shares 2 with T3, but neither pair fits; T0 and T2
+  // share 1 and fit. The round's maximum (line 11) is 1. The paper takes each package's best
+  // partner first (line 27): every one shares 2 and does not fit, so nothing merges within M
+  // and phase 1 ends (Algorithm 5 would repeat that round forever). Looking only at partners
+  // that fit, T0 and T2 merge in phase 1.
+  const Workload w = lettered({"abx", "abcde", "xmn", "mnopq"});
+  HfpOptions paper;
+  paper.memory_bytes = 5 * 1000;
+  paper.flip = false;
+  const HfpPacking by_paper = hfp_pack(w, paper);
+  REQUIRE(by_paper.phase1_packages.size() == 4);
+  HfpOptions fitting = paper;
+  fitting.fitting_partner = true;
+  const HfpPacking by_fit = hfp_pack(w, fitting);
+  const std::vector<std::vector<TaskId>> merged = {{0, 2}, {1}, {3}};
+  CHECK(by_fit.phase1_packages == merged);
+  CHECK(each_task_once(w, concatenated(by_paper.packages)));
+  CHECK(each_task_once(w, concatenated(by_fit.packages)));
+  // M = 6: T0+T2 fits, the others still do not; with a third package sharing 1 with T0 and
+  // fitting, the paper merges the package whose best partner is the round's maximum.
+  const Workload v = lettered({"abx", "abcdef", "xy"});
+  HfpOptions m4;
+  m4.memory_bytes = 4 * 1000;
+  m4.flip = false;
+  const std::vector<std::vector<TaskId>> paper_pairs = {{1}, {2, 0}};
+  CHECK(hfp_pack(v, m4).phase1_packages == paper_pairs);  // T2's best partner is T0: [T2, T0]
+  m4.fitting_partner = true;
+  const std::vector<std::vector<TaskId>> fit_pairs = {{0, 2}, {1}};
+  CHECK(hfp_pack(v, m4).phase1_packages == fit_pairs);  // T0 looks past T1 to T2: [T0, T2]
+}
+
+TEST_CASE("HFP's flipping with the report's rule (c) uses the packages that built a package that fits", "[hfp]") {
+  for (const std::string spec : {"matmul2d:N=12", "matmul3d:N=5", "cholesky-tasks:N=8"}) {
+    INFO(spec);
+    const Workload w = generated(spec);
+    HfpOptions options;
+    options.memory_bytes = 10 * static_cast<double>(w.largest_data_bytes());
+    options.flip_constituents = true;
+    const HfpPacking packing = hfp_pack(w, options);
+    CHECK(each_task_once(w, concatenated(packing.packages)));
+    CHECK(packing.flips > 0);
   }
 }
