@@ -87,6 +87,12 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
       "How memory serves requests: starpu (StarPU 1.3's memory manager) or fgcs (the papers' model), "
       "optionally with key=value overrides; docs/replay.md lists them");
   form->addRow("Memory model", memory_model_);
+  scheduling_cost_ = new QLineEdit;
+  scheduling_cost_->setPlaceholderText("free (e.g. push=3us,pop=1us,pop_per_task=20ns)");
+  scheduling_cost_->setToolTip(
+      "What each push and pop of the scheduler costs on the replay clock, as tilelens calibrate prints it; "
+      "empty: decisions are free (docs/replay.md, Scheduling cost)");
+  form->addRow("Scheduling cost", scheduling_cost_);
 
   progress_ = new QProgressBar;
   progress_->setRange(0, 1);
@@ -143,6 +149,7 @@ Result<std::vector<core::ReplayRequest>> ReplayDialog::replay_requests() const {
   base.platform.gpus = static_cast<std::uint32_t>(gpus_->value());
   base.buffer_depth = static_cast<std::uint32_t>(buffer_->value());
   base.memory_model = memory_model_->currentText().trimmed().toStdString();
+  base.scheduling_cost = scheduling_cost_->text().trimmed().toStdString();
   // The fields that take the command line's units go through the same platform options.
   for (const auto& [name, field] : {std::pair{"memory", memory_}, std::pair{"bandwidth", bandwidth_}}) {
     const std::string text = field->text().trimmed().toStdString();

@@ -57,6 +57,7 @@ class ReplayDialog : public QDialog {
   QLineEdit* bandwidth_ = nullptr;
   QSpinBox* buffer_ = nullptr;
   QComboBox* memory_model_ = nullptr;
+  QLineEdit* scheduling_cost_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* status_ = nullptr;
   QPushButton* run_ = nullptr;

@@ -83,6 +83,7 @@ std::string RunData::title() const {
   if (const std::string model = short_memory_model_spec(info.memory_model); !model.empty() && model != "starpu") {
     text += ", " + model + " model";
   }
+  if (!info.scheduling_cost.empty()) text += ", decisions charged";
   // Side by side, a measured run and its replay share everything else.
   if (info.mode == RunMode::StarPU) text += " (measured by StarPU)";
   else if (info.mode == RunMode::Cuda) text += " (measured)";
