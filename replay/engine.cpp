@@ -14,6 +14,7 @@
 #include "eviction/recency_list.hpp"
 #include "replay/memory_state.hpp"
 #include "replay/simulated_device.hpp"
+#include "schedulers/known_future.hpp"
 #include "trace/totals.hpp"
 
 namespace tilelens {
@@ -1231,10 +1232,64 @@ void Engine::flush() {
 
 }  // namespace
 
+namespace {
+
+// Each worker's tasks in the order they started.
+class StartOrders final : public ReplayObserver {
+ public:
+  explicit StartOrders(std::uint32_t workers) : orders(workers) {}
+  void on_task(const TaskRecord& r) override {
+    if (r.gpu < orders.size()) orders[r.gpu].push_back(r.task);
+  }
+  std::vector<std::vector<TaskId>> orders;
+};
+
+constexpr int kMaxFutureRounds = 8;
+
+}  // namespace
+
 Result<ReplaySummary> replay(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
                              const ReplayOptions& options, ReplayObserver* observer) {
-  Engine engine(workload, scheduler, eviction, options, observer);
-  return engine.run();
+  if (!eviction.follows_future() || !scheduler.serves_out_of_future_order() || options.device) {
+    Engine engine(workload, scheduler, eviction, options, observer);
+    return engine.run();
+  }
+  // Belady under a scheduler that departs from its own future: run, then run again with the
+  // order that ran as the future, until the order repeats; the run the caller observes is the
+  // one whose future is its own order.
+  std::vector<std::vector<TaskId>> orders;
+  {
+    StartOrders first(options.platform.workers());
+    Engine engine(workload, scheduler, eviction, options, &first);
+    if (auto summary = engine.run(); !summary) return summary;
+    orders = std::move(first.orders);
+  }
+  // Without a fixed point, the future whose replay loaded least.
+  std::vector<std::vector<TaskId>> best_future;
+  std::uint64_t best_loads = UINT64_MAX;
+  int rounds = 1;
+  for (; rounds < kMaxFutureRounds; ++rounds) {
+    KnownFutureScheduler known(scheduler, orders);
+    StartOrders next(options.platform.workers());
+    Engine engine(workload, known, eviction, options, &next);
+    auto summary = engine.run();
+    if (!summary) return summary;
+    if (next.orders == orders) break;
+    if (summary->loads < best_loads) {
+      best_loads = summary->loads;
+      best_future = orders;
+    }
+    orders = std::move(next.orders);
+  }
+  if (rounds == kMaxFutureRounds) orders = std::move(best_future);
+  KnownFutureScheduler known(scheduler, orders);
+  Engine engine(workload, known, eviction, options, observer);
+  auto summary = engine.run();
+  if (summary) {
+    summary->future_rounds = static_cast<std::uint32_t>(rounds);
+    summary->future_converged = rounds < kMaxFutureRounds;
+  }
+  return summary;
 }
 
 }  // namespace tilelens

@@ -59,6 +59,13 @@ struct ReplayOptions {
 // a Belady policy without a known future, or a scheduler that stops handing out tasks while
 // some remain (reported with the time and the count).
 //
+// A policy that reads the future (Belady) under a scheduler that serves out of its future's
+// order (Ready, stealing: Scheduler::serves_out_of_future_order) would evict by an order that
+// does not run. The workload is then replayed again with the order each worker ran as the
+// future (KnownFutureScheduler), until that order repeats, at most 8 replays; the observer
+// sees only the last, whose future is its own order (summary.future_rounds, future_converged).
+// Without a fixed point by then, the future whose replay loaded least is replayed.
+//
 // The summary's scheduling_ns and eviction_ns are the wall time of the decisions taken by the
 // scheduler (prepare, push, pop) and by the policy (attach, choose_victim, on_future_changed);
 // the bookkeeping hooks that follow every replica change are not timed, as timing each would

@@ -457,6 +457,7 @@ class Hfp final : public Scheduler, public TaskFuture {
   void on_data_loaded(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Resident); }
   void on_data_evicted(GpuId g, DataId d) override { server_.on_state(g, d, ReplicaState::Absent); }
   std::uint64_t tasks_scanned() const override { return server_.tasks_scanned(); }
+  bool serves_out_of_future_order() const override { return serving_.ready || serving_.steal; }
 
   const TaskFuture* future() const override { return this; }
   std::uint64_t next_use(GpuId gpu, DataId data) const override {

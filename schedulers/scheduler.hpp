@@ -98,6 +98,10 @@ class Scheduler {
   virtual bool follows_replicas() const { return true; }
 
   virtual const TaskFuture* future() const { return nullptr; }
+  // Whether the order the scheduler serves may depart from its future() as the run goes (Ready
+  // picks out of package order, a GPU steals): Belady then replays until it sees the order
+  // that runs (replay(), engine.hpp).
+  virtual bool serves_out_of_future_order() const { return false; }
   virtual const PlanView* plan() const { return nullptr; }
   // Whether pop() serves the platform's CPU workers (Platform::cpus); the executor asks
   // only GPU workers otherwise, and refuses workloads with CPU-only kinds.

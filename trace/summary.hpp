@@ -45,6 +45,10 @@ struct ReplaySummary {
   // trace's scheduling states, against the ready tasks then (docs/starpu-import.md).
   DecisionFit push_decisions, pop_decisions;
   std::int64_t decisions_charged_ns = 0;   // simulated time charged to decisions (ReplayOptions::scheduling_cost)
+  // Belady under a scheduler that departs from its future (replay(), engine.hpp): the replays
+  // it took until the order that ran was the future Belady saw, and whether it got there.
+  std::uint32_t future_rounds = 0;
+  bool future_converged = true;
   std::uint64_t events = 0;
   std::vector<GpuSummary> gpus;
 };

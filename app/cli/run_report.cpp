@@ -83,6 +83,10 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
     decisions("pops", s.pop_decisions);
     out << (run.mode == RunMode::StarPU ? " (StarPU's scheduling states)" : " (fitted on wall time)") << "\n";
   }
+  if (s.future_rounds > 1 || !s.future_converged) {
+    out << "Belady       saw the order that ran after " << s.future_rounds << " replays"
+        << (s.future_converged ? "" : ", without reaching it: the order still changed at the last") << "\n";
+  }
   if (!run.scheduling_cost.empty()) {
     out << "charged      " << format_duration(s.decisions_charged_ns) << " of decisions on the clock (scheduling cost "
         << run.scheduling_cost << ")\n";
@@ -172,6 +176,8 @@ void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out
       .add_fixed("pop_base_ns", s.pop_decisions.base_ns, 1)
       .add_fixed("pop_per_task_ns", s.pop_decisions.per_task_ns, 3)
       .add("decisions_charged_ns", s.decisions_charged_ns)
+      .add("future_rounds", s.future_rounds)
+      .add("future_converged", s.future_converged)
       .add_fixed("lower_bound_bytes", metrics.lower_bound_bytes, 0)
       .add("lower_bound", metrics.lower_bound)
       .add_fixed("ratio_to_lower_bound", metrics.ratio_to_lower_bound(), 6)
