@@ -9,6 +9,7 @@
 #include "formats/exports.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <map>
 #include <sstream>
@@ -185,6 +186,31 @@ std::string temp_path(const std::string& name) {
 void TempFile::remove() const {
   std::error_code ec;
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+}
+
+// Dynamic programming over the resident sets.
+std::uint64_t exhaustive_minimum_loads(const Workload& w, const std::vector<TaskId>& order, int memory) {
+  std::map<std::uint32_t, std::uint64_t> states{{0u, 0u}};
+  for (TaskId t : order) {
+    std::uint32_t needed = 0;
+    for (const Access& a : w.accesses(t)) needed |= 1u << a.data;
+    std::map<std::uint32_t, std::uint64_t> next;
+    for (const auto& [held, cost] : states) {
+      const std::uint64_t loads = cost + static_cast<std::uint64_t>(std::popcount(needed & ~held));
+      const std::uint32_t optional = held & ~needed;  // data we may keep
+      for (std::uint32_t keep = optional;; keep = (keep - 1) & optional) {
+        if (std::popcount(needed | keep) <= memory) {
+          auto [it, inserted] = next.emplace(needed | keep, loads);
+          if (!inserted) it->second = std::min(it->second, loads);
+        }
+        if (keep == 0) break;
+      }
+    }
+    states = std::move(next);
+  }
+  std::uint64_t best = UINT64_MAX;
+  for (const auto& [held, cost] : states) best = std::min(best, cost);
+  return best;
 }
 
 }  // namespace tilelens::test

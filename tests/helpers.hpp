@@ -35,6 +35,10 @@ std::string check_priority_order(const Workload& w, const Run& run);
 
 std::string trace_text(const Trace& trace);
 
+// The fewest loads any eviction choice makes for a fixed order of tasks on one memory of
+// `memory_items` equal data (ids below 32): the exhaustive minimum Belady must reach.
+std::uint64_t exhaustive_minimum_loads(const Workload& w, const std::vector<TaskId>& order, int memory_items);
+
 // The tilelens command line run in-process.
 struct CliOutput {
   int code;

@@ -2,7 +2,6 @@
 // prefetch window, Belady makes the minimum number of loads (found here by exhaustive
 // search over eviction choices), no policy does better, and reversing the order under
 // Belady gives the same count.
-#include <bit>
 #include <catch2/catch.hpp>
 #include <map>
 
@@ -47,30 +46,6 @@ Instance random_instance(Rng& rng) {
   return {std::move(*w), order, memory};
 }
 
-// Minimum loads over every eviction choice: dynamic programming over the resident set.
-std::uint64_t exhaustive_minimum(const Workload& w, const std::vector<TaskId>& order, int memory) {
-  std::map<std::uint32_t, std::uint64_t> states{{0u, 0u}};
-  for (TaskId t : order) {
-    std::uint32_t needed = 0;
-    for (const Access& a : w.accesses(t)) needed |= 1u << a.data;
-    std::map<std::uint32_t, std::uint64_t> next;
-    for (const auto& [held, cost] : states) {
-      const std::uint64_t loads = cost + static_cast<std::uint64_t>(std::popcount(needed & ~held));
-      const std::uint32_t optional = held & ~needed;  // data we may keep
-      for (std::uint32_t keep = optional;; keep = (keep - 1) & optional) {
-        if (std::popcount(needed | keep) <= memory) {
-          auto [it, inserted] = next.emplace(needed | keep, loads);
-          if (!inserted) it->second = std::min(it->second, loads);
-        }
-        if (keep == 0) break;
-      }
-    }
-    states = std::move(next);
-  }
-  std::uint64_t best = UINT64_MAX;
-  for (const auto& [held, cost] : states) best = std::min(best, cost);
-  return best;
-}
 
 // The fgcs model (section 3), in which the theorems hold: no prefetch, a load only when the
 // next task needs it.
@@ -87,7 +62,7 @@ TEST_CASE("Belady equals the exhaustive minimum on 300 random tiny instances (fg
   int evictions_seen = 0;
   for (int instance = 0; instance < 300; ++instance) {
     const Instance i = random_instance(rng);
-    const std::uint64_t optimum = exhaustive_minimum(i.workload, i.order, i.memory_items);
+    const std::uint64_t optimum = test::exhaustive_minimum_loads(i.workload, i.order, i.memory_items);
     INFO("instance " << instance << ": " << i.workload.task_count() << " tasks, " << i.workload.data_count() << " data, M=" << i.memory_items);
     CHECK(replay_loads(i.workload, i.order, i.memory_items, "belady") == optimum);
     CHECK(replay_loads(i.workload, i.order, i.memory_items, "lru") >= optimum);

@@ -1,7 +1,6 @@
 // Belady sees the order that runs (issue 19): under every scheduler that offers Belady, Ready
 // and stealing included, a replay with no prefetch window loads exactly the minimum, found by
 // exhaustive search, for the order of tasks that this very replay executed.
-#include <bit>
 #include <catch2/catch.hpp>
 #include <map>
 
@@ -12,31 +11,6 @@ using namespace tilelens;
 
 namespace {
 
-// Minimum loads over every eviction choice for a fixed order: dynamic programming over the
-// resident sets (data ids below 32, equal sizes).
-std::uint64_t exhaustive_minimum(const Workload& w, const std::vector<TaskId>& order, int memory) {
-  std::map<std::uint32_t, std::uint64_t> states{{0u, 0u}};
-  for (TaskId t : order) {
-    std::uint32_t needed = 0;
-    for (const Access& a : w.accesses(t)) needed |= 1u << a.data;
-    std::map<std::uint32_t, std::uint64_t> next;
-    for (const auto& [held, cost] : states) {
-      const std::uint64_t loads = cost + static_cast<std::uint64_t>(std::popcount(needed & ~held));
-      const std::uint32_t optional = held & ~needed;
-      for (std::uint32_t keep = optional;; keep = (keep - 1) & optional) {
-        if (std::popcount(needed | keep) <= memory) {
-          auto [it, inserted] = next.emplace(needed | keep, loads);
-          if (!inserted) it->second = std::min(it->second, loads);
-        }
-        if (keep == 0) break;
-      }
-    }
-    states = std::move(next);
-  }
-  std::uint64_t best = UINT64_MAX;
-  for (const auto& [held, cost] : states) best = std::min(best, cost);
-  return best;
-}
 
 // 8 to 23 tasks reading 1 to 3 of 5 to 14 equal data, in a random submission order.
 Workload random_workload(Rng& rng, int& widest) {
@@ -83,7 +57,7 @@ TEST_CASE("Belady loads the exhaustive minimum for the order that ran, under eve
       INFO("instance " << instance << ", " << scheduler << ": " << w.task_count() << " tasks, " << w.data_count() << " data, M=" << memory);
       const auto run = test::run_replay(w, scheduler, "belady", p, 1, "fgcs");
       CHECK(run.summary.future_converged);
-      CHECK(run.summary.loads == exhaustive_minimum(w, order_of(run), memory));
+      CHECK(run.summary.loads == test::exhaustive_minimum_loads(w, order_of(run), memory));
       reordered += run.summary.future_rounds > 1 ? 1 : 0;
     }
   }
@@ -97,7 +71,7 @@ TEST_CASE("the issue's case: HFP with Ready and Belady on cholesky-tasks N=6 loa
     INFO(scheduler);
     const auto run = test::run_replay(w, scheduler, "belady", p, 1, "fgcs");
     CHECK(run.summary.future_converged);
-    CHECK(run.summary.loads == exhaustive_minimum(w, order_of(run), 5));
+    CHECK(run.summary.loads == test::exhaustive_minimum_loads(w, order_of(run), 5));
   }
   // Before Belady saw the order that runs, hfp:fitting_partner=1 loaded 40 here, against 39.
   CHECK(test::run_replay(w, "hfp:fitting_partner=1", "belady", p, 1, "fgcs").summary.loads == 39);
