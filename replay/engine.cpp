@@ -1286,8 +1286,11 @@ Result<ReplaySummary> replay(const Workload& workload, Scheduler& scheduler, Evi
   Engine engine(workload, known, eviction, options, observer);
   auto summary = engine.run();
   if (summary) {
-    summary->future_rounds = static_cast<std::uint32_t>(rounds);
-    summary->future_converged = rounds < kMaxFutureRounds;
+    // The first replay, one per round (the last one found its order again, unless none did),
+    // and the kept one.
+    const bool converged = rounds < kMaxFutureRounds;
+    summary->future_rounds = static_cast<std::uint32_t>(1 + (converged ? rounds : rounds - 1) + 1);
+    summary->future_converged = converged;
   }
   return summary;
 }

@@ -58,10 +58,15 @@ TEST_CASE("Belady loads the exhaustive minimum for the order that ran, under eve
       const auto run = test::run_replay(w, scheduler, "belady", p, 1, "fgcs");
       CHECK(run.summary.future_converged);
       CHECK(run.summary.loads == test::exhaustive_minimum_loads(w, order_of(run), memory));
-      reordered += run.summary.future_rounds > 1 ? 1 : 0;
+      if (scheduler.rfind("hfp", 0) == 0) {
+        CHECK(run.summary.future_rounds >= 3);  // a first replay, one with its order as the future, the kept one
+      } else {
+        CHECK(run.summary.future_rounds == 0);  // static orders serve their future: one replay
+      }
+      reordered += run.summary.future_rounds > 3 ? 1 : 0;
     }
   }
-  CHECK(reordered > 0);  // some runs needed more than one replay to see their own order
+  CHECK(reordered > 0);  // in some runs the order changed when Belady saw it
 }
 
 TEST_CASE("the issue's case: HFP with Ready and Belady on cholesky-tasks N=6 loads the minimum of its own order", "[belady][hfp]") {

@@ -46,7 +46,8 @@ struct ReplaySummary {
   DecisionFit push_decisions, pop_decisions;
   std::int64_t decisions_charged_ns = 0;   // simulated time charged to decisions (ReplayOptions::scheduling_cost)
   // Belady under a scheduler that departs from its future (replay(), engine.hpp): the replays
-  // it took until the order that ran was the future Belady saw, and whether it got there.
+  // made, the kept one included (0: one replay, no such scheduler), and whether the order
+  // that ran became the future Belady saw.
   std::uint32_t future_rounds = 0;
   bool future_converged = true;
   std::uint64_t events = 0;

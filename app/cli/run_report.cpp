@@ -83,9 +83,9 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
     decisions("pops", s.pop_decisions);
     out << (run.mode == RunMode::StarPU ? " (StarPU's scheduling states)" : " (fitted on wall time)") << "\n";
   }
-  if (s.future_rounds > 1 || !s.future_converged) {
-    out << "Belady       saw the order that ran after " << s.future_rounds << " replays"
-        << (s.future_converged ? "" : ", without reaching it: the order still changed at the last") << "\n";
+  if (s.future_rounds > 0) {
+    out << "Belady       " << (s.future_converged ? "saw the order that ran" : "did not reach a fixed order; kept the future that loaded least")
+        << ", after " << s.future_rounds << " replays of a scheduler that serves out of its future's order\n";
   }
   if (!run.scheduling_cost.empty()) {
     out << "charged      " << format_duration(s.decisions_charged_ns) << " of decisions on the clock (scheduling cost "
