@@ -5,6 +5,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <variant>
 #include <optional>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -1230,18 +1231,44 @@ void Engine::flush() {
   }
 }
 
-}  // namespace
-
-namespace {
-
-// Each worker's tasks in the order they started.
-class StartOrders final : public ReplayObserver {
+// A replay's records in the order they came, so that the caller's observer can be given them
+// once this replay proves to be the one kept; and each worker's tasks in start order.
+class RoundRecords final : public ReplayObserver {
  public:
-  explicit StartOrders(std::uint32_t workers) : orders(workers) {}
+  RoundRecords(std::uint32_t workers, bool keep) : orders(workers), keep_(keep) {}
+  void on_start(const Workload& workload) override { workload_ = &workload; }
   void on_task(const TaskRecord& r) override {
     if (r.gpu < orders.size()) orders[r.gpu].push_back(r.task);
+    keep(r);
   }
+  void on_load(const LoadRecord& r) override { keep(r); }
+  void on_eviction(const EvictionRecord& r) override { keep(r); }
+  void on_writeback(const WritebackRecord& r) override { keep(r); }
+  void on_allocation(const AllocationRecord& r) override { keep(r); }
+  void forward_to(ReplayObserver& observer) const {
+    if (workload_) observer.on_start(*workload_);
+    for (const Record& record : records_) {
+      std::visit([&](const auto& r) { forward(observer, r); }, record);
+    }
+  }
+
   std::vector<std::vector<TaskId>> orders;
+
+ private:
+  using Record = std::variant<TaskRecord, LoadRecord, EvictionRecord, WritebackRecord, AllocationRecord>;
+  template <class R>
+  void keep(const R& r) {
+    if (keep_) records_.emplace_back(r);
+  }
+  static void forward(ReplayObserver& o, const TaskRecord& r) { o.on_task(r); }
+  static void forward(ReplayObserver& o, const LoadRecord& r) { o.on_load(r); }
+  static void forward(ReplayObserver& o, const EvictionRecord& r) { o.on_eviction(r); }
+  static void forward(ReplayObserver& o, const WritebackRecord& r) { o.on_writeback(r); }
+  static void forward(ReplayObserver& o, const AllocationRecord& r) { o.on_allocation(r); }
+
+  bool keep_;
+  const Workload* workload_ = nullptr;
+  std::vector<Record> records_;
 };
 
 constexpr int kMaxFutureRounds = 8;
@@ -1255,44 +1282,40 @@ Result<ReplaySummary> replay(const Workload& workload, Scheduler& scheduler, Evi
     return engine.run();
   }
   // Belady under a scheduler that departs from its own future: run, then run again with the
-  // order that ran as the future, until the order repeats; the run the caller observes is the
-  // one whose future is its own order.
+  // order that ran as the future, until the order repeats. The replay kept (its records go to
+  // the caller's observer) is the one whose future was its own order, or, without a fixed
+  // point, the one that loaded least.
+  const std::uint32_t workers = options.platform.workers();
   std::vector<std::vector<TaskId>> orders;
   {
-    StartOrders first(options.platform.workers());
+    RoundRecords first(workers, false);
     Engine engine(workload, scheduler, eviction, options, &first);
     if (auto summary = engine.run(); !summary) return summary;
     orders = std::move(first.orders);
   }
-  // Without a fixed point, the future whose replay loaded least.
-  std::vector<std::vector<TaskId>> best_future;
-  std::uint64_t best_loads = UINT64_MAX;
-  int rounds = 1;
-  for (; rounds < kMaxFutureRounds; ++rounds) {
+  std::optional<ReplaySummary> kept;
+  std::unique_ptr<RoundRecords> kept_records;
+  std::uint32_t replays = 1;
+  bool converged = false;
+  for (int round = 1; round < kMaxFutureRounds && !converged; ++round) {
     KnownFutureScheduler known(scheduler, orders);
-    StartOrders next(options.platform.workers());
-    Engine engine(workload, known, eviction, options, &next);
+    auto records = std::make_unique<RoundRecords>(workers, observer != nullptr);
+    Engine engine(workload, known, eviction, options, records.get());
     auto summary = engine.run();
+    ++replays;
     if (!summary) return summary;
-    if (next.orders == orders) break;
-    if (summary->loads < best_loads) {
-      best_loads = summary->loads;
-      best_future = orders;
+    auto next = std::move(records->orders);
+    converged = next == orders;
+    if (converged || !kept || summary->loads < kept->loads) {
+      kept = std::move(*summary);
+      kept_records = std::move(records);
     }
-    orders = std::move(next.orders);
+    orders = std::move(next);
   }
-  if (rounds == kMaxFutureRounds) orders = std::move(best_future);
-  KnownFutureScheduler known(scheduler, orders);
-  Engine engine(workload, known, eviction, options, observer);
-  auto summary = engine.run();
-  if (summary) {
-    // The first replay, one per round (the last one found its order again, unless none did),
-    // and the kept one.
-    const bool converged = rounds < kMaxFutureRounds;
-    summary->future_rounds = static_cast<std::uint32_t>(1 + (converged ? rounds : rounds - 1) + 1);
-    summary->future_converged = converged;
-  }
-  return summary;
+  if (observer) kept_records->forward_to(*observer);
+  kept->future_rounds = replays;
+  kept->future_converged = converged;
+  return *kept;
 }
 
 }  // namespace tilelens

@@ -62,9 +62,9 @@ struct ReplayOptions {
 // A policy that reads the future (Belady) under a scheduler that serves out of its future's
 // order (Ready, stealing: Scheduler::serves_out_of_future_order) would evict by an order that
 // does not run. The workload is then replayed again with the order each worker ran as the
-// future (KnownFutureScheduler), until that order repeats, at most 8 replays; the observer
-// sees only the last, whose future is its own order (summary.future_rounds, future_converged).
-// Without a fixed point by then, the future whose replay loaded least is replayed.
+// future (KnownFutureScheduler), until that order repeats, at most 8 replays in all; the
+// observer is given the records of only the replay whose future was its own order, or
+// without a fixed point of the one that loaded least (summary.future_rounds, future_converged).
 //
 // The summary's scheduling_ns and eviction_ns are the wall time of the decisions taken by the
 // scheduler (prepare, push, pop) and by the policy (attach, choose_victim, on_future_changed);
