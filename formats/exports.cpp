@@ -192,6 +192,7 @@ void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace
   }
   std::stable_sort(transfers.begin(), transfers.end(), [](const Transfer& a, const Transfer& b) { return a.start < b.start; });
   std::vector<std::vector<std::int64_t>> lanes_free(gpus);  // per GPU: when each lane is free
+  const auto lane_name = [](std::uint32_t gpu, std::size_t lane) { return "lane" + std::to_string(gpu) + "_" + std::to_string(lane); };
   std::size_t key = 0;
   for (const Transfer& t : transfers) {
     auto& lanes = lanes_free[t.gpu];
@@ -199,7 +200,7 @@ void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace
     while (lane < lanes.size() && lanes[lane] > t.start) ++lane;
     if (lane == lanes.size()) lanes.push_back(0);
     lanes[lane] = t.end;
-    const std::string container = "lane" + std::to_string(t.gpu) + "_" + std::to_string(lane);
+    const std::string container = lane_name(t.gpu, lane);
     events.push_back({t.start, 1, "ST_Transfer " + container + " " + t.kind});
     events.push_back({t.end, 0, "ST_Transfer " + container + " None"});
     const std::string id = "L" + std::to_string(key++);
@@ -213,7 +214,7 @@ void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace
   }
   for (std::uint32_t g = 0; g < gpus; ++g) {
     for (std::size_t lane = 0; lane < lanes_free[g].size(); ++lane) {
-      const std::string container = "lane" + std::to_string(g) + "_" + std::to_string(lane);
+      const std::string container = lane_name(g, lane);
       out << "5 0.000000 " << container << " CT_Lane gpu" << g << " \"transfers " << lane + 1 << "\"\n";
       out << "7 0.000000 ST_Transfer " << container << " None\n";
     }
@@ -224,7 +225,7 @@ void write_paje(const Workload& workload, const RunInfo& run, const Trace& trace
   for (const Event& e : events) out << kEventId[e.rank] << ' ' << milliseconds(e.time) << ' ' << e.line << "\n";
   for (std::uint32_t g = 0; g < gpus; ++g) {
     for (std::size_t lane = 0; lane < lanes_free[g].size(); ++lane) {
-      out << "6 " << milliseconds(end) << " CT_Lane lane" << g << "_" << lane << "\n";
+      out << "6 " << milliseconds(end) << " CT_Lane " << lane_name(g, lane) << "\n";
     }
     out << "6 " << milliseconds(end) << " CT_Node gpu" << g << "\n";
   }

@@ -546,7 +546,8 @@ Status read_paje(std::istream& in, const std::string& source, PajeTrace& out) {
     } else if (event == "13" && w.size() >= 5 && w[3] == "nready") {
       const auto time = time_of(w[1]);
       const auto value = time_of(w[4]);
-      if (time && value && split_rank(w[2]) && split_rank(w[2])->second == "sched") decisions.ready_count(prefix_rank(w[2]), *value);
+      const auto container = split_rank(w[2]);
+      if (time && value && container && container->second == "sched") decisions.ready_count(container->first, *value);
     } else if (event == "9" && w.size() >= 4 && (w[2] == "pu" || w[2] == "po")) {
       if (const auto time = time_of(w[1])) decisions.event(prefix_rank(w[3]), w[2] == "pu", *time);
     } else if (event == "10" && w.size() >= 5) {

@@ -364,14 +364,13 @@ class Packer {
   // and (b): the whole package when it fits).
   std::vector<DataId> head_or_tail(const Package& package, bool head) {
     if (options_.flip_constituents && package.split > 0 && package.weight <= limit_) {
-      const auto middle = package.tasks.begin() + static_cast<std::ptrdiff_t>(package.split);
-      const std::vector<TaskId> part = head ? std::vector<TaskId>(package.tasks.begin(), middle) : std::vector<TaskId>(middle, package.tasks.end());
-      return distinct_inputs(part);
+      const std::span<const TaskId> tasks(package.tasks);
+      return distinct_inputs(head ? tasks.first(package.split) : tasks.subspan(package.split));
     }
     return sub_package(package.tasks, head);
   }
 
-  std::vector<DataId> distinct_inputs(const std::vector<TaskId>& tasks) {
+  std::vector<DataId> distinct_inputs(std::span<const TaskId> tasks) {
     ++stamp_;
     std::vector<DataId> data;
     for (TaskId task : tasks) {
