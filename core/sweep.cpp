@@ -8,11 +8,14 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
+#include "eviction/policy.hpp"
 #include "model/params.hpp"
 #include "model/scheduling_cost.hpp"
 #include "presets/experiments.hpp"
 #include "presets/seed_workloads.hpp"
+#include "schedulers/scheduler.hpp"
 
 namespace tilelens::core {
 namespace {
@@ -190,13 +193,17 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
 Status apply_sweep_preset(SweepGrid& grid, std::string_view name, const std::vector<std::string>& keep) {
   const SweepPreset* preset = find_sweep_preset(std::string(name));
   if (!preset) return make_error("--preset: unknown preset '" + std::string(name) + "'; tilelens sweep --preset list shows them");
-  grid.preset = preset->name;
+  return apply_sweep_preset(grid, *preset, keep);
+}
+
+Status apply_sweep_preset(SweepGrid& grid, const SweepPreset& preset, const std::vector<std::string>& keep) {
+  grid.preset = preset.name;
   const auto kept = [&](const std::string& option) { return std::find(keep.begin(), keep.end(), option) != keep.end(); };
-  for (const auto& [option, value] : preset->options) {
+  for (const auto& [option, value] : preset.options) {
     if (kept(option)) continue;
-    if (auto status = set_sweep_option(grid, option, value); !status) return make_error("preset " + preset->name + ": " + status.error().message);
+    if (auto status = set_sweep_option(grid, option, value); !status) return make_error("preset " + preset.name + ": " + status.error().message);
   }
-  if (!kept("scheduler")) grid.schedulers = scheduler_option(*preset);
+  if (!kept("scheduler")) grid.schedulers = scheduler_option(preset);
   return Status::success();
 }
 
@@ -588,6 +595,51 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
   if (!fatal.empty()) return make_error("sweep stopped, the runs stored so far are kept: " + fatal);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
+}
+
+Result<std::vector<PresetRun>> preset_runs(db::Store& store, const SweepPreset& preset, std::int64_t sweep_id) {
+  struct Key {
+    std::string scheduler, eviction;
+    bool charged = false;
+    bool operator<(const Key& o) const { return std::tie(scheduler, eviction, charged) < std::tie(o.scheduler, o.eviction, o.charged); }
+  };
+  std::map<Key, std::size_t> policy_of;
+  for (std::size_t p = 0; p < preset.policies.size(); ++p) {
+    const PolicyEntry entry = parse_policy_entry(preset.policies[p].entry);
+    auto scheduler = make_scheduler(entry.scheduler);
+    auto eviction = make_eviction(entry.eviction.value_or("lru"));
+    if (!scheduler || !eviction) return make_error("preset " + preset.name + ": bad entry '" + preset.policies[p].entry + "'");
+    policy_of.emplace(Key{scheduler->spec, eviction->spec, entry.charged}, p);
+  }
+  db::RunFilter filter;
+  filter.sweep_id = sweep_id;
+  auto runs = store.load_runs(filter);
+  if (!runs) return runs.error();
+  std::vector<PresetRun> found;
+  for (auto& run : *runs) {
+    const auto policy = policy_of.find(Key{run.info.scheduler, run.info.eviction, charged_scheduling(run.info)});
+    if (policy == policy_of.end()) continue;
+    double x = run.info.platform.memory_bytes / 1048576.0;
+    if (preset.x_param == "N") {
+      auto spec = parse_spec(run.info.workload_spec);
+      if (!spec || !spec->values.count("N")) continue;
+      x = std::stod(spec->values.at("N"));
+    }
+    found.push_back({policy->second, x, std::move(run)});
+  }
+  std::stable_sort(found.begin(), found.end(), [](const PresetRun& a, const PresetRun& b) { return std::tie(a.policy, a.x) < std::tie(b.policy, b.x); });
+  return found;
+}
+
+Result<std::optional<std::int64_t>> latest_preset_sweep(db::Store& store, const std::string& preset) {
+  auto sweeps = store.list_sweeps();
+  if (!sweeps) return sweeps.error();
+  std::optional<std::int64_t> latest;
+  const std::string prefix = "--preset=" + preset;
+  for (const auto& sweep : *sweeps) {
+    if (sweep.spec == prefix || sweep.spec.starts_with(prefix + " ")) latest = sweep.id;
+  }
+  return latest;
 }
 
 }  // namespace tilelens::core

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "core/replay_request.hpp"
+#include "presets/experiments.hpp"
+#include "store/store.hpp"
 
 namespace tilelens::core {
 
@@ -51,6 +53,7 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
 // Applies a preset (presets/experiments.hpp): its options, except those in `keep`, and its
 // policies unless the schedulers are kept.
 Status apply_sweep_preset(SweepGrid& grid, std::string_view name, const std::vector<std::string>& keep);
+Status apply_sweep_preset(SweepGrid& grid, const SweepPreset& preset, const std::vector<std::string>& keep);
 // What names the sweep in the database: the same grid resumes the same sweep.
 std::string sweep_identity(const SweepGrid& grid);
 
@@ -93,5 +96,18 @@ struct SweepReport {
 // same time, leaves the runs the first one claimed to it, and neither stores a run twice. An error means the
 // store failed; the runs stored until then are kept.
 Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options);
+
+// A preset's runs as one of its sweeps stored them, each with the preset policy it belongs to
+// (matched by canonical scheduler and eviction specs and the charged mark) and its value of the
+// varied parameter (N, or M in MiB), sorted by policy then value. Runs of policies the preset
+// lacks (a sweep given more schedulers) are left out.
+struct PresetRun {
+  std::size_t policy = 0;  // index into preset.policies
+  double x = 0;
+  StoredRun run;
+};
+Result<std::vector<PresetRun>> preset_runs(db::Store& store, const SweepPreset& preset, std::int64_t sweep_id);
+// The newest sweep stored from `preset` (tilelens sweep --preset NAME, any options), if any.
+Result<std::optional<std::int64_t>> latest_preset_sweep(db::Store& store, const std::string& preset);
 
 }  // namespace tilelens::core

@@ -71,12 +71,13 @@ SweepPreset slides_preset(std::string name, std::string title, std::string workl
 // lahp on a CPU+GPU node (platform k40x4-24c, lahp's K40 machine: 24 cores beside 1 or 4
 // K40 of 1 GB each here, so that the larger sizes exceed the memory): Heteroprio,
 // LAHeteroprio with each push strategy, DMDAS (on CPUs and GPUs) and DARTS (GPUs only).
-SweepPreset lahp_preset(std::string name, std::string title, std::string workload, int gpus, std::string claims) {
+SweepPreset lahp_preset(std::string name, std::string title, std::string workload, int gpus, std::string claims,
+                        std::string platform = "k40x4-24c") {
   SweepPreset preset{std::move(name),
                      "lahp (2019), Figs. 5-7 setting",
                      std::move(title),
                      "N",
-                     {{"workload", std::move(workload)}, {"platform", "k40x4-24c"}, {"gpus", std::to_string(gpus)}, {"memory", "1GB"}},
+                     {{"workload", std::move(workload)}, {"platform", std::move(platform)}, {"gpus", std::to_string(gpus)}, {"memory", "1GB"}},
                      {{"Heteroprio", "heteroprio/lru"},
                       {"LA WORKER", "laheteroprio:push=worker/lru"},
                       {"LA MC", "laheteroprio:push=mc/lru"},
@@ -91,7 +92,87 @@ SweepPreset lahp_preset(std::string name, std::string title, std::string workloa
                      std::move(claims)};
   preset.highlight = "LA AUTO";
   preset.references = {"Heteroprio", "DMDAS", "DARTS"};
+  preset.speedup_over = "Heteroprio";
+  preset.counters = true;
   return preset;
+}
+
+// lahp Fig. 5: LAHeteroprio (AUTO) at each locality pair (l_CPU, l_GPU) from 1 to 3 against
+// Heteroprio, as speedups. lahp ran QrMumps, SpLDLT and StarPU-Stencil; ours is the tiled
+// Cholesky, past the GPUs' memory.
+SweepPreset lahp_fig5_preset(std::string name, std::string title, std::string platform, int gpus) {
+  std::vector<PresetPolicy> policies = {{"Heteroprio", "heteroprio/lru"}};
+  for (int cpu = 1; cpu <= 3; ++cpu) {
+    for (int gpu = 1; gpu <= 3; ++gpu) {
+      policies.push_back({"(" + std::to_string(cpu) + "," + std::to_string(gpu) + ")",
+                          "laheteroprio:l_cpu=" + std::to_string(cpu) + ",l_gpu=" + std::to_string(gpu) + "/lru"});
+    }
+  }
+  SweepPreset preset{std::move(name),
+                     "lahp Fig. 5",
+                     std::move(title),
+                     "N",
+                     {{"workload", "cholesky:N=20..60:20"}, {"platform", std::move(platform)}, {"gpus", std::to_string(gpus)}, {"memory", "1GB"}},
+                     std::move(policies),
+                     {},
+                     "The locality coefficient matters most on the GPUs (QrMumps best at l_GPU = 3), little on the CPUs; with "
+                     "more GPUs its influence decreases, and LAHeteroprio stays faster than Heteroprio at every pair."};
+  preset.highlight = "(1,3)";
+  preset.references = {"Heteroprio"};
+  preset.speedup_over = "Heteroprio";
+  return preset;
+}
+
+// fgcs 4.1: Cuthill-McKee against its reverse. The paper proves that reversing an order keeps
+// its number of loads (with an optimal eviction) and observes that RCM is always faster: its
+// loads overlap the computation better.
+SweepPreset cm_against_rcm() {
+  SweepPreset preset{"fgcs-cm-rcm",
+                     "fgcs 4.1",
+                     "Cuthill-McKee (CM) against Reverse Cuthill-McKee (RCM) on the 2D product, N from 5 to 90, M = 500 MB",
+                     "N",
+                     {{"workload", "matmul2d:N=5..90:5"}, {"memory", "500MiB"}, {"platform", "v100-fgcs"}},
+                     {{"CM", "cm/lru"}, {"RCM", "rcm/lru"}, {"CM Belady", "cm/belady"}, {"RCM Belady", "rcm/belady"}},
+                     {},
+                     "Both reach the same amount of data movement (reversing a schedule keeps its loads), yet RCM is always "
+                     "better than CM in practice: its loads are better overlapped with the computation."};
+  preset.highlight = "RCM";
+  preset.references = {"CM"};
+  return preset;
+}
+
+// An order visualisation: its runs at one size, drawn as the paper draws them.
+SweepPreset order_preset(std::string name, std::string figure, std::string title,
+                         std::vector<std::pair<std::string, std::string>> options, std::vector<PresetPolicy> policies,
+                         OrderFigure layout, std::string claims) {
+  SweepPreset preset{std::move(name), std::move(figure), std::move(title), "N", std::move(options), std::move(policies), {},
+                     std::move(claims)};
+  preset.highlight = preset.policies.back().label;
+  preset.references.clear();
+  for (std::size_t p = 0; p + 1 < preset.policies.size(); ++p) preset.references.push_back(preset.policies[p].label);
+  preset.order_figure = std::move(layout);
+  return preset;
+}
+
+// fgcs Figs. 8-10 and 13: the 2D product at N = 20 with M = 250 MB, "the same behaviour as the
+// eighth point of Fig. 5" at a readable size.
+std::vector<std::pair<std::string, std::string>> fgcs_view(std::string workload) {
+  return {{"workload", std::move(workload)}, {"memory", "250MiB"}, {"platform", "v100-fgcs"}};
+}
+
+// darts Figs. 8, 9, 13: Cholesky N = 40 on V100s limited to 2 GB, 1,000 tasks per colour,
+// iterations 1 to 4 of the outer loop.
+std::vector<std::pair<std::string, std::string>> darts_view(std::string platform, int gpus) {
+  return {{"workload", "cholesky:N=40,b=2880"}, {"platform", std::move(platform)}, {"gpus", std::to_string(gpus)}, {"memory", "2GB"}};
+}
+
+OrderFigure chunks(std::uint32_t first_panels, bool per_gpu) {
+  OrderFigure layout;
+  layout.chunks = true;
+  layout.loads = false;
+  layout.first_panels = first_panels;
+  layout.per_gpu = per_gpu;
+  return layout;
 }
 
 }  // namespace
@@ -180,27 +261,44 @@ const std::vector<SweepPreset>& sweep_presets() {
                    "cholesky:N=15..90:15,b=2880", "v100x4-darts", true,
                    "The gap between DARTS and the others is larger with four GPUs than with one, especially against AP and "
                    "EAGER: replicating data on several memories multiplies their transfers; DARTS transfers far less."),
+      darts_preset("darts-fig11-a100", "darts Figs. 11 and 12 (A100)", "Cholesky factorization on four A100 (NVLink), 2880 tiles, N from 15 to 90",
+                   "cholesky:N=15..90:15,b=2880", "a100x4-darts", true,
+                   "On the A100s, as on the V100s, DARTS keeps the best throughput once memory is limited; LWS is slightly "
+                   "ahead while the data fit (it overlaps more transfers), and EAGER and LWS then transfer far more."),
       darts_preset("darts-fig14", "darts Fig. 14", "LU factorization on four V100 (NVLink), 2880 tiles, N from 12 to 72",
                    "lu:N=12..72:12,b=2880", "v100x4-darts", false,
                    "DARTS keeps the best throughput and the fewest transfers once the cumulated memory is exceeded, within "
                    "about 5x the lower bound on LU."),
       // darts Figs. 10 and 15 compare GPU kinds at two working sets each, one below the
       // memory and one about twice it (the paper's "X/YGB" points; its exact X are not given).
-      darts_preset("darts-fig10-p100", "darts Fig. 10 (P100)", "Cholesky on one P100 (16 GB), 1920 tiles: 5 GB and 32 GB of working set",
-                   "cholesky:N=26|66,b=1920", "p100-darts", false,
-                   "Below the memory the schedulers are comparable; past it DARTS is the best strategy (AP is not shown on "
-                   "the P100 in the paper)."),
-      darts_preset("darts-fig10-v100", "darts Fig. 10 (V100)", "Cholesky on one V100 (32 GB), 2880 tiles: 16 GB and 64 GB of working set",
-                   "cholesky:N=31|62,b=2880", "v100-darts", true,
-                   "Below the memory the schedulers are comparable; past it DARTS is the best, ahead of AP on the V100."),
-      darts_preset("darts-fig10-a100", "darts Fig. 10 (A100)", "Cholesky on one A100 (40 GB), 2880 tiles: 20 GB and 80 GB of working set",
-                   "cholesky:N=35|70,b=2880", "a100-darts", true,
-                   "On the A100 (more memory, a bus per GPU) AP and DARTS are almost equivalent even past the memory."),
+      // darts Fig. 10 compares GPU kinds at two working sets each, one below the memory and one
+      // about twice it (the paper's "X/YGB" points; its exact X are not given); the presets sweep
+      // from about a quarter of the memory to twice it, so that the curve shows where each
+      // scheduler leaves the peak.
+      darts_preset("darts-fig10-p100", "darts Fig. 10 (P100)", "Cholesky on one P100 (16 GB), 1920 tiles: 2 to 32 GB of working set",
+                   "cholesky:N=20..70:5,b=1920", "p100-darts", false,
+                   "At 5 GB the schedulers are comparable; at 32 GB (twice the memory) DARTS is the best strategy (AP is not "
+                   "shown on the P100 in the paper)."),
+      darts_preset("darts-fig10-v100", "darts Fig. 10 (V100)", "Cholesky on one V100 (32 GB), 2880 tiles: 7 to 64 GB of working set",
+                   "cholesky:N=20..65:5,b=2880", "v100-darts", true,
+                   "At 16 GB the schedulers are comparable; at 64 GB DARTS is the best, ahead of AP on the V100."),
+      darts_preset("darts-fig10-a100", "darts Fig. 10 (A100)", "Cholesky on one A100 (40 GB), 2880 tiles: 11 to 80 GB of working set",
+                   "cholesky:N=25..70:5,b=2880", "a100-darts", true,
+                   "On the A100 (more memory, a bus per GPU) AP and DARTS are almost equivalent even at 80 GB."),
       darts_preset("darts-fig15a", "darts Fig. 15a", "LU on one V100 (32 GB), 2880 tiles: 16 GB and 64 GB of working set",
                    "lu:N=22|44,b=2880", "v100-darts", false,
                    "Comparable results below the memory; past it DARTS largely outperforms the others."),
+      darts_preset("darts-fig15a-p100", "darts Fig. 15a (P100)", "LU on one P100 (16 GB), 1920 tiles: 8 GB and 32 GB of working set",
+                   "lu:N=23|47,b=1920", "p100-darts", false,
+                   "Comparable results below the memory; past it DARTS largely outperforms the others."),
+      darts_preset("darts-fig15a-a100", "darts Fig. 15a (A100)", "LU on one A100 (40 GB), 2880 tiles: 20 GB and 80 GB of working set",
+                   "lu:N=25|49,b=2880", "a100-darts", false,
+                   "Comparable results below the memory; past it DARTS largely outperforms the others."),
       darts_preset("darts-fig15b", "darts Fig. 15b", "LU on four V100 (128 GB), 2880 tiles: 64 GB and 256 GB of working set",
                    "lu:N=44|88,b=2880", "v100x4-darts", false,
+                   "Comparable results below the cumulated memory; past it DARTS largely outperforms the others."),
+      darts_preset("darts-fig15b-a100", "darts Fig. 15b (A100)", "LU on four A100 (160 GB), 2880 tiles: 80 GB and 320 GB of working set",
+                   "lu:N=49|98,b=2880", "a100x4-darts", false,
                    "Comparable results below the cumulated memory; past it DARTS largely outperforms the others."),
       darts_preset("darts-fig16", "darts Fig. 16", "LU on 12 cores sharing 32 GB, data on a 94 MB/s disk, 2880 tiles, N from 20 to 60",
                    "lu:N=20..60:10,b=2880", "xeon-ooc-darts", false,
@@ -233,6 +331,53 @@ const std::vector<SweepPreset>& sweep_presets() {
                     "matmul2d-sparse:N=10..100:10,density=0.1", 4, "32GB",
                     "Without memory limitation DARTS gives the order that best spreads the transfers over time; hMETIS "
                     "pays a significant partitioning cost."),
+      slides_preset("slides-gemm-4gpu", "tiled GEMM C = A x B with n x n tiles per matrix on 4 V100 of 500 MB, N from 2 to 16",
+                    "matmul3d:N=2..16:2", 4, "500MiB",
+                    "The slides show this case (in simulation) without comment; DARTS+LUF is their proposal."),
+      lahp_preset("lahp-cholesky-p100", "Cholesky on 24 cores and two P100 (1 GB each), 960 tiles, N from 10 to 60",
+                  "cholesky:N=10..60:10", 2,
+                  "On the P100 node (two GPUs) the speedups of LAHeteroprio over Heteroprio hold, with LS_SDH2 and LS_SDHB "
+                  "best.",
+                  "p100x2-24c"),
+      lahp_fig5_preset("lahp-fig5-k40", "LAHeteroprio AUTO at each (l_CPU, l_GPU) against Heteroprio: Cholesky on 24 cores and four K40 (1 GB each)",
+                       "k40x4-24c", 4),
+      lahp_fig5_preset("lahp-fig5-p100", "LAHeteroprio AUTO at each (l_CPU, l_GPU) against Heteroprio: Cholesky on 24 cores and two P100 (1 GB each)",
+                       "p100x2-24c", 2),
+      cm_against_rcm(),
+      order_preset("fgcs-fig8", "fgcs Fig. 8", "RCM's processing order on the 2D product, N = 20, M = 250 MB", fgcs_view("matmul2d:N=20"),
+                   {{"RCM", "rcm/lru"}}, {},
+                   "Processing C row by row reloads the same columns of B again and again (the solid horizontal lines): "
+                   "LRU's pathological case, shared by EAGER and MST."),
+      order_preset("fgcs-fig9", "fgcs Fig. 9", "DMDAR's processing order on the 2D product, N = 20, M = 250 MB", fgcs_view("matmul2d:N=20"),
+                   {{"DMDAR", "dmdar/lru"}}, {},
+                   "DMDAR processes the first column of C, then a block of the second column on a row whose data are loaded "
+                   "(Ready), and goes on column by column: no pathological case."),
+      order_preset("fgcs-fig10", "fgcs Fig. 10", "HFP's processing order on the 2D product, N = 20, M = 250 MB", fgcs_view("matmul2d:N=20"),
+                   {{"HFP", "hfp/belady"}}, {},
+                   "HFP's order forms rectangles of C, each computed with few loads, most of them prefetches (dotted)."),
+      order_preset("fgcs-fig12", "fgcs Fig. 12", "HFP's processing order on the 3D product with 4 layers, N = 20, M = 250 MB",
+                   fgcs_view("matmul3d:N=20,n=4"), {{"HFP", "hfp/belady"}}, {},
+                   "HFP gathers tasks forming rectangular blocks on all four layers of C, with good locality between A, B "
+                   "and C and most loads done as prefetches."),
+      order_preset("fgcs-fig13", "fgcs Fig. 13", "the 2D product with a random submission order, N = 20, M = 250 MB: (a) DMDAR, (b) HFP",
+                   fgcs_view("matmul2d-random-order:N=20"), {{"DMDAR", "dmdar/lru"}, {"HFP", "hfp/belady"}},
+                   [] {
+                     OrderFigure layout;
+                     layout.captions = {"(a) DMDAR", "(b) HFP"};
+                     return layout;
+                   }(),
+                   "With the random order DMDAR forms squares of C (Ready completes them); HFP's first packages share rows "
+                   "and columns sparsely, then it forms square blocks with most loads prefetched."),
+      order_preset("darts-fig8", "darts Fig. 8", "DMDAS's order on iterations 1 to 4 of Cholesky, N = 40, one V100 limited to 2 GB",
+                   darts_view("v100-darts", 1), {{"DMDAS", "dmdas/lru"}}, chunks(4, false),
+                   "DMDAS follows the submission order and keeps reloading the panel's tiles: the conflict between "
+                   "prefetching and eviction."),
+      order_preset("darts-fig9", "darts Fig. 9", "DARTS's order on iterations 1 to 4 of Cholesky, N = 40, one V100 limited to 2 GB",
+                   darts_view("v100-darts", 1), {{"DARTS", "darts/luf"}}, chunks(4, false),
+                   "DARTS starts like DMDAS, then switches to triangle blocks that reuse the loaded tiles."),
+      order_preset("darts-fig13", "darts Fig. 13", "DARTS's order on iteration 1 of Cholesky, N = 40, two V100 limited to 2 GB: (a) GPU 1, (b) GPU 2",
+                   darts_view("v100x4-darts", 2), {{"DARTS", "darts/luf"}}, chunks(1, true),
+                   "Each GPU still forms triangle blocks, and the loads are well spread over the two GPUs."),
   };
   return presets;
 }

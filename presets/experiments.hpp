@@ -3,7 +3,9 @@
 // Each policy is a sweep entry "SCHEDULER/EVICTION[+time]" (core/sweep.hpp reads them).
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +15,17 @@ namespace tilelens {
 struct PresetPolicy {
   std::string label;  // as the paper's legend names it: "EAGER", "HFP", "HFP only flip", ...
   std::string entry;  // the sweep entry: "eager/lru", "hfp/belady", "hfp:fast_start=1/belady+time"
+};
+
+// How an order-visualisation preset draws its runs (fgcs Figs. 8-10, 12, 13; darts Figs. 8, 9,
+// 13): side by side, one per policy, as tile-order panels (app/gui/tile_figure.hpp).
+struct OrderFigure {
+  bool chunks = false;          // darts: colours per `chunk` tasks; fgcs: one fade per GPU
+  std::uint32_t chunk = 1000;
+  std::uint32_t first_panels = 0;  // only the first K outer iterations (darts Figs. 8, 9: 1 to 4); 0 for all
+  bool per_gpu = false;            // one panel set per GPU (darts Fig. 13)
+  bool loads = true;               // the load lines (fgcs); darts's figures show the order only
+  std::vector<std::string> captions;  // per policy, the paper's sub-caption ("(a) DMDAR"); empty: the label
 };
 
 struct SweepPreset {
@@ -29,6 +42,12 @@ struct SweepPreset {
   // The policy whose average improvement the results print, and over which references.
   std::string highlight = "HFP";
   std::vector<std::string> references = {"EAGER", "MST", "RCM", "DMDAR"};
+  // Set for the order visualisations: the runs are drawn as the paper's tile-order figure.
+  std::optional<OrderFigure> order_figure{};
+  // lahp's speedups: each policy's mean time ratio against this one (SFA), where set.
+  std::string speedup_over{};
+  // lahp Figs. 6-8 E/F: print each run's BMD and AUTO's choices (scheduler counters).
+  bool counters = false;
 };
 
 const std::vector<SweepPreset>& sweep_presets();

@@ -93,6 +93,18 @@ const std::vector<PlatformPreset>& platform_presets() {
     hetero(k40, "k40x4-24c", "lahp's K40 node: 4 K40 of 12 GB on 10 GB/s PCIe and 24 cores; rates estimated from peaks",
            {{"POTRF", 300}, {"GETRF", 300}, {"TRSM", 2000}, {"SYRK", 2500}}, 24, 70,
            {{"POTRF", 40}, {"GETRF", 40}, {"TRSM", 60}, {"SYRK", 60}});
+    // lahp's P100 machine: 2 x 12 Broadwell cores at 2.1 GHz and 2 P100 (16 GB). lahp names no
+    // link, so PCIe 3 only (12 GB/s each, no GPU link: an assumption). Single-precision rates
+    // on 960 tiles estimated from the peaks as for the K40: SGEMM 8 TFlop/s on a P100 (85% of
+    // 9.3), 57 GFlop/s on a core; the factorization kernels about ten times slower on the GPU.
+    Platform p100;
+    p100.gpus = 2;
+    p100.memory_bytes = 16e9;
+    p100.bus_bandwidth = 12e9;
+    p100.default_gflops = 8000;
+    hetero(p100, "p100x2-24c", "lahp's P100 node: 2 P100 of 16 GB on 12 GB/s PCIe and 24 cores; rates estimated from peaks",
+           {{"POTRF", 800}, {"GETRF", 800}, {"TRSM", 5500}, {"SYRK", 6500}}, 24, 57,
+           {{"POTRF", 35}, {"GETRF", 35}, {"TRSM", 50}, {"SYRK", 50}});
     return list;
   }();
   return presets;

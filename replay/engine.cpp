@@ -591,6 +591,7 @@ ReplaySummary Engine::summarize() {
   summary.push_decisions = push_fit_.fit();
   summary.pop_decisions = pop_fit_.fit();
   summary.decisions_charged_ns = decisions_charged_ns_;
+  summary.scheduler_counters = scheduler_.counters();
   return summary;
 }
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -197,7 +198,11 @@ class Scheduler final : public tilelens::Scheduler {
     workers_of_arch_ = {platform.cpus, platform.gpus};
     releaser_node_ = 0;
     at_push_.assign(options_.push == Push::Auto ? workload.task_count() : 0, {});
+    node_at_push_.assign(options_.locality ? workload.task_count() : 0, 0);
+    formula_at_push_.assign(options_.push == Push::Auto ? workload.task_count() : 0, 0);
     selector_ = AutoSelector{};
+    differences_ = 0;
+    auto_pushes_ = {};
 
     // Memory node distances (Eqs. 10-12): moving 1 GiB between the host and a GPU memory, or
     // between two GPU memories (over their link, else through the host).
@@ -233,16 +238,16 @@ class Scheduler final : public tilelens::Scheduler {
   void push(TaskId task) override {
     std::uint32_t node = 0;
     if (options_.locality) {
-      switch (options_.push) {
-        case Push::Worker: node = releaser_node_; break;
-        case Push::TransferCost: node = cheapest_node(task); break;
-        case Push::Formula: node = node_by(options_.formula, task); break;
-        case Push::Auto: {
-          at_push_[task] = nodes_by_every_formula(task);
-          node = at_push_[task][static_cast<std::size_t>(selector_.current())];
-          break;
-        }
+      if (options_.push == Push::Auto) {
+        at_push_[task] = nodes_by_every_formula(task);
+        const auto in_use = static_cast<std::size_t>(std::find(kAutoFormulas.begin(), kAutoFormulas.end(), selector_.current()) - kAutoFormulas.begin());
+        node = at_push_[task][in_use];
+        formula_at_push_[task] = static_cast<std::uint8_t>(in_use);
+        ++auto_pushes_[in_use];
+      } else {
+        node = rule_node(task, releaser_node_);
       }
+      node_at_push_[task] = node;
     }
     const KindId bucket = w_->tasks()[task].kind;
     lists_[slot(bucket, node)].push_back(task);
@@ -271,9 +276,7 @@ class Scheduler final : public tilelens::Scheduler {
         list.pop_back();
       }
       --bucket_size_[bucket];
-      if (options_.push == Push::Auto && options_.locality) {
-        selector_.record(at_push_[task], nodes_by_every_formula(task));
-      }
+      if (options_.locality) count_difference(task, worker);
       return task;
     }
     return std::nullopt;
@@ -281,6 +284,22 @@ class Scheduler final : public tilelens::Scheduler {
 
   void on_task_done(GpuId worker, TaskId) override { releaser_node_ = node_of(worker); }
   bool uses_cpu_workers() const override { return true; }
+
+  // lahp's BMD ("Automatic DLAF selection"): how often the push rule's node for a task
+  // differs between its push and its pop. For AUTO, also each formula's own count (what it
+  // compares) and the pushes made under each formula.
+  std::vector<std::pair<std::string, std::uint64_t>> counters() const override {
+    if (!options_.locality) return {};
+    std::vector<std::pair<std::string, std::uint64_t>> out = {{"bmd", differences_}};
+    if (options_.push != Push::Auto) return out;
+    for (std::size_t f = 0; f < kAutoFormulas.size(); ++f) {
+      std::string name = to_string(kAutoFormulas[f]);
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      out.emplace_back("bmd_" + name, selector_.differences()[f]);
+      out.emplace_back("auto_pushes_" + name, auto_pushes_[f]);
+    }
+    return out;
+  }
 
  private:
   std::size_t slot(std::uint32_t bucket, std::uint32_t node) const { return static_cast<std::size_t>(bucket) * nodes_ + node; }
@@ -318,6 +337,27 @@ class Scheduler final : public tilelens::Scheduler {
     for (std::size_t f = 0; f < 4; ++f) nodes[f] = pick(best_nodes(kAutoFormulas[f], data_, nodes_, options_.theta));
     return nodes;
   }
+  // The push rule's node for a task (all but AUTO); `worker_node` is LaRU's: the releasing
+  // worker's node at push, the popping worker's at pop (lahp: "the memory node of the worker
+  // that pop the task").
+  std::uint32_t rule_node(TaskId task, std::uint32_t worker_node) {
+    switch (options_.push) {
+      case Push::Worker: return worker_node;
+      case Push::TransferCost: return cheapest_node(task);
+      case Push::Formula: return node_by(options_.formula, task);
+      case Push::Auto: break;
+    }
+    return 0;
+  }
+  void count_difference(TaskId task, GpuId worker) {
+    if (options_.push == Push::Auto) {
+      const auto at_pop = nodes_by_every_formula(task);
+      differences_ += at_pop[formula_at_push_[task]] != node_at_push_[task] ? 1 : 0;
+      selector_.record(at_push_[task], at_pop);
+      return;
+    }
+    differences_ += rule_node(task, node_of(worker)) != node_at_push_[task] ? 1 : 0;
+  }
   // MC: the least expected transfer time of the data missing on the node.
   std::uint32_t cheapest_node(TaskId task) {
     describe(task);
@@ -350,7 +390,11 @@ class Scheduler final : public tilelens::Scheduler {
   std::vector<AccessItem> host_walk_[2];         // plain Heteroprio: per architecture, its buckets on the host column
   std::uint32_t releaser_node_ = 0;
   std::vector<std::array<std::uint32_t, 4>> at_push_;  // AUTO: each formula's node at push
+  std::vector<std::uint8_t> formula_at_push_;          // AUTO: the formula in use at each task's push
+  std::vector<std::uint32_t> node_at_push_;            // the node each task was pushed to
   AutoSelector selector_;
+  std::uint64_t differences_ = 0;                      // BMD of the push rule in use
+  std::array<std::uint64_t, 4> auto_pushes_{};         // AUTO: pushes under each formula
   std::vector<TaskDatum> data_;
 };
 

@@ -24,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/model.hpp"
@@ -111,6 +112,9 @@ class Scheduler {
   // a scheduling cost charges (model/scheduling_cost.hpp). Constant-time decisions (EAGER,
   // LWS, DMDA, static orders, LAHeteroprio) scan none.
   virtual std::uint64_t tasks_scanned() const { return 0; }
+  // The scheduler's own counts, named, stored with the run (ReplaySummary::scheduler_counters):
+  // what a paper plots about the scheduler itself, as lahp's BMD (docs/schedulers.md).
+  virtual std::vector<std::pair<std::string, std::uint64_t>> counters() const { return {}; }
 };
 
 struct SchedulerInfo {

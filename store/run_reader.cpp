@@ -171,6 +171,16 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   if (!status) return status.error();
   if (!bad_gpu_row.empty()) return damaged(c.path(), bad_gpu_row);
   if (s.gpus.size() > kMaxWorkers) return damaged(c.path(), "run " + std::to_string(run_id) + " has " + std::to_string(s.gpus.size()) + " rows in gpu_metrics");
+  const std::string counters =
+      "SELECT " + select_columns(schema_table("scheduler_counters"), "k") + " FROM scheduler_counters k WHERE run_id = ?1 ORDER BY name";
+  std::string bad_counter;
+  status = for_each_row(c, counters, run_id, [&](const Statement& k) {
+    const std::int64_t value = k.integer("scheduler_counters.value");
+    if (value < 0 && bad_counter.empty()) bad_counter = "run " + std::to_string(run_id) + ", scheduler counter " + k.text("scheduler_counters.name") + " is negative";
+    s.scheduler_counters.emplace_back(k.text("scheduler_counters.name"), static_cast<std::uint64_t>(std::max<std::int64_t>(0, value)));
+  });
+  if (!status) return status.error();
+  if (!bad_counter.empty()) return damaged(c.path(), bad_counter);
   return std::optional<RunMetrics>(std::move(out));
 }
 

@@ -229,6 +229,12 @@ Result<std::int64_t> RunWriter::finish(const RunMetrics& metrics) {
         .bind("peak_bytes", gpu.peak_bytes);
     if (auto status = insert_gpu->run(); !status) return status.error();
   }
+  auto insert_counter = prepare_insert(*s.connection, "scheduler_counters");
+  if (!insert_counter) return insert_counter.error();
+  for (const auto& [name, value] : m.scheduler_counters) {
+    insert_counter->bind("run_id", s.info.id).bind("name", name).bind("value", to_int(value));
+    if (auto status = insert_counter->run(); !status) return status.error();
+  }
   auto update = s.connection->prepare("UPDATE runs SET status = 'complete', finished_at = :finished_at WHERE id = :id");
   if (!update) return update.error();
   if (auto status = update->bind("id", s.info.id).bind("finished_at", utc_now()).run(); !status) return status.error();

@@ -270,6 +270,13 @@ const std::vector<Table> kTables = {
       {"busy_ns", "INTEGER NOT NULL", "time spent executing tasks"},
       {"peak_bytes", "REAL NOT NULL", "the most bytes reserved in its memory at once"}},
      "PRIMARY KEY (run_id, gpu)", true, {}, ""},
+    {"scheduler_counters",
+     "A complete run's scheduler's own counts (docs/schedulers.md, Counters): LAHeteroprio's best memory node "
+     "differences (BMD) and AUTO's pushes per formula, lahp Figs. 6-8 E-F.",
+     {{"run_id", "INTEGER NOT NULL REFERENCES runs(id)", "the run"},
+      {"name", "TEXT NOT NULL", "what is counted: bmd, bmd_ls_sdh, auto_pushes_ls_sdh, ..."},
+      {"value", "INTEGER NOT NULL", "the count"}},
+     "PRIMARY KEY (run_id, name)", true, {}, "", 9},
     {"measurements", "How a measured run (tilelens execute, mode cuda) was measured and checked (docs/executor.md).",
      {{"run_id", "INTEGER PRIMARY KEY REFERENCES runs(id)", "the run"},
       {"device", "TEXT NOT NULL", "the device's name"},

@@ -229,3 +229,51 @@ TEST_CASE("plain Heteroprio serves GPUs without CPU workers", "[heteroprio]") {
     CHECK(run->gpus[1].tasks > 0);
   }
 }
+
+namespace {
+std::map<std::string, std::uint64_t> counters_of(const ReplaySummary& summary) {
+  return {summary.scheduler_counters.begin(), summary.scheduler_counters.end()};
+}
+}  // namespace
+
+TEST_CASE("lahp's BMD: LaRU counts the tasks popped on another node than the one that pushed them", "[heteroprio][lahp]") {
+  // Independent tasks are all pushed at the start, before any task ends: LaRU (push=worker)
+  // puts every one on the host's node, so exactly the tasks a GPU pops change node.
+  const Workload w = generated("matmul2d:N=8");
+  Platform p = *find_platform_preset("k40x4-24c");
+  p.memory_bytes = 1e9;
+  const auto run = run_replay(w, "laheteroprio:push=worker", "lru", p, 4);
+  std::uint64_t on_gpus = 0;
+  for (const TaskRecord& record : run.trace.tasks) on_gpus += p.is_cpu_worker(record.gpu) ? 0 : 1;
+  const auto counters = counters_of(run.summary);
+  REQUIRE(counters.count("bmd"));
+  CHECK(on_gpus > 0);
+  CHECK(counters.at("bmd") == on_gpus);
+  CHECK_FALSE(counters.count("auto_pushes_ls_sdh"));  // a fixed rule has no AUTO choices
+  // Plain Heteroprio has one list per bucket, no node to differ: no counters.
+  CHECK(run_replay(w, "heteroprio", "lru", p, 4).summary.scheduler_counters.empty());
+}
+
+TEST_CASE("AUTO's counts: every push under one formula, and its own BMD is the BMD of the formula it used", "[heteroprio][lahp]") {
+  const Workload w = generated("cholesky:N=20");
+  Platform p = *find_platform_preset("k40x4-24c");
+  p.memory_bytes = 1e9;
+  const auto run = run_replay(w, "laheteroprio", "lru", p, 4);
+  const auto counters = counters_of(run.summary);
+  std::uint64_t pushes = 0, most = 0;
+  std::string busiest;
+  for (const char* formula : {"ls_sdh", "ls_sdh2", "ls_sdhb", "lc_smwb"}) {
+    INFO(formula);
+    REQUIRE(counters.count(std::string("auto_pushes_") + formula));
+    REQUIRE(counters.count(std::string("bmd_") + formula));
+    CHECK(counters.at(std::string("bmd_") + formula) <= w.task_count());
+    const std::uint64_t made = counters.at(std::string("auto_pushes_") + formula);
+    pushes += made;
+    if (made > most) most = made, busiest = formula;
+  }
+  CHECK(pushes == w.task_count());
+  CHECK(counters.at("bmd") <= w.task_count());
+  if (most == w.task_count()) CHECK(counters.at("bmd") == counters.at("bmd_" + busiest));
+  // The counts are part of the run: the same replay gives the same counts.
+  CHECK(run_replay(w, "laheteroprio", "lru", p, 4).summary.scheduler_counters == run.summary.scheduler_counters);
+}

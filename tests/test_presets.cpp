@@ -1,5 +1,6 @@
 // The paper's experiments as sweep presets, `tilelens results`, charging the scheduler's time,
 // and the schema upgrade from version 1 that stores it.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -44,6 +45,49 @@ TEST_CASE("every preset's policies and options are valid sweep entries", "[prese
   CHECK_THAT(unknown.err, Catch::Contains("unknown preset 'fgcs-fig99'"));
   const auto list = test::cli({"sweep", "--preset", "list"});
   CHECK_THAT(list.out, Catch::Contains("fgcs-fig11c") && Catch::Contains("Table 3"));
+}
+
+TEST_CASE("the order visualisations are one size each, laid out with a caption per policy at most", "[presets]") {
+  std::size_t orders = 0;
+  for (const auto& preset : sweep_presets()) {
+    if (!preset.order_figure) continue;
+    INFO(preset.name);
+    ++orders;
+    const auto dry = test::cli({"sweep", "--preset", preset.name, "--dry-run"});
+    REQUIRE(dry.code == 0);
+    CHECK_THAT(dry.out, Catch::EndsWith("\n" + std::to_string(preset.policies.size()) + " runs\n"));  // one run per policy
+    CHECK(preset.order_figure->captions.size() <= preset.policies.size());
+  }
+  // fgcs Figs. 8, 9, 10, 12, 13 and darts Figs. 8, 9, 13.
+  CHECK(orders == 8);
+  for (const char* name : {"fgcs-cm-rcm", "darts-fig11-a100", "darts-fig15a-p100", "darts-fig15a-a100", "darts-fig15b-a100",
+                           "slides-gemm-4gpu", "lahp-fig5-k40", "lahp-fig5-p100", "lahp-cholesky-p100"}) {
+    CHECK(find_sweep_preset(name) != nullptr);
+  }
+  // darts Fig. 10 draws a curve: more than two working sets per GPU kind.
+  const auto fig10 = test::cli({"sweep", "--preset", "darts-fig10-v100", "--dry-run"});
+  REQUIRE(fig10.code == 0);
+  CHECK(static_cast<std::size_t>(std::count(fig10.out.begin(), fig10.out.end(), '\n')) > 5 * find_sweep_preset("darts-fig10-v100")->policies.size());
+}
+
+TEST_CASE("lahp presets print the speedups over Heteroprio and the BMD panels", "[presets][db][cli][lahp]") {
+  TempFile db_file("lahp-presets.db");
+  const auto sweep = test::cli({"sweep", "--db", db_file.path, "--preset", "lahp-cholesky-4gpu", "--workload", "cholesky:N=8|12", "--quiet"});
+  INFO(sweep.err);
+  REQUIRE(sweep.code == 0);
+  const auto printed = test::cli({"results", "--db", db_file.path});
+  INFO(printed.err);
+  REQUIRE(printed.code == 0);
+  CHECK_THAT(printed.out, Catch::Contains("Speedup over Heteroprio") && Catch::Contains("BMD (lahp Figs. 6-8 E-F)") &&
+                              Catch::Contains("LA AUTO: the pushes made under each formula"));
+  // Plain Heteroprio has no BMD column; every LAHeteroprio push rule has one.
+  const auto bmd = printed.out.substr(printed.out.find("BMD (lahp"));
+  const auto header = bmd.substr(bmd.find("| N |"), bmd.find('\n', bmd.find("| N |")) - bmd.find("| N |"));
+  CHECK_THAT(header, Catch::Contains("LA WORKER") && Catch::Contains("LA AUTO") && !Catch::Contains("Heteroprio"));
+  // A run's counters are stored and read back.
+  const auto shown = test::cli({"runs", "show", "8", "--db", db_file.path});
+  REQUIRE(shown.code == 0);
+  CHECK_THAT(shown.out, Catch::Contains("auto_pushes_ls_sdhb"));
 }
 
 TEST_CASE("sweep entries pin their eviction and charge their scheduling time", "[presets][cli]") {
@@ -133,7 +177,7 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
                              "ALTER TABLE metrics DROP COLUMN pop_per_task_ns; ALTER TABLE metrics DROP COLUMN decisions_charged_ns; "
                              "ALTER TABLE runs DROP COLUMN memory_model; DELETE FROM writeback_causes WHERE id = 3; "
                              "ALTER TABLE platforms DROP COLUMN copy_engines; ALTER TABLE platforms DROP COLUMN half_duplex; "
-                             "PRAGMA user_version = 1")
+                             "DROP TABLE scheduler_counters; PRAGMA user_version = 1")
                 .ok());
   }
   auto reader = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);

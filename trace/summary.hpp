@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "model/scheduling_cost.hpp"
@@ -50,6 +52,9 @@ struct ReplaySummary {
   // that ran became the future Belady saw.
   std::uint32_t future_rounds = 0;
   bool future_converged = true;
+  // The scheduler's own counts (Scheduler::counters), by name: LAHeteroprio's BMD and AUTO's
+  // choices. Empty for the other schedulers and for measured and imported runs.
+  std::vector<std::pair<std::string, std::uint64_t>> scheduler_counters;
   std::uint64_t events = 0;
   std::vector<GpuSummary> gpus;
 };

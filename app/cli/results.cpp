@@ -37,63 +37,114 @@ namespace {
 constexpr const char* kBegin = "<!-- tilelens results: begin -->";
 constexpr const char* kEnd = "<!-- tilelens results: end -->";
 
-// The policy label of a stored run, by its canonical scheduler and eviction specs and whether
-// its prepare() time was charged.
-struct PolicyKey {
-  std::string scheduler, eviction;
-  bool charged = false;
-  bool operator<(const PolicyKey& o) const {
-    return std::tie(scheduler, eviction, charged) < std::tie(o.scheduler, o.eviction, o.charged);
-  }
-};
-
-Result<std::map<PolicyKey, std::string>> policy_labels(const SweepPreset& preset) {
-  std::map<PolicyKey, std::string> labels;
-  for (const auto& policy : preset.policies) {
-    const core::PolicyEntry entry = core::parse_policy_entry(policy.entry);
-    PolicyKey key;
-    key.charged = entry.charged;
-    auto scheduler = make_scheduler(entry.scheduler);
-    auto eviction = make_eviction(entry.eviction.value_or("lru"));
-    if (!scheduler || !eviction) return make_error("preset " + preset.name + ": bad entry '" + policy.entry + "'");
-    key.scheduler = scheduler->spec;
-    key.eviction = eviction->spec;
-    labels[key] = policy.label;
-  }
-  return labels;
-}
-
 struct Cell {
   double gflops = 0, bytes = 0, ratio = 0;
+  std::uint64_t tasks = 0;
+  std::map<std::string, std::uint64_t> counters;  // the scheduler's own (lahp's BMD, AUTO's choices)
 };
 struct Row {
   double working_set = 0, lower_bound = 0, bus_limit = 0, memory = 0;
   std::map<std::string, Cell> cells;  // by policy label
 };
 
+// lahp's speedup (SFA): the reference's time over each policy's, i.e. the policy's GFlop/s
+// over the reference's on the same workload; replay is deterministic, so SFA and SFM agree.
+std::string speedup_table(const SweepPreset& preset, const std::map<double, Row>& rows, const std::string& x_title) {
+  std::ostringstream out;
+  out << "\nSpeedup over " << preset.speedup_over << " (its time over the policy's; lahp's SFA and SFM, one deterministic replay each):\n\n| "
+      << x_title << " |";
+  std::size_t columns = 0;
+  for (const auto& policy : preset.policies) {
+    if (policy.label == preset.speedup_over) continue;
+    out << " " << policy.label << " |";
+    ++columns;
+  }
+  out << "\n|---:|";
+  for (std::size_t i = 0; i < columns; ++i) out << "---:|";
+  out << "\n";
+  for (const auto& [x, row] : rows) {
+    const auto reference = row.cells.find(preset.speedup_over);
+    out << "| " << format_fixed(x, 0) << " |";
+    for (const auto& policy : preset.policies) {
+      if (policy.label == preset.speedup_over) continue;
+      const auto cell = row.cells.find(policy.label);
+      const bool known = cell != row.cells.end() && reference != row.cells.end() && reference->second.gflops > 0;
+      out << " " << (known ? format_fixed(cell->second.gflops / reference->second.gflops, 3) : "-") << " |";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+// lahp Figs. 6-8 E-F: each policy's BMD (push/pop differences of its push rule, over its
+// tasks), then AUTO's formulas: the pushes made under each and the BMD it compared them by.
+std::string counters_tables(const SweepPreset& preset, const std::map<double, Row>& rows, const std::string& x_title) {
+  std::ostringstream out;
+  std::vector<std::string> counted;
+  for (const auto& policy : preset.policies) {
+    for (const auto& [x, row] : rows) {
+      const auto cell = row.cells.find(policy.label);
+      if (cell != row.cells.end() && cell->second.counters.count("bmd")) {
+        counted.push_back(policy.label);
+        break;
+      }
+    }
+  }
+  if (counted.empty()) return "";
+  out << "\nBMD (lahp Figs. 6-8 E-F): the tasks whose push rule named another memory node at their pop than at their push, "
+         "in % of the tasks:\n\n| " << x_title << " |";
+  for (const auto& label : counted) out << " " << label << " |";
+  out << "\n|---:|";
+  for (std::size_t i = 0; i < counted.size(); ++i) out << "---:|";
+  out << "\n";
+  for (const auto& [x, row] : rows) {
+    out << "| " << format_fixed(x, 0) << " |";
+    for (const auto& label : counted) {
+      const auto cell = row.cells.find(label);
+      const bool known = cell != row.cells.end() && cell->second.counters.count("bmd") && cell->second.tasks > 0;
+      out << " " << (known ? format_fixed(100.0 * static_cast<double>(cell->second.counters.at("bmd")) / static_cast<double>(cell->second.tasks), 1) : "-")
+          << " |";
+    }
+    out << "\n";
+  }
+  const char* formulas[] = {"ls_sdh", "ls_sdh2", "ls_sdhb", "lc_smwb"};
+  for (const auto& policy : preset.policies) {
+    bool automatic = false;
+    for (const auto& [x, row] : rows) {
+      const auto cell = row.cells.find(policy.label);
+      automatic = automatic || (cell != row.cells.end() && cell->second.counters.count("auto_pushes_ls_sdh"));
+    }
+    if (!automatic) continue;
+    out << "\n" << policy.label << ": the pushes made under each formula (AUTO uses the one with the lowest BMD so far), "
+        << "and each formula's BMD, in % of the tasks:\n\n| " << x_title
+        << " | pushes LS_SDH | LS_SDH2 | LS_SDHB | LC_SMWB | BMD LS_SDH | LS_SDH2 | LS_SDHB | LC_SMWB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& [x, row] : rows) {
+      const auto cell = row.cells.find(policy.label);
+      if (cell == row.cells.end() || cell->second.tasks == 0) continue;
+      const auto percent = [&](const std::string& name) {
+        const auto it = cell->second.counters.find(name);
+        return it == cell->second.counters.end() ? std::string("-")
+                                                 : format_fixed(100.0 * static_cast<double>(it->second) / static_cast<double>(cell->second.tasks), 1);
+      };
+      out << "| " << format_fixed(x, 0) << " |";
+      for (const char* formula : formulas) out << " " << percent(std::string("auto_pushes_") + formula) << " |";
+      for (const char* formula : formulas) out << " " << percent(std::string("bmd_") + formula) << " |";
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
 Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, std::int64_t sweep_id) {
-  auto labels = policy_labels(preset);
-  if (!labels) return labels.error();
-  db::RunFilter filter;
-  filter.sweep_id = sweep_id;
-  auto runs = store.load_runs(filter);
+  auto runs = core::preset_runs(store, preset, sweep_id);
   if (!runs) return runs.error();
   std::map<double, Row> rows;  // by the varied parameter
   std::size_t failed = 0;
   double peak = 0;  // all GPUs at the platform's best rate
-  for (const auto& run : *runs) {
+  for (const auto& [policy, x, run] : *runs) {
     if (!run.metrics) {
       ++failed;
       continue;
-    }
-    const PolicyKey key{run.info.scheduler, run.info.eviction, charged_scheduling(run.info)};
-    auto label = labels->find(key);
-    if (label == labels->end()) continue;  // a policy the sweep added beyond the preset
-    double x = run.info.platform.memory_bytes / 1048576.0;
-    if (preset.x_param == "N") {
-      auto spec = parse_spec(run.info.workload_spec);
-      if (!spec || !spec->values.count("N")) continue;
-      x = std::stod(spec->values.at("N"));
     }
     Row& row = rows[x];
     const RunMetrics& m = *run.metrics;
@@ -102,7 +153,8 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
     row.lower_bound = m.lower_bound_bytes;
     row.bus_limit = m.bus_limit_bytes;
     row.memory = run.info.platform.memory_bytes;
-    row.cells[label->second] = {m.summary.gflops, m.summary.bytes_loaded, m.ratio_to_lower_bound()};
+    row.cells[preset.policies[policy].label] = {m.summary.gflops, m.summary.bytes_loaded, m.ratio_to_lower_bound(), m.summary.tasks,
+                                                {m.summary.scheduler_counters.begin(), m.summary.scheduler_counters.end()}};
   }
 
   std::ostringstream out;
@@ -165,6 +217,9 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
         << (paper == preset.paper_improvement.end() ? "-" : format_fixed(paper->second, 1) + " %") << " |\n";
   }
 
+  if (!preset.speedup_over.empty()) out << speedup_table(preset, rows, x_title);
+  if (preset.counters) out << counters_tables(preset, rows, x_title);
+
   // Who loads least once the working set exceeds the memory.
   std::map<std::string, int> fewest;
   int tight = 0;
@@ -190,20 +245,15 @@ Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, 
 }
 
 Result<std::string> results_text(db::Store& store) {
-  auto sweeps = store.list_sweeps();
-  if (!sweeps) return sweeps.error();
   std::ostringstream out;
   out << kBegin << "\n";
   out << "<!-- generated by `tilelens results --db FILE --output docs/results.md`; edit outside the markers -->\n\n";
   bool any = false;
   for (const auto& preset : sweep_presets()) {
-    std::optional<std::int64_t> latest;
-    const std::string prefix = "--preset=" + preset.name;
-    for (const auto& sweep : *sweeps) {
-      if (sweep.spec == prefix || sweep.spec.starts_with(prefix + " ")) latest = sweep.id;
-    }
-    if (!latest) continue;
-    auto section = preset_section(store, preset, *latest);
+    auto latest = core::latest_preset_sweep(store, preset.name);
+    if (!latest) return latest.error();
+    if (!*latest) continue;
+    auto section = preset_section(store, preset, **latest);
     if (!section) return section.error();
     out << *section;
     any = true;

@@ -87,6 +87,11 @@ void print_summary(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
     out << "Belady       " << (s.future_converged ? "saw the order that ran" : "did not reach a fixed order; kept the future that loaded least")
         << ", after " << s.future_rounds << " replays of a scheduler that serves out of its future's order\n";
   }
+  if (!s.scheduler_counters.empty()) {
+    out << "scheduler   ";
+    for (const auto& [name, value] : s.scheduler_counters) out << " " << name << " " << value;
+    out << " (docs/schedulers.md, Counters)\n";
+  }
   if (!run.scheduling_cost.empty()) {
     out << "charged      " << format_duration(s.decisions_charged_ns) << " of decisions on the clock (scheduling cost "
         << run.scheduling_cost << ")\n";
@@ -184,7 +189,13 @@ void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out
       .add_fixed("bus_limit_bytes", metrics.bus_limit_bytes, 0);
   Json worker_tasks = Json::array();
   for (const auto& worker : s.gpus) worker_tasks.push_back(worker.tasks);
-  json.add("worker_tasks", worker_tasks).end();
+  json.add("worker_tasks", worker_tasks);
+  if (!s.scheduler_counters.empty()) {
+    Json counters = Json::object();
+    for (const auto& [name, value] : s.scheduler_counters) counters[name] = value;
+    json.add("scheduler_counters", counters);
+  }
+  json.end();
 }
 
 void print_csv_header(std::ostream& out) {

@@ -20,7 +20,9 @@
 #include "app/gui/curves_page.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
+#include "app/gui/paper_figure.hpp"
 #include "app/gui/timeline.hpp"
+#include "presets/experiments.hpp"
 
 using namespace tilelens;
 using namespace tilelens::gui;
@@ -115,6 +117,32 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
   return 0;
 }
 
+// --figure NAME: a paper's figure from its preset, runs included (paper_figure.hpp).
+int paper_figure(const QCommandLineParser& args, const QString& database) {
+  const QString name = args.value("figure");
+  if (name == "list") {
+    for (const auto& preset : sweep_presets()) {
+      std::cout << preset.name << "  " << preset.figure << (preset.order_figure ? " (order visualisation)" : " (curves)") << ": " << preset.title
+                << "\n";
+    }
+    return 0;
+  }
+  const SweepPreset* preset = find_sweep_preset(name.toStdString());
+  if (!preset) return fail("--figure: unknown preset '" + name + "'; --figure list shows them");
+  if (database.isEmpty()) return fail("--figure needs a database to keep its runs in (--db FILE; created if absent)");
+  const QString base = args.isSet("out") ? args.value("out") : QString::fromStdString(preset->name);
+  if (base.endsWith(".png") || base.endsWith(".pdf") || base.endsWith(".svg")) {
+    return fail("--figure writes BASE.png and BASE.pdf: give --out without an extension (got '" + base + "')");
+  }
+  auto figure = make_paper_figure(*preset, database, base, args.isSet("dark"), [](const core::SweepProgress& p) {
+    std::cerr << "[" << p.done << "/" << p.total << "] " << p.label << ": " << p.line << "\n";
+  });
+  if (!figure) return fail(QString::fromStdString(figure.error().message));
+  for (const QString& file : figure->files) std::cerr << "wrote " << file.toStdString() << "\n";
+  std::cerr << "its runs: sweep " << figure->sweep_id << " of " << database.toStdString() << "\n";
+  return 0;
+}
+
 // Issue 5's benchmark: open a run of about 100,000 tasks from a database and repaint its tile
 // view, timed (printed as figures; no target is asserted).
 int bench(const QString& folder) {
@@ -176,7 +204,7 @@ std::optional<int> without_display(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "-platform" || arg == "--platform") return std::nullopt;  // Qt's own choice of platform plugin
-    for (const std::string_view offscreen : {"-h", "--help", "--help-all", "-v", "--version", "--export", "--bench"}) {
+    for (const std::string_view offscreen : {"-h", "--help", "--help-all", "-v", "--version", "--export", "--figure", "--bench"}) {
       if (arg == offscreen || (arg.size() > offscreen.size() && arg.substr(0, offscreen.size() + 1) == std::string(offscreen) + "=")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
         return std::nullopt;
@@ -205,16 +233,19 @@ int main(int argc, char** argv) {
       "  tilelens-gui --db runs.db --export side-by-side --run 1,2,3 --out fig8-10.svg\n"
       "  tilelens-gui --db runs.db --export difference --run 2,3 --out diff.pdf\n"
       "  tilelens-gui --db runs.db --export timeline --run 5 --out timeline.png\n"
-      "  tilelens-gui --db fgcs.db --export curves --sweep 1 [--throughput] --out fig7.png");
+      "  tilelens-gui --db fgcs.db --export curves --sweep 1 [--throughput] --out fig7.png\n"
+      "A paper's figure, its runs replayed into the database where missing (--figure list shows them):\n"
+      "  tilelens-gui --db figs.db --figure fgcs-fig13 --out fig13      # fig13.png and fig13.pdf");
   args.addHelpOption();
   args.addVersionOption();
   args.addPositionalArgument("database", "a tilelens database to open");
   args.addOption({"db", "the database (same as the positional argument)", "FILE"});
-  args.addOption({"export", "draw VIEW (tile-order, side-by-side, difference) to --out and exit", "VIEW"});
+  args.addOption({"export", "draw VIEW (tile-order, side-by-side, difference, timeline, curves) to --out and exit", "VIEW"});
+  args.addOption({"figure", "replay a paper's preset into --db where needed and draw its figure to --out BASE (.png and .pdf); 'list' names them", "PRESET"});
   args.addOption({"run", "the run id(s) for --export: 3 or 1,2,3", "IDS"});
   args.addOption({"sweep", "the sweep for --export curves", "ID"});
   args.addOption({"throughput", "--export curves: GFlop/s instead of data transferred"});
-  args.addOption({"out", "the file --export writes: .png, .svg or .pdf", "FILE"});
+  args.addOption({"out", "the file --export writes: .png, .svg or .pdf; for --figure, the file name without extension", "FILE"});
   args.addOption({"size", "the exported figure's size in pixels (default 900x960 per run)", "WxH"});
   args.addOption({"dark", "dark palette (windows and exports)"});
   args.addOption({"per-gpu", "--export tile-order/side-by-side: one panel set per GPU (darts Fig. 13)"});
@@ -227,6 +258,7 @@ int main(int argc, char** argv) {
   QString database = args.value("db");
   if (database.isEmpty() && !args.positionalArguments().isEmpty()) database = args.positionalArguments().front();
   if (args.isSet("export")) return headless_export(args, database);
+  if (args.isSet("figure")) return paper_figure(args, database);
   if (args.isSet("bench")) return bench(QDir::tempPath());
 
   MainWindow window;

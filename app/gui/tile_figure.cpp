@@ -53,14 +53,21 @@ TileFigure::TileFigure(const RunData& run) : run_(run) {
   if (panel_k_.empty()) panel_k_.push_back(0);
 }
 
-std::size_t TileFigure::panel_count(const TileOptions& options) const {
-  return panel_k_.size() * (split_by_gpu(options) ? run_.gpus : 1);
+std::size_t TileFigure::visible_ks(const TileOptions& options) const {
+  return options.first_panels > 0 ? std::min<std::size_t>(options.first_panels, panel_k_.size()) : panel_k_.size();
 }
 
-// With one panel set per GPU, GPU g's panels come after those of GPUs 0..g-1.
+std::size_t TileFigure::panel_count(const TileOptions& options) const {
+  return visible_ks(options) * (split_by_gpu(options) ? run_.gpus : 1);
+}
+
+// With one panel set per GPU, GPU g's panels come after those of GPUs 0..g-1. A task of a
+// layer beyond the visible ones has no panel (kNoId).
 std::uint32_t TileFigure::panel_of(TaskId task, const TileOptions& options) const {
+  const auto visible = static_cast<std::uint32_t>(visible_ks(options));
+  if (panel_of_[task] >= visible) return kNoId;
   if (!split_by_gpu(options)) return panel_of_[task];
-  return run_.gpu_of[task] * static_cast<std::uint32_t>(panel_k_.size()) + panel_of_[task];
+  return run_.gpu_of[task] * visible + panel_of_[task];
 }
 
 TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& options) const {
@@ -113,7 +120,7 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
   const Geometry g = layout(area, options);
   if (options.title) {
     // The largest font up to 60% of the title band that fits the width, elided below 8 px.
-    const QString title = QString::fromStdString(run_.title());
+    const QString title = QString::fromStdString(options.title_text.empty() ? run_.title() : options.title_text);
     QFont font = painter.font();
     int pixels = static_cast<int>(std::max(8.0, g.title.height() * 0.6));
     font.setPixelSize(pixels);
@@ -160,8 +167,8 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
     painter.setPen(options.dark ? QColor(200, 200, 200) : QColor(80, 80, 80));
     painter.drawText(QRectF(grid.left(), grid.top() - cell * 1.3, grid.width(), cell * 1.2), Qt::AlignLeft | Qt::AlignBottom,
                      split_by_gpu(options) ? QString("%1, k = %2")
-                                                               .arg(QString::fromStdString(run_.worker_name(static_cast<GpuId>(panel / panel_k_.size()))))
-                                                               .arg(panel_k_[panel % panel_k_.size()])
+                                                               .arg(QString::fromStdString(run_.worker_name(static_cast<GpuId>(panel / visible_ks(options)))))
+                                                               .arg(panel_k_[panel % visible_ks(options)])
                                            : QString("k = %1").arg(panel_k_[panel]));
   }
   const auto& tasks = run_.workload.tasks();
@@ -216,6 +223,79 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
   }
 }
 
+double TileFigure::legend_height(double width) { return std::clamp(width * 0.05, 28.0, 44.0); }
+
+void TileFigure::paint_legend(QPainter& painter, const QRectF& area, const TileOptions& options) const {
+  painter.save();
+  painter.setRenderHint(QPainter::Antialiasing, true);
+  const QColor ink = options.dark ? QColor(230, 230, 230) : QColor(20, 20, 20);
+  QFont font = painter.font();
+  // Laid out twice: once to measure at the largest size, then drawn at the size that fits.
+  const auto lay_out = [&](bool draw, int pixels) {
+    font.setPixelSize(pixels);
+    painter.setFont(font);
+    const QFontMetricsF metrics(font);
+    const double swatch = metrics.height();
+    const double y = area.center().y();
+    double x = area.left() + swatch * 0.5;
+    const auto label = [&](const QString& text) {
+      if (draw) {
+        painter.setPen(ink);
+        painter.drawText(QRectF(x, area.top(), metrics.horizontalAdvance(text) + 2, area.height()), Qt::AlignVCenter | Qt::AlignLeft, text);
+      }
+      x += metrics.horizontalAdvance(text) + swatch * 0.9;
+    };
+    // The fade from first to last task, or the chunks' colours.
+    const auto ramp = [&](const QColor& hue, double width) {
+      for (int step = 0; draw && step < 16; ++step) {
+        painter.fillRect(QRectF(x + width * step / 16, y - swatch * 0.4, width / 16 + 0.5, swatch * 0.8), shade(hue, step / 15.0));
+      }
+      x += width + swatch * 0.3;
+    };
+    if (options.mode == ColorMode::Chunks) {
+      const std::uint32_t chunk = std::max<std::uint32_t>(1, options.chunk);
+      const auto tasks = static_cast<std::uint32_t>(run_.trace.tasks.size());
+      const std::uint32_t chunks = (tasks + chunk - 1) / chunk;
+      const std::size_t shown = std::min<std::size_t>(std::size(kChunkHues), chunks);
+      label(QString("tasks in order, %1 per colour, lighter first:").arg(chunk));
+      for (std::size_t c = 0; c < shown; ++c) ramp(kChunkHues[c], swatch * 1.6);
+      if (chunks > shown) label("then again");
+      if (run_.workload.largest_data_bytes() > 0) {
+        if (draw) painter.fillRect(QRectF(x, y - swatch * 0.4, swatch * 0.8, swatch * 0.8), options.dark ? QColor(235, 235, 235) : QColor(Qt::black));
+        x += swatch * 1.1;
+        label("area of the tiles one memory holds");
+      }
+    } else {
+      const std::uint32_t workers = std::min<std::uint32_t>(run_.gpus, static_cast<std::uint32_t>(std::size(kGpuHues)));
+      for (std::uint32_t g = 0; g < workers; ++g) {
+        if (run_.gpu_tasks.size() > g && run_.gpu_tasks[g] == 0) continue;
+        label(QString::fromStdString(run_.worker_name(g)) + ": first");
+        ramp(kGpuHues[g], swatch * 4);
+        label("last");
+      }
+    }
+    if (options.loads) {
+      // The load marks: orange lines, solid for a fetch, dotted for a prefetch.
+      const double stroke = std::max(1.5, swatch * 0.12);
+      for (const auto& [style, text] : {std::pair{Qt::SolidLine, "fetch"}, std::pair{Qt::DotLine, "prefetch"}}) {
+        if (draw) {
+          painter.setPen(QPen(kLoadColor, stroke, style, Qt::FlatCap));
+          painter.drawLine(QPointF(x, y), QPointF(x + swatch * 1.6, y));
+        }
+        x += swatch * 2;
+        label(text);
+      }
+      label(run_.workload.generator().name.rfind("matmul", 0) == 0 ? "(vertical: A, horizontal: B, square: C)" : "(a square per tile loaded)");
+    }
+    return x - area.left();
+  };
+  const int largest = static_cast<int>(std::clamp(area.height() * 0.42, 12.0, 18.0));
+  const double needed = lay_out(false, largest);
+  const int pixels = needed <= area.width() ? largest : std::max(7, static_cast<int>(largest * area.width() / needed));
+  lay_out(true, pixels);
+  painter.restore();
+}
+
 std::optional<TaskId> TileFigure::task_at(const QRectF& area, QPointF point, const TileOptions& options) const {
   const Geometry g = layout(area, options);
   for (std::size_t p = 0; p < g.panels.size(); ++p) {
@@ -232,7 +312,7 @@ std::optional<TaskId> TileFigure::task_at(const QRectF& area, QPointF point, con
 }
 
 QRectF TileFigure::tile_rect(const QRectF& area, TaskId task, const TileOptions& options) const {
-  if (task >= panel_of_.size()) return {};
+  if (task >= panel_of_.size() || panel_of(task, options) == kNoId) return {};
   const Geometry g = layout(area, options);
   const QRectF& grid = g.panels[panel_of(task, options)];
   const Task& t = run_.workload.tasks()[task];

@@ -18,6 +18,7 @@
 #include <QPainter>
 #include <QRectF>
 #include <optional>
+#include <string>
 
 #include "app/gui/run_data.hpp"
 
@@ -35,6 +36,8 @@ struct TileOptions {
   std::optional<TaskId> highlight;
   bool dark = false;          // dark background palette
   bool per_gpu = false;       // one panel set per GPU (darts Fig. 13)
+  std::uint32_t first_panels = 0;  // only the first K layers or iterations (darts Figs. 8, 9: 1 to 4); 0 for all
+  std::string title_text;     // the title drawn; empty for the run's own (RunData::title)
 };
 
 // Default colour mode for a run: chunks for the task graphs (darts), order otherwise (fgcs).
@@ -53,6 +56,10 @@ class TileFigure {
   QColor task_color(TaskId task, const TileOptions& options) const;
 
   std::size_t panels(const TileOptions& options = {}) const { return panel_count(options); }
+  // The legend of the figure as `options` draw it: the order's fade or the chunks' colours,
+  // and the load lines. legend_height() is what it needs at `width`.
+  void paint_legend(QPainter& painter, const QRectF& area, const TileOptions& options) const;
+  static double legend_height(double width);
   const RunData& run() const { return run_; }
 
  private:
@@ -65,6 +72,7 @@ class TileFigure {
   Geometry layout(const QRectF& area, const TileOptions& options) const;
   bool split_by_gpu(const TileOptions& options) const { return options.per_gpu && run_.gpus > 1; }
   std::size_t panel_count(const TileOptions& options) const;
+  std::size_t visible_ks(const TileOptions& options) const;
   std::uint32_t panel_of(TaskId task, const TileOptions& options) const;
   void paint_panel(QPainter& painter, const QRectF& grid, double cell, std::size_t panel, bool margins,
                    const TileOptions& options) const;

@@ -16,6 +16,7 @@
 #include "app/gui/replay_dialog.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
+#include "app/gui/paper_figure.hpp"
 #include "app/gui/run_page.hpp"
 #include "app/gui/timeline.hpp"
 
@@ -199,6 +200,16 @@ class GuiTests : public QObject {
     TileOptions split;
     split.per_gpu = true;
     QCOMPARE(figure.panels(split), std::size_t{12});  // and one set per GPU (two GPUs)
+    TileOptions first_two;
+    first_two.first_panels = 2;  // darts Figs. 8, 9 draw the first iterations only
+    QCOMPARE(figure.panels(first_two), std::size_t{2});
+    first_two.per_gpu = true;
+    QCOMPARE(figure.panels(first_two), std::size_t{4});
+    for (TaskId t = 0; t < run->workload.task_count(); ++t) {  // a later iteration's task is not drawn
+      if (run->workload.tasks()[t].k < 2) continue;
+      QVERIFY(figure.tile_rect(QRectF(0, 0, 1200, 600), t, first_two).isEmpty());
+      break;
+    }
     // A task of GPU 1 is drawn in GPU 1's set, the second half of the panels.
     for (TaskId t = 0; t < run->workload.task_count(); ++t) {
       if (run->gpu_of[t] != 1 || run->order_of[t] == kNoId) continue;
@@ -218,6 +229,43 @@ class GuiTests : public QObject {
     QVERIFY(svg_file.readAll().contains("<svg"));
     QVERIFY(pdf_file.read(4) == "%PDF");
     QVERIFY(export_figure(paint, QSize(640, 480), dir_.filePath("f.bmpx")).contains("unknown format"));
+  }
+
+  void paper_figure_replays_its_preset_and_draws_it() {
+    // fgcs Fig. 13: DMDAR and HFP on the random order, side by side, as PNG and PDF.
+    const QString db = dir_.filePath("paper.db"), base = dir_.filePath("fig13");
+    const SweepPreset* preset = find_sweep_preset("fgcs-fig13");
+    QVERIFY(preset && preset->order_figure);
+    auto figure = make_paper_figure(*preset, db, base, false);
+    QVERIFY2(figure.ok(), figure.ok() ? "" : figure.error().message.c_str());
+    QCOMPARE(figure->files, QStringList({base + ".png", base + ".pdf"}));
+    const QImage image(base + ".png");
+    QCOMPARE(image.width(), 900 * 2);  // one panel per policy
+    QFile pdf(base + ".pdf");
+    QVERIFY(pdf.open(QIODevice::ReadOnly) && pdf.read(4) == "%PDF");
+    // Its runs are the preset's, one per policy; a second figure reuses them.
+    auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(store.ok());
+    auto runs = core::preset_runs(*store, *preset, figure->sweep_id);
+    QVERIFY(runs.ok());
+    QCOMPARE(runs->size(), preset->policies.size());
+    QCOMPARE(runs->front().run.info.scheduler.substr(0, 5), std::string("dmdar"));
+    auto again = make_paper_figure(*preset, db, base, true);
+    QVERIFY(again.ok());
+    QCOMPARE(again->sweep_id, figure->sweep_id);
+    QCOMPARE(store->list_runs()->size(), preset->policies.size());
+    // An N sweep gives its curves instead, the preset's legend names on them: transfers and
+    // GFlop/s (a copy of fgcs 4.1's preset at two sizes, to stay quick).
+    SweepPreset small = *find_sweep_preset("fgcs-cm-rcm");
+    QVERIFY(!small.order_figure);
+    for (auto& [option, value] : small.options) {
+      if (option == "workload") value = "matmul2d:N=5|10";
+    }
+    auto curves = make_paper_figure(small, db, dir_.filePath("cm"), false);
+    QVERIFY2(curves.ok(), curves.ok() ? "" : curves.error().message.c_str());
+    QCOMPARE(curves->files.size(), 4);
+    QVERIFY(curves->files.contains(dir_.filePath("cm-transfers.png")) && curves->files.contains(dir_.filePath("cm-gflops.pdf")));
+    QVERIFY(!QImage(dir_.filePath("cm-gflops.png")).isNull());
   }
 
   void main_window_opens_shows_and_compares() {
