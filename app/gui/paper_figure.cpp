@@ -1,13 +1,18 @@
 // A paper's figure from its preset; see paper_figure.hpp.
 #include "app/gui/paper_figure.hpp"
 
+#include <QFont>
 #include <QPainter>
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 
 #include "app/gui/curves_page.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/tile_figure.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::gui {
 namespace {
@@ -88,6 +93,153 @@ Status draw_curves(db::Store& store, const SweepPreset& preset, const std::vecto
   return write_both(page.paint_function(), page.figure_size(), base + "-gflops", figure);
 }
 
+// lahp Figs. 5-8's bar panels: one group of bars per size, a bar per policy.
+struct BarPanel {
+  QString title, unit;
+  std::vector<QString> series;               // the bars of a group, by policy
+  std::vector<std::vector<double>> values;   // [series][group]; NaN where unknown
+};
+
+// Okabe-Ito's colour-blind-safe palette, then greys.
+QColor bar_color(std::size_t k) {
+  static const QColor colors[] = {QColor(230, 159, 0),  QColor(86, 180, 233), QColor(0, 158, 115), QColor(240, 228, 66),
+                                  QColor(0, 114, 178),  QColor(213, 94, 0),   QColor(204, 121, 167), QColor(0, 0, 0),
+                                  QColor(120, 120, 120), QColor(190, 190, 190)};
+  return colors[k % std::size(colors)];
+}
+
+// A round step of about a fifth of `top`: 1, 2 or 5 times a power of ten.
+double round_step(double top) {
+  const double raw = top / 5, power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * power >= raw) return m * power;
+  }
+  return 10 * power;
+}
+
+void paint_bars(QPainter& painter, const QRectF& area, const BarPanel& panel, const std::vector<QString>& groups, bool dark) {
+  const QColor ink = dark ? QColor(230, 230, 230) : QColor(20, 20, 20), grid = dark ? QColor(70, 70, 78) : QColor(225, 225, 225);
+  QFont font = painter.font();
+  font.setPixelSize(14);
+  painter.setFont(font);
+  painter.setPen(ink);
+  painter.drawText(QRectF(area.left(), area.top(), area.width(), 26), Qt::AlignCenter, panel.title);
+  const QRectF plot(area.left() + 64, area.top() + 34, area.width() - 80, area.height() - 34 - 40);
+  double top = 0;
+  for (const auto& row : panel.values) {
+    for (double v : row) {
+      if (std::isfinite(v)) top = std::max(top, v);
+    }
+  }
+  if (top <= 0) top = 1;
+  const double step = round_step(top);
+  top = std::ceil(top / step) * step;
+  for (double tick = 0; tick <= top * 1.0001; tick += step) {
+    const double y = plot.bottom() - plot.height() * tick / top;
+    painter.setPen(QPen(grid, 1));
+    painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    painter.setPen(ink);
+    painter.drawText(QRectF(area.left(), y - 10, 58, 20), Qt::AlignRight | Qt::AlignVCenter, QString::number(tick, 'g', 4));
+  }
+  painter.save();
+  painter.translate(area.left() + 12, plot.center().y());
+  painter.rotate(-90);
+  painter.drawText(QRectF(-plot.height() / 2, -10, plot.height(), 20), Qt::AlignCenter, panel.unit);
+  painter.restore();
+  const double group_width = plot.width() / static_cast<double>(std::max<std::size_t>(1, groups.size()));
+  const double bar = group_width * 0.8 / static_cast<double>(std::max<std::size_t>(1, panel.series.size()));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double left = plot.left() + group_width * static_cast<double>(g) + group_width * 0.1;
+    for (std::size_t k = 0; k < panel.series.size(); ++k) {
+      const double v = panel.values[k][g];
+      if (!std::isfinite(v)) continue;
+      const double h = plot.height() * v / top;
+      painter.fillRect(QRectF(left + bar * static_cast<double>(k), plot.bottom() - h, bar * 0.92, h), bar_color(k));
+    }
+    painter.setPen(ink);
+    painter.drawText(QRectF(left, plot.bottom() + 4, group_width * 0.8, 20), Qt::AlignCenter, groups[g]);
+  }
+  painter.setPen(QPen(ink, 1));
+  painter.drawLine(plot.bottomLeft(), plot.bottomRight());
+  painter.drawLine(plot.bottomLeft(), plot.topLeft());
+}
+
+// lahp Figs. 6-8 (A-F) and 5 as bar panels: the speedup over the reference, the data moved
+// and, where the scheduler counts it, the BMD, per size and policy.
+Status draw_bars(const SweepPreset& preset, const std::vector<core::PresetRun>& runs, const QString& base, bool dark, PaperFigure& figure) {
+  std::vector<double> xs;
+  for (const auto& run : runs) {
+    if (std::find(xs.begin(), xs.end(), run.x) == xs.end()) xs.push_back(run.x);
+  }
+  std::sort(xs.begin(), xs.end());
+  std::vector<QString> groups;
+  for (double x : xs) groups.push_back(QString::fromStdString((preset.x_param == "N" ? "N = " : "M = ") + format_fixed(x, 0)));
+  const auto group_of = [&](double x) { return static_cast<std::size_t>(std::find(xs.begin(), xs.end(), x) - xs.begin()); };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::vector<double>> gflops(preset.policies.size(), std::vector<double>(xs.size(), nan));
+  std::vector<std::vector<double>> bytes = gflops, bmd = gflops;
+  for (const auto& run : runs) {
+    if (!run.run.metrics) continue;
+    const auto& s = run.run.metrics->summary;
+    gflops[run.policy][group_of(run.x)] = s.gflops;
+    bytes[run.policy][group_of(run.x)] = s.bytes_loaded / 1e9;
+    for (const auto& [name, value] : s.scheduler_counters) {
+      if (name == "bmd" && s.tasks > 0) bmd[run.policy][group_of(run.x)] = 100.0 * static_cast<double>(value) / static_cast<double>(s.tasks);
+    }
+  }
+  std::vector<BarPanel> panels;
+  std::size_t reference = preset.policies.size();
+  for (std::size_t p = 0; p < preset.policies.size(); ++p) {
+    if (preset.policies[p].label == preset.speedup_over) reference = p;
+  }
+  if (reference < preset.policies.size()) {
+    BarPanel speedup{"Speedup over " + QString::fromStdString(preset.speedup_over), "speedup", {}, {}};
+    for (std::size_t p = 0; p < preset.policies.size(); ++p) {
+      if (p == reference) continue;
+      speedup.series.push_back(QString::fromStdString(preset.policies[p].label));
+      std::vector<double> row(xs.size(), nan);
+      for (std::size_t g = 0; g < xs.size(); ++g) row[g] = gflops[reference][g] > 0 ? gflops[p][g] / gflops[reference][g] : nan;
+      speedup.values.push_back(row);
+    }
+    panels.push_back(std::move(speedup));
+  }
+  BarPanel moved{"Memory transfer", "GB", {}, bytes};
+  for (const auto& policy : preset.policies) moved.series.push_back(QString::fromStdString(policy.label));
+  panels.push_back(std::move(moved));
+  if (preset.counters) {
+    BarPanel differences{"BMD: tasks whose push rule changed its node by their pop", "% of the tasks", {}, bmd};
+    for (const auto& policy : preset.policies) differences.series.push_back(QString::fromStdString(policy.label));
+    panels.push_back(std::move(differences));
+  }
+  const int panel_height = 380, legend_rows = static_cast<int>((preset.policies.size() + 4) / 5);
+  const QSize size(1200, 50 + panel_height * static_cast<int>(panels.size()) + 26 * legend_rows + 10);
+  const PaintFunction paint = [&](QPainter& painter, const QRectF& area) {
+    painter.fillRect(area, dark ? QColor(30, 30, 34) : QColor(Qt::white));
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    QFont font = painter.font();
+    font.setPixelSize(16);
+    painter.setFont(font);
+    painter.setPen(dark ? QColor(230, 230, 230) : QColor(20, 20, 20));
+    painter.drawText(QRectF(area.left(), area.top(), area.width(), 40), Qt::AlignCenter,
+                     QString::fromStdString(preset.figure + ": " + preset.title));
+    for (std::size_t k = 0; k < panels.size(); ++k) {
+      const QRectF part(area.left(), area.top() + 50 + panel_height * static_cast<double>(k), area.width(), panel_height);
+      paint_bars(painter, part, panels[k], groups, dark);
+    }
+    // One legend for all panels: a policy keeps its colour across them (the speedup panel
+    // leaves the reference out, so its colours start one later).
+    font.setPixelSize(14);
+    painter.setFont(font);
+    const double top = area.top() + 50 + panel_height * static_cast<double>(panels.size());
+    for (std::size_t p = 0; p < preset.policies.size(); ++p) {
+      const double x = area.left() + 70 + 220 * static_cast<double>(p % 5), y = top + 26 * static_cast<double>(p / 5);
+      painter.fillRect(QRectF(x, y + 5, 16, 16), bar_color(p));
+      painter.drawText(QRectF(x + 22, y, 190, 26), Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(preset.policies[p].label));
+    }
+  };
+  return write_both(paint, size, base + "-panels", figure);
+}
+
 }  // namespace
 
 Result<PaperFigure> make_paper_figure(const SweepPreset& preset, const QString& database, const QString& base, bool dark,
@@ -111,6 +263,9 @@ Result<PaperFigure> make_paper_figure(const SweepPreset& preset, const QString& 
   const Status drawn = preset.order_figure ? draw_orders(*store, preset, *runs, base, dark, figure)
                                            : draw_curves(*store, preset, *runs, report->sweep_id, base, dark, figure);
   if (!drawn) return drawn.error();
+  if (!preset.speedup_over.empty() || preset.counters) {
+    if (auto bars = draw_bars(preset, *runs, base, dark, figure); !bars) return bars.error();
+  }
   return figure;
 }
 

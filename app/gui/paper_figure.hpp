@@ -4,7 +4,8 @@
 // BASE.pdf. The order visualisations (fgcs Figs. 8-10, 12, 13; darts Figs. 8, 9, 13) are
 // tile-order panels side by side, one per policy, with the paper's sub-captions and a
 // legend; every other preset gives its curves: data transferred (BASE-transfers) and GFlop/s
-// (BASE-gflops).
+// (BASE-gflops). The lahp presets add lahp's bar panels (BASE-panels, Figs. 5-8): the speedup
+// over Heteroprio, the data moved and the BMD, per size and policy.
 #pragma once
 
 #include <QString>
