@@ -1,6 +1,7 @@
 // The comparison page.
 #include "app/gui/compare_page.hpp"
 
+#include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -24,8 +25,8 @@ bool same_workload(const RunData& a, const RunData& b) {
 class DifferenceView : public QWidget {
  public:
   DifferenceView(std::shared_ptr<const RunData> a, std::shared_ptr<const RunData> b) : a_(std::move(a)), b_(std::move(b)) {
-    setMinimumSize(160, 160);
-    setToolTip("Loads attributed to each tile: first run minus second (blue: fewer in the first, red: more)");
+    setMinimumSize(300, 300);  // room for the runs' names and the scale
+    setToolTip("Loads attributed to each tile: second run minus first (blue: the second loads less, red: more)");
   }
   void set_dark(bool dark) {
     dark_ = dark;
@@ -45,7 +46,22 @@ class DifferenceView : public QWidget {
 
 }  // namespace
 
+namespace {
+// A colour-blind-safe diverging scale (Okabe-Ito blue to white to vermillion): t in [-1, 1].
+QColor diverging(double t, bool dark) {
+  const QColor low(0, 114, 178), high(213, 94, 0), mid = dark ? QColor(50, 50, 55) : QColor(247, 247, 247);
+  const QColor& end = t < 0 ? low : high;
+  const double w = std::min(1.0, std::abs(t));
+  const auto mix = [&](int m, int e) { return static_cast<int>(std::lround(m + (e - m) * w)); };
+  return QColor(mix(mid.red(), end.red()), mix(mid.green(), end.green()), mix(mid.blue(), end.blue()));
+}
+}  // namespace
+
+// One sign everywhere (the table's column too): second minus first, so red is where the
+// second run loads more.
 void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, const RunData& b, bool dark) {
+  painter.save();
+  const QColor ink = dark ? QColor(230, 230, 230) : QColor(20, 20, 20);
   painter.fillRect(area, dark ? QColor(30, 30, 34) : QColor(Qt::white));
   const auto& tasks = a.workload.tasks();
   std::int32_t rows = 1, cols = 1;
@@ -57,27 +73,46 @@ void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, c
   std::vector<int> difference(static_cast<std::size_t>(rows * cols), 0);
   for (TaskId t = 0; t < tasks.size() && t < b.workload.task_count(); ++t) {
     difference[static_cast<std::size_t>(tasks[t].i * cols + tasks[t].j)] +=
-        static_cast<int>(a.loads_of[t].size()) - static_cast<int>(b.loads_of[t].size());
+        static_cast<int>(b.loads_of[t].size()) - static_cast<int>(a.loads_of[t].size());
   }
   int extreme = 1;
   for (int d : difference) extreme = std::max(extreme, std::abs(d));
-  const double title = 18;
-  painter.setPen(dark ? QColor(230, 230, 230) : QColor(20, 20, 20));
-  painter.drawText(QRectF(area.left(), area.top(), area.width(), title), Qt::AlignCenter,
-                   QString("loads per tile: first - second (max |%1|)").arg(extreme));
-  const double cell = std::min(area.width() / cols, (area.height() - title) / rows);
-  const double left = area.left() + (area.width() - cell * cols) / 2, top = area.top() + title;
+  QFont font = painter.font();
+  font.setPixelSize(12);
+  painter.setFont(font);
+  const QFontMetricsF metrics(font);
+  const double line = metrics.height() + 4;
+  // The title names both runs, so that an export says what it compares.
+  const QString first = QString("#%1 %2").arg(a.run.info.id).arg(QString::fromStdString(a.title()));
+  const QString second = QString("#%1 %2").arg(b.run.info.id).arg(QString::fromStdString(b.title()));
+  painter.setPen(ink);
+  painter.drawText(QRectF(area.left(), area.top(), area.width(), line), Qt::AlignCenter, "loads per tile: second run - first run");
+  painter.drawText(QRectF(area.left(), area.top() + line, area.width(), line), Qt::AlignCenter,
+                   metrics.elidedText("first " + first, Qt::ElideRight, area.width() - 8));
+  painter.drawText(QRectF(area.left(), area.top() + 2 * line, area.width(), line), Qt::AlignCenter,
+                   metrics.elidedText("second " + second, Qt::ElideRight, area.width() - 8));
+  const double header = 3 * line + 4, scale_height = 2 * line + 6;
+  const double cell = std::max(0.1, std::min((area.width() - 16) / cols, (area.height() - header - scale_height - 8) / rows));
+  const double left = area.left() + (area.width() - cell * cols) / 2, top = area.top() + header;
   for (std::int32_t i = 0; i < rows; ++i) {
     for (std::int32_t j = 0; j < cols; ++j) {
       const int d = difference[static_cast<std::size_t>(i * cols + j)];
-      const double t = static_cast<double>(std::abs(d)) / extreme;
-      const int fade = static_cast<int>(std::lround(235 * (1 - t)));
-      const QColor color = d == 0 ? (dark ? QColor(50, 50, 55) : QColor(245, 245, 245))
-                           : d > 0 ? QColor(220, fade, fade)
-                                   : QColor(fade, fade, 220);
-      painter.fillRect(QRectF(left + j * cell, top + i * cell, cell, cell).adjusted(0, 0, cell >= 4 ? -0.5 : 0, cell >= 4 ? -0.5 : 0), color);
+      painter.fillRect(QRectF(left + j * cell, top + i * cell, cell, cell).adjusted(0, 0, cell >= 4 ? -1 : 0, cell >= 4 ? -1 : 0),
+                       diverging(static_cast<double>(d) / extreme, dark));
     }
   }
+  // The labelled scale: -max (blue: the second loads less) to +max (red: it loads more).
+  const double bar_width = std::min(area.width() - 40, 320.0), bar_left = area.left() + (area.width() - bar_width) / 2;
+  const double bar_top = top + cell * rows + 8;
+  for (int step = 0; step < 64; ++step) {
+    painter.fillRect(QRectF(bar_left + bar_width * step / 64, bar_top, bar_width / 64 + 0.5, line * 0.7), diverging(step / 31.5 - 1, dark));
+  }
+  painter.setPen(ink);
+  const QRectF labels(bar_left - 60, bar_top + line * 0.7, bar_width + 120, line);
+  painter.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, QString("-%1 (second loads less)").arg(extreme));
+  painter.drawText(labels, Qt::AlignHCenter | Qt::AlignVCenter, "0");
+  painter.drawText(labels, Qt::AlignRight | Qt::AlignVCenter, QString("+%1 (more)").arg(extreme));
+  painter.restore();
 }
 
 void paint_side_by_side(QPainter& painter, const QRectF& area, const std::vector<FigurePanel>& panels) {
@@ -165,7 +200,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidg
   auto* bottom = new QWidget;
   auto* bottom_row = new QHBoxLayout(bottom);
   bottom_row->setContentsMargins(0, 0, 0, 0);
-  bottom_row->addWidget(table, 2);
+  bottom_row->addWidget(table, 1);
   if (pair && same_workload(*runs_[0], *runs_[1])) {
     auto* difference = new DifferenceView(runs_[0], runs_[1]);
     difference_ = difference;
@@ -174,8 +209,8 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidg
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(figures);
   splitter->addWidget(bottom);
-  splitter->setStretchFactor(0, 4);
-  splitter->setStretchFactor(1, 1);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 2);
   layout->addWidget(controls_);
   layout->addWidget(splitter, 1);
 }
@@ -189,7 +224,11 @@ PaintFunction ComparePage::paint_function() const {
   std::vector<const TileView*> views(views_.begin(), views_.end());
   return [views](QPainter& painter, const QRectF& area) {
     std::vector<FigurePanel> panels;
-    for (const TileView* view : views) panels.push_back({&view->figure(), view->options()});  // as shown now
+    for (const TileView* view : views) {
+      TileOptions options = view->options();  // as shown now, without the selection
+      options.highlight.reset();
+      panels.push_back({&view->figure(), options});
+    }
     paint_side_by_side(painter, area, panels);
   };
 }

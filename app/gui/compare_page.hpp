@@ -1,7 +1,7 @@
 // Side by side: two or more runs' tile-order figures with linked zoom and selection, a
-// metrics table (with B - A for two runs), and for two runs of the same workload a difference
-// map: per tile, the loads attributed to it in A minus those in B (blue: A loads less, red:
-// A loads more).
+// metrics table (with second - first for two runs), and for two runs of the same workload a
+// difference map with the same sign: per tile, the loads attributed to it in the second run
+// minus those in the first (blue: the second loads less, red: more), on a labelled scale.
 #pragma once
 
 #include <QWidget>

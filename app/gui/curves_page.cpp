@@ -14,12 +14,15 @@
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
+#include <QWheelEvent>
+#include <cmath>
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "core/runs.hpp"
 #include "analysis/bounds.hpp"
+#include "model/units.hpp"
 
 namespace tilelens::gui {
 
@@ -54,6 +57,15 @@ Result<SweepCurves> sweep_curves(db::Store& store, std::int64_t sweep_id) {
     curves.peak_gflops = std::max(curves.peak_gflops, run.info.platform.total_peak_gflops());
   }
   if (!first) return make_error("sweep " + std::to_string(sweep_id) + " has no run with recorded transfers");
+  // What the sweep is, for the title: its workload family and what stays fixed.
+  {
+    const Platform& p = first->info.platform;
+    const std::string family = first->info.workload_spec.substr(0, first->info.workload_spec.find(':'));
+    std::string varied = curves.memory_axis ? first->info.workload_spec : family + " (" + std::to_string(workloads.size()) + " sizes)";
+    curves.description = "sweep " + std::to_string(sweep_id) + ": " + varied + ", " +
+                         (curves.memory_axis ? std::to_string(memories.size()) + " memories" : "M = " + format_bytes(p.memory_bytes)) + ", " +
+                         std::to_string(p.gpus) + " GPU" + (p.gpus == 1 ? "" : "s") + (p.name.empty() ? "" : " (" + p.name + ")");
+  }
   for (auto& [label, series] : by_label) {
     std::sort(series.points.begin(), series.points.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.x < b.x; });
     curves.series.push_back(std::move(series));
@@ -94,9 +106,64 @@ const CurvePoint* nearest_point(const CurveSeries& series, double x) {
   return nearest;
 }
 
-const QColor kSeriesColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
-                                QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
-                                QColor(188, 189, 34), QColor(23, 190, 207)};
+// A distinct style per policy, so that curves drawn on top of each other still tell apart:
+// Okabe and Ito's colour-blind-safe colours, a dash pattern, and a marker shape, each cycling
+// at its own period (7, 4 and 5), so that no two of the first 140 policies share all three.
+const QColor kSeriesColors[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115), QColor(213, 94, 0),
+                                QColor(204, 121, 167), QColor(86, 180, 233), QColor(120, 120, 120)};
+const Qt::PenStyle kSeriesDashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DashDotLine, Qt::DotLine};
+enum class Marker { Circle, Square, Triangle, Diamond, Cross };
+
+QImage marker_image(Marker shape, const QColor& colour) {
+  QImage image(14, 14, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  QPainter painter(&image);
+  painter.setRenderHint(QPainter::Antialiasing);
+  painter.setPen(QPen(colour.darker(130), 1));
+  painter.setBrush(colour);
+  const QRectF box(2, 2, 10, 10);
+  switch (shape) {
+    case Marker::Circle: painter.drawEllipse(box); break;
+    case Marker::Square: painter.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5)); break;
+    case Marker::Triangle: painter.drawPolygon(QPolygonF({QPointF(7, 1.5), QPointF(12.5, 12), QPointF(1.5, 12)})); break;
+    case Marker::Diamond: painter.drawPolygon(QPolygonF({QPointF(7, 1), QPointF(13, 7), QPointF(7, 13), QPointF(1, 7)})); break;
+    case Marker::Cross:
+      painter.setPen(QPen(colour, 2.5));
+      painter.drawLine(QPointF(2.5, 2.5), QPointF(11.5, 11.5));
+      painter.drawLine(QPointF(11.5, 2.5), QPointF(2.5, 11.5));
+      break;
+  }
+  return image;
+}
+
+// Zooms around the pointer with the wheel (the rubber band and right-click come with QChartView).
+class ZoomingChartView : public QChartView {
+ protected:
+  void wheelEvent(QWheelEvent* event) override {
+    if (!chart()) return;
+    chart()->zoom(event->angleDelta().y() > 0 ? 1.25 : 0.8);
+    event->accept();
+  }
+};
+
+// A round step of about a sixth of `span`: 1, 2 or 5 times a power of ten.
+double round_step(double span) {
+  const double raw = std::max(span, 1e-12) / 6, power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * power >= raw) return m * power;
+  }
+  return 10 * power;
+}
+
+// Round ticks on a linear axis from 0 (or the data's start) to just past the data.
+void round_ticks(QValueAxis* axis, double low, double high) {
+  const double step = round_step(high - low);
+  axis->setRange(low, high);
+  axis->setTickType(QValueAxis::TicksDynamic);
+  axis->setTickAnchor(0);
+  axis->setTickInterval(step);
+  axis->setLabelFormat(step >= 1 ? "%.0f" : step >= 0.1 ? "%.1f" : "%.2f");
+}
 
 }  // namespace
 
@@ -114,7 +181,7 @@ CurvesPage::CurvesPage(SweepCurves curves, QString title, QWidget* parent)
   row->addWidget(metric_);
   row->addWidget(log_);
   row->addStretch(1);
-  view_ = new QChartView;
+  view_ = new ZoomingChartView;
   view_->setRenderHint(QPainter::Antialiasing);
   layout->addWidget(bar);
   layout->addWidget(view_, 1);
@@ -139,10 +206,11 @@ void CurvesPage::rebuild() {
   const bool log = log_->isChecked();
   auto* chart = new QChart;
   chart->setTheme(dark_ ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-  chart->setTitle(title_ + (throughput ? " - throughput" : " - data transferred"));
+  chart->setTitle(title_ + (throughput ? ": throughput" : ": data transferred"));
   chart->legend()->setAlignment(Qt::AlignRight);
+  chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // line style and marker, not a square
   QFont legend_font = chart->legend()->font();
-  legend_font.setPointSizeF(legend_font.pointSizeF() * 0.85);
+  legend_font.setPointSizeF(std::max(9.0, legend_font.pointSizeF() * 0.9));
   chart->legend()->setFont(legend_font);
   const QString x_title = curves_.memory_axis ? "memory per GPU (MiB)" : "working set (MiB)";
   const QString y_title = throughput ? "throughput (GFlop/s)" : "data transferred (GB)";
@@ -154,12 +222,16 @@ void CurvesPage::rebuild() {
     y_max = std::max(y_max, y);
   };
   std::vector<QLineSeries*> all;
-  std::size_t colour = 0;
+  std::size_t style = 0;
   for (const CurveSeries& curve : curves_.series) {
     auto* series = new QLineSeries;
     series->setName(QString::fromStdString(curve.label));
+    const QColor colour = kSeriesColors[style % std::size(kSeriesColors)];
+    series->setPen(QPen(colour, 2, kSeriesDashes[style % std::size(kSeriesDashes)]));
+    series->setMarkerSize(11);
+    series->setLightMarker(marker_image(static_cast<Marker>(style % 5), colour));
     series->setPointsVisible(true);
-    series->setPen(QPen(kSeriesColors[colour++ % std::size(kSeriesColors)], 2));
+    ++style;
     QList<QPointF> points;
     for (const CurvePoint& p : curve.points) {
       const double y = throughput ? p.gflops : p.bytes / 1e9;
@@ -185,10 +257,10 @@ void CurvesPage::rebuild() {
     all.push_back(series);
   }
   const QColor ink = dark_ ? QColor(235, 235, 235) : QColor(Qt::black);
-  auto reference = [&](const QString& name, const std::vector<std::pair<double, double>>& values, Qt::PenStyle style) {
+  auto reference = [&](const QString& name, const std::vector<std::pair<double, double>>& values, Qt::PenStyle dashes) {
     auto* series = new QLineSeries;
     series->setName(name);
-    series->setPen(QPen(ink, 2, style));
+    series->setPen(QPen(ink, 2, dashes));
     QList<QPointF> points;
     for (const auto& [x, bytes] : values) {
       points.append({x, bytes / 1e9});
@@ -206,8 +278,9 @@ void CurvesPage::rebuild() {
   if (x_max <= 0) x_max = 1;
   if (y_max <= 0) y_max = 1;
   if (y_min > y_max) y_min = y_max / 10;
-  const double bottom = log ? std::max(y_min / 1.5, 1e-6) : 0;
-  const double top = log ? y_max * 1.5 : y_max * 1.08;
+  // Log: whole decades around the data; linear: from 0 to just past it.
+  const double bottom = log ? std::pow(10.0, std::floor(std::log10(std::max(y_min, 1e-6)))) : 0;
+  const double top = log ? std::pow(10.0, std::ceil(std::log10(y_max * 1.05))) : y_max * 1.05;
   auto mark = [&](const QString& name, double x, const QColor& colour_of_mark) {
     if (x <= 0 || x < x_min * 0.5 || x > x_max * 1.5) return;
     auto* series = new QLineSeries;
@@ -220,22 +293,23 @@ void CurvesPage::rebuild() {
   mark("M holds both inputs", curves_.orange, QColor(255, 140, 0));
   mark("M holds the working set", curves_.green, QColor(30, 160, 60));
 
+  // The x axis ends just past the data (not at the next round number), its ticks round.
   auto* x_axis = new QValueAxis;
   x_axis->setTitleText(x_title);
-  x_axis->setRange(x_min, x_max);
-  x_axis->setLabelFormat("%.0f");
-  x_axis->applyNiceNumbers();
+  const double x_span = std::max(1e-9, x_max - x_min);
+  round_ticks(x_axis, std::max(0.0, x_min - x_span * 0.02), x_max + x_span * 0.02);
   QAbstractAxis* y_axis = nullptr;
   if (log) {
+    // Whole decades, labelled as plain numbers: 0.1, 1, 10, 100 (no 1e+02).
     auto* axis = new QLogValueAxis;
     axis->setBase(10);
     axis->setRange(bottom, top);
-    axis->setLabelFormat(throughput ? "%.0f" : "%.2g");
+    axis->setMinorTickCount(8);
+    axis->setLabelFormat("%g");
     y_axis = axis;
   } else {
     auto* axis = new QValueAxis;
-    axis->setRange(bottom, top);
-    axis->setLabelFormat(throughput ? "%.0f" : "%.1f");
+    round_ticks(axis, bottom, top);
     y_axis = axis;
   }
   y_axis->setTitleText(y_title);
@@ -249,6 +323,9 @@ void CurvesPage::rebuild() {
   QChart* old = view_->chart();
   view_->setChart(chart);
   delete old;
+  // Zoom with the mouse: drag a rectangle to zoom in, right-click to zoom out, wheel to zoom
+  // around the pointer.
+  view_->setRubberBand(QChartView::RectangleRubberBand);
 }
 
 PaintFunction CurvesPage::paint_function() const {

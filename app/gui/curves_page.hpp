@@ -34,6 +34,7 @@ struct SweepCurves {
   double peak_gflops = 0;
   // Memory marks on the x axis (0 when unknown): one input matrix, both, the working set.
   double red = 0, orange = 0, green = 0;
+  std::string description;  // "sweep 3: matmul2d (18 sizes), M = 500 MiB, 1 GPU (v100-fgcs)", for titles
 };
 Result<SweepCurves> sweep_curves(db::Store& store, std::int64_t sweep_id);
 

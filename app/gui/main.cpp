@@ -61,7 +61,8 @@ int headless_export(const QCommandLineParser& args, const QString& database) {
     if (!store) return fail(QString::fromStdString(store.error().message));
     auto curves = sweep_curves(*store, sweep);
     if (!curves) return fail("--sweep " + QString::number(sweep) + ": " + QString::fromStdString(curves.error().message));
-    CurvesPage page(std::move(*curves), QString("sweep %1").arg(sweep));
+    const QString title = QString::fromStdString(curves->description);
+    CurvesPage page(std::move(*curves), title);
     page.set_dark(args.isSet("dark"));
     page.set_throughput(args.isSet("throughput"));
     const QString error = export_figure(page.paint_function(), page.figure_size(), args.value("out"));

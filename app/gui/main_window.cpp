@@ -341,7 +341,8 @@ void MainWindow::show_sweep(std::int64_t sweep_id) {
     QMessageBox::warning(this, "tilelens", QString::fromStdString(curves.error().message));
     return;
   }
-  auto* page = new CurvesPage(std::move(*curves), QString("sweep %1").arg(sweep_id));
+  const QString title = QString::fromStdString(curves->description);
+  auto* page = new CurvesPage(std::move(*curves), title);
   page->set_dark(dark_);
   page->setObjectName(key);
   connect(page, &CurvesPage::run_clicked, this, [this](std::int64_t id) { show_runs({id}); });

@@ -47,6 +47,7 @@ Status draw_orders(db::Store& store, const SweepPreset& preset, const std::vecto
     option.per_gpu = layout.per_gpu;
     option.loads = layout.loads;
     option.numbers = !layout.chunks;  // darts numbers no task
+    option.legend = false;            // one legend under all the runs
     option.dark = dark;
     option.title_text = policy < layout.captions.size() ? layout.captions[policy] : preset.policies[policy].label;
     option.title_text += ": " + data.back()->title();

@@ -244,7 +244,11 @@ void RunPage::start_what_if(double factor) {
 
 PaintFunction RunPage::paint_function() const {
   const TileView* view = view_;
-  return [view](QPainter& painter, const QRectF& area) { view->figure().paint(painter, area, view->options()); };
+  return [view](QPainter& painter, const QRectF& area) {
+    TileOptions options = view->options();
+    options.highlight.reset();  // the selection is the window's state, not the figure's
+    view->figure().paint(painter, area, options);
+  };
 }
 
 QString RunPage::figure_name() const { return QString("run-%1-tile-order").arg(run_->run.info.id); }

@@ -11,19 +11,20 @@
 namespace tilelens::gui {
 namespace {
 
-// GPU hues as in HFP.c's figures: red, green, a lighter blue, yellow, cyan, magenta, ...
-const QColor kGpuHues[] = {QColor(220, 30, 30), QColor(30, 160, 60), QColor(73, 116, 255), QColor(220, 190, 0),
-                           QColor(0, 190, 200), QColor(200, 40, 200), QColor(255, 128, 128), QColor(128, 200, 128)};
-// darts Figs. 8-9: red, green, blue, yellow, magenta, cyan, orange.
-const QColor kChunkHues[] = {QColor(220, 30, 30), QColor(30, 160, 60), QColor(40, 80, 230), QColor(230, 200, 0),
-                             QColor(200, 40, 200), QColor(0, 190, 200), QColor(255, 140, 0)};
+// Okabe and Ito's colour-blind-safe hues; vermillion first, the fgcs figures' red.
+const QColor kGpuHues[] = {QColor(213, 94, 0),   QColor(0, 114, 178), QColor(0, 158, 115), QColor(204, 121, 167),
+                           QColor(86, 180, 233), QColor(230, 159, 0), QColor(240, 228, 66), QColor(110, 110, 110)};
+// darts Figs. 8-9's red, green, blue, yellow, magenta, cyan, orange, as Okabe-Ito hues.
+const QColor kChunkHues[] = {QColor(213, 94, 0),    QColor(0, 158, 115),  QColor(0, 114, 178), QColor(240, 228, 66),
+                             QColor(204, 121, 167), QColor(86, 180, 233), QColor(230, 159, 0)};
+constexpr int kLabelPixels = 12;  // 9 pt at 96 dpi: the smallest text a figure carries
 const QColor kLoadColor(255, 140, 0);
 
 // From a pale tint (t = 0) to the full, darkened hue (t = 1).
 QColor shade(const QColor& hue, double t) {
   t = std::clamp(t, 0.0, 1.0);
-  const double pale = 0.85 * (1 - t);
-  const double dark = 0.45 * t;
+  const double pale = 0.88 * (1 - t);
+  const double dark = 0.35 * t;
   auto mix = [&](int c) { return static_cast<int>(std::lround((c + (255 - c) * pale) * (1 - dark))); };
   return QColor(mix(hue.red()), mix(hue.green()), mix(hue.blue()));
 }
@@ -72,36 +73,60 @@ std::uint32_t TileFigure::panel_of(TaskId task, const TileOptions& options) cons
 
 TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& options) const {
   Geometry g;
-  const double title_height = options.title ? std::clamp(area.height() * 0.05, 14.0, 28.0) : 0.0;
+  const double title_height = options.title ? std::clamp(area.height() * 0.045, 22.0, 30.0) : 0.0;
+  const double legend_height = options.legend ? TileFigure::legend_height(area.width()) : 0.0;
   g.title = QRectF(area.left(), area.top(), area.width(), title_height);
-  const QRectF body(area.left(), area.top() + title_height, area.width(), area.height() - title_height);
-  const std::size_t count = panel_count(options);
-  const auto panel_cols = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(count) * body.width() / std::max(1.0, body.height()))));
-  const std::size_t across = std::clamp<std::size_t>(panel_cols, 1, count);
-  const std::size_t down = (count + across - 1) / across;
+  g.legend = QRectF(area.left(), area.bottom() - legend_height, area.width(), legend_height);
+  constexpr double pad = 8;
+  const QRectF body = QRectF(area.left(), area.top() + title_height, area.width(), area.height() - title_height - legend_height)
+                          .adjusted(pad, pad, -pad, -pad);
+  const std::size_t ks = visible_ks(options), sets = split_by_gpu(options) ? run_.gpus : 1, count = ks * sets;
   const bool margins = count == 1 && options.loads;
-  // Each panel: a margin for load marks (single panel) or a gap, then cols x rows tiles.
-  const double gap_cells = margins ? 1.2 : count > 1 ? 1.5 : 0.6;  // room for the load marks or the "k = " labels
-  const double cell_w = body.width() / (static_cast<double>(across) * (cols_ + gap_cells));
-  const double cell_h = body.height() / (static_cast<double>(down) * (rows_ + gap_cells));
-  g.cell = std::max(0.5, std::min(cell_w, cell_h));
-  g.margin = g.cell * gap_cells;
-  const double panel_w = g.cell * (cols_ + gap_cells), panel_h = g.cell * (rows_ + gap_cells);
-  const double left = body.left() + (body.width() - panel_w * static_cast<double>(across)) / 2;
-  const double top = body.top() + (body.height() - panel_h * static_cast<double>(down)) / 2;
+  g.label = count > 1 ? kLabelPixels + 4.0 : 0.0;
+  const double gap = count > 1 ? 10.0 : 0.0;
+  const double margin_cells = margins ? 1.4 : 0.0;  // fgcs Fig. 4's marks left of and above the grid
+  // The number of panels across that gives the largest tiles; each GPU's set starts a row.
+  std::size_t best_across = 1;
+  double best_cell = 0;
+  for (std::size_t across = 1; across <= std::max<std::size_t>(1, split_by_gpu(options) ? ks : count); ++across) {
+    const std::size_t down = sets * ((ks + across - 1) / across);
+    const double w = (body.width() - gap * static_cast<double>(across - 1)) / (static_cast<double>(across) * cols_ + margin_cells);
+    const double h = (body.height() - (g.label + gap) * static_cast<double>(down) + gap) / (static_cast<double>(down) * rows_ + margin_cells);
+    const double cell = std::min(w, h);
+    if (cell > best_cell) best_cell = cell, best_across = across;
+  }
+  g.cell = std::max(0.05, best_cell >= 4 ? std::floor(best_cell) : best_cell);
+  const std::size_t across = best_across, per_set = (ks + across - 1) / across, down = sets * per_set;
+  const double panel_w = g.cell * cols_, panel_h = g.cell * rows_;
+  const double block_w = panel_w * static_cast<double>(across) + gap * static_cast<double>(across - 1) + margin_cells * g.cell;
+  const double block_h = (panel_h + g.label) * static_cast<double>(down) + gap * static_cast<double>(down - 1) + margin_cells * g.cell;
+  const double left = std::round(body.left() + (body.width() - block_w) / 2 + margin_cells * g.cell);
+  const double top = std::round(body.top() + (body.height() - block_h) / 2 + margin_cells * g.cell);
   for (std::size_t p = 0; p < count; ++p) {
-    const double x = left + panel_w * static_cast<double>(p % across) + g.margin;
-    const double y = top + panel_h * static_cast<double>(p / across) + g.margin;
-    g.panels.emplace_back(x, y, g.cell * cols_, g.cell * rows_);
+    const std::size_t set = p / ks, index = p % ks;
+    const std::size_t row = set * per_set + index / across, column = index % across;
+    const double x = std::round(left + (panel_w + gap) * static_cast<double>(column));
+    const double y = std::round(top + (panel_h + g.label + gap) * static_cast<double>(row) + g.label);
+    g.panels.emplace_back(x, y, panel_w, panel_h);
   }
   return g;
+}
+
+std::uint32_t TileFigure::chunk_size(const TileOptions& options) const {
+  if (options.chunk > 0) return options.chunk;
+  const double raw = std::ceil(static_cast<double>(std::max<std::size_t>(1, run_.trace.tasks.size())) / std::size(kChunkHues));
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * power >= raw) return static_cast<std::uint32_t>(m * power);
+  }
+  return static_cast<std::uint32_t>(10 * power);
 }
 
 QColor TileFigure::task_color(TaskId task, const TileOptions& options) const {
   const std::uint32_t order = run_.order_of[task];
   if (order == kNoId) return options.dark ? QColor(60, 60, 60) : QColor(235, 235, 235);
   if (options.mode == ColorMode::Chunks) {
-    const std::uint32_t chunk = std::max<std::uint32_t>(1, options.chunk);
+    const std::uint32_t chunk = chunk_size(options);
     const QColor& hue = kChunkHues[(order / chunk) % std::size(kChunkHues)];
     return shade(hue, 0.15 + 0.85 * static_cast<double>(order % chunk) / chunk);
   }
@@ -119,26 +144,19 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
   painter.fillRect(area, background);
   const Geometry g = layout(area, options);
   if (options.title) {
-    // The largest font up to 60% of the title band that fits the width, elided below 8 px.
+    // The largest font up to 60% of the title band that fits the width, elided below 12 px.
     const QString title = QString::fromStdString(options.title_text.empty() ? run_.title() : options.title_text);
     QFont font = painter.font();
-    int pixels = static_cast<int>(std::max(8.0, g.title.height() * 0.6));
+    int pixels = static_cast<int>(std::max<double>(kLabelPixels, g.title.height() * 0.6));
     font.setPixelSize(pixels);
-    while (pixels > 8 && QFontMetricsF(font).horizontalAdvance(title) > g.title.width() * 0.96) font.setPixelSize(--pixels);
+    while (pixels > kLabelPixels && QFontMetricsF(font).horizontalAdvance(title) > g.title.width() * 0.96) font.setPixelSize(--pixels);
     painter.setFont(font);
     painter.setPen(ink);
     painter.drawText(g.title, Qt::AlignCenter, QFontMetricsF(font).elidedText(title, Qt::ElideRight, g.title.width()));
   }
   const bool margins = panel_count(options) == 1 && options.loads;
-  for (std::size_t p = 0; p < g.panels.size(); ++p) paint_panel(painter, g.panels[p], g.cell, p, margins, options);
-  if (options.mode == ColorMode::Chunks && !g.panels.empty() && run_.workload.largest_data_bytes() > 0) {
-    // darts Figs. 8-9: a black square in the first panel's top-right corner whose area is the
-    // number of tiles that fit in one GPU's memory.
-    const double tiles = run_.run.info.platform.memory_bytes / static_cast<double>(run_.workload.largest_data_bytes());
-    const double side = std::min<double>(std::min(rows_, cols_), std::sqrt(std::max(0.0, tiles))) * g.cell;
-    const QRectF& first = g.panels.front();
-    painter.fillRect(QRectF(first.right() - side, first.top(), side, side), options.dark ? QColor(235, 235, 235) : QColor(Qt::black));
-  }
+  for (std::size_t p = 0; p < g.panels.size(); ++p) paint_panel(painter, g.panels[p], g.cell, g.label, p, margins, options);
+  if (options.mode == ColorMode::Chunks) paint_memory_square(painter, g, options);
   if (options.highlight) {
     const QRectF rect = tile_rect(area, *options.highlight, options);
     if (!rect.isEmpty()) {
@@ -147,25 +165,48 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
       painter.drawRect(rect);
     }
   }
+  if (options.legend) paint_legend(painter, g.legend, options);
   painter.restore();
 }
 
-void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell, std::size_t panel, bool margins,
+// darts Figs. 8-9's memory square, as an outline in the first panel's top-right corner when
+// no drawn tile lies under it.
+void TileFigure::paint_memory_square(QPainter& painter, const Geometry& g, const TileOptions& options) const {
+  if (g.panels.empty() || run_.workload.largest_data_bytes() == 0) return;
+  const double tiles = run_.run.info.platform.memory_bytes / static_cast<double>(run_.workload.largest_data_bytes());
+  const auto side = static_cast<std::int32_t>(std::ceil(std::sqrt(std::max(0.0, tiles))));
+  if (side <= 0 || side >= std::min(rows_, cols_)) return;
+  const auto& tasks = run_.workload.tasks();
+  for (TaskId t = 0; t < tasks.size(); ++t) {
+    if (panel_of(t, options) == 0 && tasks[t].i < side && tasks[t].j >= cols_ - side) return;  // would cover data
+  }
+  const double edge = std::sqrt(tiles) * g.cell;
+  const QRectF& first = g.panels.front();
+  painter.save();
+  painter.setRenderHint(QPainter::Antialiasing, true);
+  painter.setPen(QPen(options.dark ? QColor(235, 235, 235) : QColor(Qt::black), std::max(1.5, g.cell * 0.15)));
+  painter.setBrush(Qt::NoBrush);
+  painter.drawRect(QRectF(first.right() - edge, first.top(), edge, edge).adjusted(1, 1, -1, -1));
+  painter.restore();
+}
+
+void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell, double label, std::size_t panel, bool margins,
                              const TileOptions& options) const {
   const QColor empty = options.dark ? QColor(45, 45, 50) : QColor(248, 248, 248);
   const QColor line = options.dark ? QColor(70, 70, 78) : QColor(215, 215, 215);
   painter.fillRect(grid, empty);
-  painter.setPen(QPen(line, 0));
+  // Grid lines as 1-unit rectangles on whole pixels (tiles of 4 px or more are whole pixels):
+  // even at any size, and the same in every format.
   if (cell >= 4) {
-    for (std::int32_t r = 0; r <= rows_; ++r) painter.drawLine(QPointF(grid.left(), grid.top() + r * cell), QPointF(grid.right(), grid.top() + r * cell));
-    for (std::int32_t c = 0; c <= cols_; ++c) painter.drawLine(QPointF(grid.left() + c * cell, grid.top()), QPointF(grid.left() + c * cell, grid.bottom()));
+    for (std::int32_t r = 0; r <= rows_; ++r) painter.fillRect(QRectF(grid.left(), grid.top() + r * cell, grid.width() + 1, 1), line);
+    for (std::int32_t c = 0; c <= cols_; ++c) painter.fillRect(QRectF(grid.left() + c * cell, grid.top(), 1, grid.height() + 1), line);
   }
-  if (panel_count(options) > 1 && cell * rows_ > 40) {
+  if (label > 0) {
     QFont font = painter.font();
-    font.setPixelSize(static_cast<int>(std::clamp(cell * 0.9, 7.0, 14.0)));
+    font.setPixelSize(kLabelPixels);
     painter.setFont(font);
-    painter.setPen(options.dark ? QColor(200, 200, 200) : QColor(80, 80, 80));
-    painter.drawText(QRectF(grid.left(), grid.top() - cell * 1.3, grid.width(), cell * 1.2), Qt::AlignLeft | Qt::AlignBottom,
+    painter.setPen(options.dark ? QColor(200, 200, 200) : QColor(70, 70, 70));
+    painter.drawText(QRectF(grid.left(), grid.top() - label, grid.width(), label - 2), Qt::AlignLeft | Qt::AlignBottom,
                      split_by_gpu(options) ? QString("%1, k = %2")
                                                                .arg(QString::fromStdString(run_.worker_name(static_cast<GpuId>(panel / visible_ks(options)))))
                                                                .arg(panel_k_[panel % visible_ks(options)])
@@ -182,8 +223,9 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
     if (order == kNoId || order >= options.limit) continue;
     const QRectF tile(grid.left() + tasks[t].j * cell, grid.top() + tasks[t].i * cell, cell, cell);
     const QColor fill = task_color(t, options);
-    painter.fillRect(tile.adjusted(cell >= 4 ? 0.5 : 0, cell >= 4 ? 0.5 : 0, 0, 0), fill);
+    painter.fillRect(tile.adjusted(cell >= 4 ? 1 : 0, cell >= 4 ? 1 : 0, 0, 0), fill);
     if (options.loads && cell >= 6) {
+      painter.setRenderHint(QPainter::Antialiasing, true);  // the lines' true width, in PNG as in PDF
       int vertical = 0, horizontal = 0;
       for (std::uint32_t index : run_.loads_of[t]) {
         const LoadRecord& load = run_.trace.loads[index];
@@ -215,6 +257,7 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
         }
       }
     }
+    painter.setRenderHint(QPainter::Antialiasing, false);
     if (numbers) {
       painter.setFont(number_font);
       painter.setPen(is_dark(fill) ? QColor(Qt::white) : QColor(Qt::black));
@@ -253,7 +296,7 @@ void TileFigure::paint_legend(QPainter& painter, const QRectF& area, const TileO
       x += width + swatch * 0.3;
     };
     if (options.mode == ColorMode::Chunks) {
-      const std::uint32_t chunk = std::max<std::uint32_t>(1, options.chunk);
+      const std::uint32_t chunk = chunk_size(options);
       const auto tasks = static_cast<std::uint32_t>(run_.trace.tasks.size());
       const std::uint32_t chunks = (tasks + chunk - 1) / chunk;
       const std::size_t shown = std::min<std::size_t>(std::size(kChunkHues), chunks);
@@ -261,17 +304,22 @@ void TileFigure::paint_legend(QPainter& painter, const QRectF& area, const TileO
       for (std::size_t c = 0; c < shown; ++c) ramp(kChunkHues[c], swatch * 1.6);
       if (chunks > shown) label("then again");
       if (run_.workload.largest_data_bytes() > 0) {
-        if (draw) painter.fillRect(QRectF(x, y - swatch * 0.4, swatch * 0.8, swatch * 0.8), options.dark ? QColor(235, 235, 235) : QColor(Qt::black));
+        if (draw) {
+          painter.setPen(QPen(options.dark ? QColor(235, 235, 235) : QColor(Qt::black), 1.5));
+          painter.setBrush(Qt::NoBrush);
+          painter.drawRect(QRectF(x, y - swatch * 0.4, swatch * 0.8, swatch * 0.8));
+        }
         x += swatch * 1.1;
-        label("area of the tiles one memory holds");
+        const double tiles = run_.run.info.platform.memory_bytes / static_cast<double>(run_.workload.largest_data_bytes());
+        label(QString("one memory holds %1 tiles").arg(static_cast<long long>(std::floor(tiles))));
       }
     } else {
       const std::uint32_t workers = std::min<std::uint32_t>(run_.gpus, static_cast<std::uint32_t>(std::size(kGpuHues)));
       for (std::uint32_t g = 0; g < workers; ++g) {
         if (run_.gpu_tasks.size() > g && run_.gpu_tasks[g] == 0) continue;
-        label(QString::fromStdString(run_.worker_name(g)) + ": first");
+        label(QString::fromStdString(run_.worker_name(g)) + ": task 1");
         ramp(kGpuHues[g], swatch * 4);
-        label("last");
+        label(QString::number(run_.gpu_tasks.size() > g ? run_.gpu_tasks[g] : 0));
       }
     }
     if (options.loads) {
@@ -285,13 +333,15 @@ void TileFigure::paint_legend(QPainter& painter, const QRectF& area, const TileO
         x += swatch * 2;
         label(text);
       }
-      label(run_.workload.generator().name.rfind("matmul", 0) == 0 ? "(vertical: A, horizontal: B, square: C)" : "(a square per tile loaded)");
+      bool a = false, b = false;
+      for (const Data& data : run_.workload.data()) a = a || data.matrix == 'A', b = b || data.matrix == 'B';
+      label(a && b ? "(vertical: A, horizontal: B, square: C)" : a ? "(a vertical line per tile loaded)" : "(a square per data loaded)");
     }
     return x - area.left();
   };
-  const int largest = static_cast<int>(std::clamp(area.height() * 0.42, 12.0, 18.0));
+  const int largest = static_cast<int>(std::clamp(area.height() * 0.42, static_cast<double>(kLabelPixels), 18.0));
   const double needed = lay_out(false, largest);
-  const int pixels = needed <= area.width() ? largest : std::max(7, static_cast<int>(largest * area.width() / needed));
+  const int pixels = needed <= area.width() ? largest : std::max(8, static_cast<int>(largest * area.width() / needed));
   lay_out(true, pixels);
   painter.restore();
 }

@@ -3,15 +3,24 @@
 // of the tasks' (i, j) positions, shaded by processing order. Painted with any QPainter, so
 // the widget, the PNG/SVG/PDF export and the tests draw the same picture.
 //
-// Colours. Order mode (fgcs): each GPU has a hue (red, green, blue, yellow, cyan, magenta,
-// ...) and its tasks go from light (first) to dark (last). Chunk mode (darts): the first
-// `chunk` tasks red, the next green, then blue, yellow, magenta, cyan, orange (cycling),
-// lighter to darker inside a chunk. Loads attributed to a task: the block-row or tile of A it
-// loaded is an orange vertical line, that of B a horizontal one, C a small square; solid for
-// a fetch, dotted for a prefetch; on a single-panel figure the margins mark the rows and
-// columns loaded, in the colour of the task that loaded them (fgcs Fig. 4). In chunk mode a
-// black square in the first panel's top-right corner has the area of the tiles that fit in
-// one GPU's memory (darts Figs. 8, 9).
+// Colours, all from Okabe and Ito's colour-blind-safe set. Order mode (fgcs): each GPU has a
+// hue (vermillion for the papers' red, then blue, bluish green, reddish purple, sky blue,
+// orange, yellow, grey) and its tasks go from light (first) to dark (last). Chunk mode
+// (darts): the first `chunk` tasks vermillion, the next bluish green, then blue, yellow,
+// reddish purple, sky blue, orange (darts Figs. 8-9's red, green, blue, yellow, magenta,
+// cyan, orange, in that order), cycling, lighter to darker inside a chunk; chunk 0 picks a
+// round chunk that needs at most seven colours. Loads attributed to a task: the block-row or
+// tile of A it loaded is an orange vertical line, that of B a horizontal one, C a small
+// square; solid for a fetch, dotted for a prefetch; on a single-panel figure the margins mark
+// the rows and columns loaded, in the colour of the task that loaded them (fgcs Fig. 4). In
+// chunk mode the outline of a square with the area of the tiles one memory holds sits in the
+// first panel's top-right corner when no tile is drawn there (darts Figs. 8, 9 fill it; an
+// outline hides nothing), and the legend gives its size in any case.
+//
+// Layout: the title on top, the legend below, the panels between them with equal margins,
+// as large as they fit, never clipped; one panel set per GPU starts its own row. Tiles of 4 px
+// or more are snapped to whole pixels, their grid lines drawn as 1-unit rectangles so the PNG,
+// SVG and PDF show the same grid.
 #pragma once
 
 #include <QColor>
@@ -28,10 +37,11 @@ enum class ColorMode { Order, Chunks };
 
 struct TileOptions {
   ColorMode mode = ColorMode::Order;
-  std::uint32_t chunk = 1000;
+  std::uint32_t chunk = 1000;  // 0: a round size that needs at most seven colours
   bool numbers = true;        // order numbers in tiles large enough to hold them
   bool loads = true;          // load lines and margin marks
   bool title = true;
+  bool legend = true;         // the colour scale and the load marks, under the panels
   std::uint32_t limit = UINT32_MAX;  // draw only the tasks of order < limit (step-by-step replay)
   std::optional<TaskId> highlight;
   bool dark = false;          // dark background palette
@@ -56,6 +66,8 @@ class TileFigure {
   QColor task_color(TaskId task, const TileOptions& options) const;
 
   std::size_t panels(const TileOptions& options = {}) const { return panel_count(options); }
+  // The tasks per colour in chunk mode (options.chunk, or the automatic size for 0).
+  std::uint32_t chunk_size(const TileOptions& options) const;
   // The legend of the figure as `options` draw it: the order's fade or the chunks' colours,
   // and the load lines. legend_height() is what it needs at `width`.
   void paint_legend(QPainter& painter, const QRectF& area, const TileOptions& options) const;
@@ -65,8 +77,8 @@ class TileFigure {
  private:
   struct Geometry {
     double cell = 0;  // side of one tile
-    double margin = 0;
-    QRectF title;
+    double label = 0;  // the band above each panel for its label
+    QRectF title, legend;
     std::vector<QRectF> panels;  // the grid area of each panel
   };
   Geometry layout(const QRectF& area, const TileOptions& options) const;
@@ -74,8 +86,9 @@ class TileFigure {
   std::size_t panel_count(const TileOptions& options) const;
   std::size_t visible_ks(const TileOptions& options) const;
   std::uint32_t panel_of(TaskId task, const TileOptions& options) const;
-  void paint_panel(QPainter& painter, const QRectF& grid, double cell, std::size_t panel, bool margins,
+  void paint_panel(QPainter& painter, const QRectF& grid, double cell, double label, std::size_t panel, bool margins,
                    const TileOptions& options) const;
+  void paint_memory_square(QPainter& painter, const Geometry& g, const TileOptions& options) const;
 
   const RunData& run_;
   std::int32_t rows_ = 1, cols_ = 1;      // grid size shared by all panels

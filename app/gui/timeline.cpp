@@ -1,6 +1,7 @@
 // Painting and interacting with the timeline.
 #include "app/gui/timeline.hpp"
 
+#include <QFontMetricsF>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -13,8 +14,13 @@
 namespace tilelens::gui {
 namespace {
 
-const QColor kKindColors[] = {QColor(31, 119, 180), QColor(44, 160, 44), QColor(148, 103, 189), QColor(214, 39, 40),
-                              QColor(140, 86, 75), QColor(23, 190, 207), QColor(188, 189, 34)};
+// Okabe and Ito's colour-blind-safe set: the task kinds take blue, bluish green, reddish
+// purple, yellow, grey, black and orange; vermillion is the fetches' alone, sky blue the
+// prefetches'.
+const QColor kKindColors[] = {QColor(0, 114, 178), QColor(0, 158, 115), QColor(204, 121, 167), QColor(240, 228, 66),
+                              QColor(120, 120, 120), QColor(20, 20, 20),  QColor(230, 159, 0)};
+const QColor kFetchColor(213, 94, 0), kPrefetchColor(86, 180, 233), kMemoryColor(0, 158, 115);
+const QColor kSelectedColor(255, 140, 0);
 constexpr int kLanesPerGpu = 4;  // compute, fetch, prefetch, memory (eviction ticks on the memory lane)
 
 double x_of(std::int64_t t, std::int64_t begin, std::int64_t end, double left, double width) {
@@ -33,7 +39,7 @@ TimelineFigure::TimelineFigure(const RunData& run) : run_(run), memory_(memory_i
 }
 
 TimelineFigure::Lanes TimelineFigure::lanes(const QRectF& area) const {
-  const double axis = 22;
+  const double axis = 22 + 20;  // the time axis, then the legend
   const double lane = (area.height() - axis) / std::max(1, total_lanes_);
   return {std::min(110.0, area.width() * 0.15), axis, lane};
 }
@@ -94,7 +100,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     if (!claim(first_lane_[t.gpu], x0, x1) && !selected) continue;
     const QRectF lane = lane_rect(t.gpu, 0);
     const QColor colour = kKindColors[run_.workload.tasks()[t.task].kind % std::size(kKindColors)];
-    painter.fillRect(QRectF(x0, lane.top(), std::max(1.0, x1 - x0 - 0.5), lane.height()), selected ? QColor(255, 140, 0) : colour);
+    painter.fillRect(QRectF(x0, lane.top(), std::max(1.0, x1 - x0 - 0.5), lane.height()), selected ? kSelectedColor : colour);
   }
   // Loads: from issue to arrival, on the fetch or prefetch lane.
   for (const LoadRecord& load : run_.trace.loads) {
@@ -105,9 +111,21 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     if (!claim(first_lane_[load.gpu] + k, x0, x1) && !selected) continue;
     const QRectF lane = lane_rect(load.gpu, k);
     painter.fillRect(QRectF(x0, lane.top() + lane.height() * 0.15, std::max(1.0, x1 - x0), lane.height() * 0.7),
-                     selected ? QColor(255, 140, 0) : load.kind == LoadKind::Fetch ? QColor(214, 39, 40) : QColor(120, 160, 230));
+                     selected ? kSelectedColor : load.kind == LoadKind::Fetch ? kFetchColor : kPrefetchColor);
   }
-  // Memory in use, a step curve against M: one vertical stroke per pixel column spanning the
+  // Evictions as faint ticks along the memory lane's top, one per pixel column, under the curve
+  // that is drawn next (it stays visible where the memory is full).
+  painter.setPen(QPen(dark ? QColor(150, 150, 150) : QColor(150, 150, 150), 1));
+  std::vector<double> last_tick(run_.gpus, -1);
+  for (const EvictionRecord& e : run_.trace.evictions) {
+    if (e.time_ns < begin || e.time_ns > end || e.gpu >= run_.gpus || run_.is_cpu(e.gpu)) continue;
+    const double x = std::floor(x_of(e.time_ns, begin, end, left, width));
+    if (x == last_tick[e.gpu]) continue;
+    last_tick[e.gpu] = x;
+    const QRectF lane = lane_rect(e.gpu, 3);
+    painter.drawLine(QPointF(x, lane.top()), QPointF(x, lane.top() + lane.height() * 0.3));
+  }
+  // Memory in use, a step curve against M, with M marked at the lane's top: one vertical stroke per pixel column spanning the
   // levels reached there, joined by horizontal steps.
   const double capacity = std::max(1.0, run_.run.info.platform.memory_bytes);
   struct Curve {
@@ -117,7 +135,13 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     double low = 0, high = 0, end_y = 0;  // its extent and its last level
   };
   std::vector<Curve> curves(run_.gpus);
-  painter.setPen(QPen(QColor(44, 160, 44), 1.5));
+  for (GpuId g = 0; g < run_.gpus; ++g) {
+    if (run_.is_cpu(g)) continue;
+    const QRectF lane = lane_rect(g, 3);
+    painter.setPen(QPen(faint.darker(130), 1, Qt::DashLine));
+    painter.drawLine(QPointF(left, lane.top()), QPointF(left + width, lane.top()));
+  }
+  painter.setPen(QPen(kMemoryColor, 1.5));
   const auto flush = [&](Curve& c) {
     if (c.column < 0) return;
     painter.drawLine(QPointF(c.x, c.y), QPointF(c.column, c.y));
@@ -149,17 +173,6 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     flush(c);
     painter.drawLine(QPointF(c.x, c.y), QPointF(left + width, c.y));
   }
-  // Evictions as ticks on the memory lane, one per pixel column.
-  painter.setPen(QPen(dark ? QColor(230, 230, 230) : QColor(90, 90, 90), 1));
-  std::vector<double> last_tick(run_.gpus, -1);
-  for (const EvictionRecord& e : run_.trace.evictions) {
-    if (e.time_ns < begin || e.time_ns > end || e.gpu >= run_.gpus || run_.is_cpu(e.gpu)) continue;
-    const double x = std::floor(x_of(e.time_ns, begin, end, left, width));
-    if (x == last_tick[e.gpu]) continue;
-    last_tick[e.gpu] = x;
-    const QRectF lane = lane_rect(e.gpu, 3);
-    painter.drawLine(QPointF(x, lane.top()), QPointF(x, lane.top() + lane.height() * 0.3));
-  }
   painter.setClipping(false);
   // Time axis.
   const double axis_y = area.top() + total_lanes_ * l.lane_height;
@@ -172,9 +185,36 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   for (double t = std::ceil(static_cast<double>(begin) / step) * step; t <= static_cast<double>(end); t += step) {
     const double x = x_of(static_cast<std::int64_t>(t), begin, end, left, width);
     painter.drawLine(QPointF(x, axis_y + 2), QPointF(x, axis_y + 6));
-    painter.drawText(QRectF(x - 50, axis_y + 6, 100, 14), Qt::AlignHCenter | Qt::AlignTop,
+    // Labels stay inside the figure: the last one is not cut at the right edge.
+    const double label_left = std::clamp(x - 50, area.left(), area.right() - 100);
+    painter.drawText(QRectF(label_left, axis_y + 6, 100, 14), Qt::AlignHCenter | Qt::AlignTop,
                      QString::fromStdString(format_duration(static_cast<std::int64_t>(t))));
   }
+  // The legend: the task kinds that ran, the load lanes, the memory curve against M.
+  double x = left;
+  const double legend_y = axis_y + 22;
+  const auto entry = [&](const QColor& colour, const QString& text, bool line) {
+    if (line) {
+      painter.setPen(QPen(colour, 2));
+      painter.drawLine(QPointF(x, legend_y + 8), QPointF(x + 14, legend_y + 8));
+    } else {
+      painter.fillRect(QRectF(x, legend_y + 3, 14, 10), colour);
+    }
+    painter.setPen(ink);
+    const double w = QFontMetricsF(painter.font()).horizontalAdvance(text);
+    painter.drawText(QRectF(x + 18, legend_y, w + 2, 16), Qt::AlignVCenter | Qt::AlignLeft, text);
+    x += 18 + w + 14;
+  };
+  std::vector<bool> ran(run_.workload.kinds().size(), false);
+  for (const TaskRecord& t : run_.trace.tasks) ran[run_.workload.tasks()[t.task].kind] = true;
+  for (KindId k = 0; k < ran.size(); ++k) {
+    if (ran[k]) entry(kKindColors[k % std::size(kKindColors)], QString::fromStdString(run_.workload.kinds()[k]), false);
+  }
+  entry(kFetchColor, "fetch", false);
+  entry(kPrefetchColor, "prefetch", false);
+  entry(kMemoryColor, QString("memory in use (lane top: M = %1)")
+                          .arg(QString::fromStdString(format_bytes(run_.run.info.platform.memory_bytes))), true);
+  entry(QColor(150, 150, 150), "eviction", true);
   painter.restore();
 }
 
