@@ -59,7 +59,7 @@ Status draw_orders(db::Store& store, const SweepPreset& preset, const std::vecto
   const std::size_t panels = figures.front()->panels(options.front());
   const int per_run_width = layout.per_gpu ? static_cast<int>(900 * panels) : panels > 1 ? 800 : 900;
   const int width = per_run_width * static_cast<int>(figures.size());
-  const double legend = TileFigure::legend_height(width);
+  const double legend = figures.front()->legend_height(width, options.front());
   const int height = static_cast<int>(900 + legend);
   const PaintFunction paint = [&](QPainter& painter, const QRectF& area) {
     painter.fillRect(area, dark ? QColor(30, 30, 34) : QColor(Qt::white));

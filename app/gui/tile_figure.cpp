@@ -6,6 +6,7 @@
 #include <QPen>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 namespace tilelens::gui {
@@ -74,7 +75,7 @@ std::uint32_t TileFigure::panel_of(TaskId task, const TileOptions& options) cons
 TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& options) const {
   Geometry g;
   const double title_height = options.title ? std::clamp(area.height() * 0.045, 22.0, 30.0) : 0.0;
-  const double legend_height = options.legend ? TileFigure::legend_height(area.width()) : 0.0;
+  const double legend_height = options.legend ? TileFigure::legend_height(area.width(), options) : 0.0;
   g.title = QRectF(area.left(), area.top(), area.width(), title_height);
   g.legend = QRectF(area.left(), area.bottom() - legend_height, area.width(), legend_height);
   constexpr double pad = 8;
@@ -266,83 +267,126 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
   }
 }
 
-double TileFigure::legend_height(double width) { return std::clamp(width * 0.05, 28.0, 44.0); }
+// The legend is a list of groups (a swatch and its words), laid out in rows that break only
+// between groups, in 12 px text: it wraps on a narrow figure instead of shrinking or clipping.
+struct TileFigure::LegendItem {
+  double width = 0;
+  std::function<void(QPainter&, double x, double y, double height)> draw;
+};
+
+std::vector<TileFigure::LegendItem> TileFigure::legend_items(const TileOptions& options) const {
+  const QColor ink = options.dark ? QColor(230, 230, 230) : QColor(20, 20, 20);
+  QFont font;
+  font.setPixelSize(kLabelPixels);
+  const QFontMetricsF metrics(font);
+  const double swatch = metrics.height();
+  std::vector<LegendItem> items;
+  const auto text_item = [&](QString text, double lead, std::function<void(QPainter&, double, double, double)> mark) {
+    const double width = lead + metrics.horizontalAdvance(text) + swatch * 0.8;
+    items.push_back({width, [=](QPainter& painter, double x, double y, double height) {
+                       if (mark) mark(painter, x, y, height);
+                       QFont f = painter.font();
+                       f.setPixelSize(kLabelPixels);
+                       painter.setFont(f);
+                       painter.setPen(ink);
+                       painter.drawText(QRectF(x + lead, y, width - lead, height), Qt::AlignVCenter | Qt::AlignLeft, text);
+                     }});
+  };
+  if (options.mode == ColorMode::Chunks) {
+    const std::uint32_t chunk = chunk_size(options);
+    const auto tasks = static_cast<std::uint32_t>(run_.trace.tasks.size());
+    const std::uint32_t chunks = (tasks + chunk - 1) / chunk;
+    const std::size_t shown = std::min<std::size_t>(std::size(kChunkHues), chunks);
+    const double bar = swatch * 1.6;
+    text_item(QString("%1 tasks per colour, in order, lighter first:").arg(chunk), 0, {});
+    items.push_back({bar * static_cast<double>(shown) + swatch * 0.8, [=](QPainter& painter, double x, double y, double height) {
+                       for (std::size_t c = 0; c < shown; ++c) {
+                         for (int step = 0; step < 16; ++step) {
+                           painter.fillRect(QRectF(x + bar * static_cast<double>(c) + bar * 0.9 * step / 16, y + height / 2 - swatch * 0.4,
+                                                   bar * 0.9 / 16 + 0.5, swatch * 0.8),
+                                            shade(kChunkHues[c], step / 15.0));
+                         }
+                       }
+                     }});
+    if (chunks > shown) text_item("then again", 0, {});
+    if (run_.workload.largest_data_bytes() > 0) {
+      const double tiles = run_.run.info.platform.memory_bytes / static_cast<double>(run_.workload.largest_data_bytes());
+      const QColor square = options.dark ? QColor(235, 235, 235) : QColor(Qt::black);
+      text_item(QString("one memory holds %1 tiles").arg(static_cast<long long>(std::floor(tiles))), swatch * 1.2,
+                [=](QPainter& painter, double x, double y, double height) {
+                  painter.setPen(QPen(square, 1.5));
+                  painter.setBrush(Qt::NoBrush);
+                  painter.drawRect(QRectF(x + 1, y + height / 2 - swatch * 0.4, swatch * 0.8, swatch * 0.8));
+                });
+    }
+  } else {
+    const std::uint32_t workers = std::min<std::uint32_t>(run_.gpus, static_cast<std::uint32_t>(std::size(kGpuHues)));
+    for (std::uint32_t g = 0; g < workers; ++g) {
+      const std::uint32_t count = run_.gpu_tasks.size() > g ? run_.gpu_tasks[g] : 0;
+      if (count == 0) continue;
+      const QString head = QString::fromStdString(run_.worker_name(g)) + ": task 1 ";
+      const double lead = metrics.horizontalAdvance(head), bar = swatch * 4;
+      const QColor hue = kGpuHues[g];
+      const QString tail = QString(" %1").arg(count);
+      const double width = lead + bar + metrics.horizontalAdvance(tail) + swatch * 0.8;
+      items.push_back({width, [=](QPainter& painter, double x, double y, double height) {
+                         QFont f = painter.font();
+                         f.setPixelSize(kLabelPixels);
+                         painter.setFont(f);
+                         painter.setPen(ink);
+                         painter.drawText(QRectF(x, y, lead, height), Qt::AlignVCenter | Qt::AlignLeft, head);
+                         for (int step = 0; step < 16; ++step) {
+                           painter.fillRect(QRectF(x + lead + bar * step / 16, y + height / 2 - swatch * 0.4, bar / 16 + 0.5, swatch * 0.8),
+                                            shade(hue, step / 15.0));
+                         }
+                         painter.drawText(QRectF(x + lead + bar, y, width - lead - bar, height), Qt::AlignVCenter | Qt::AlignLeft, tail);
+                       }});
+    }
+  }
+  if (options.loads) {
+    // The load marks: orange lines, solid for a fetch, dotted for a prefetch.
+    for (const auto& [style, text] : {std::pair{Qt::SolidLine, "fetch"}, std::pair{Qt::DotLine, "prefetch"}}) {
+      const Qt::PenStyle pen_style = style;
+      text_item(text, swatch * 2, [=](QPainter& painter, double x, double y, double height) {
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        painter.setPen(QPen(kLoadColor, std::max(1.5, swatch * 0.12), pen_style, Qt::FlatCap));
+        painter.drawLine(QPointF(x, y + height / 2), QPointF(x + swatch * 1.6, y + height / 2));
+        painter.setRenderHint(QPainter::Antialiasing, false);
+      });
+    }
+    bool a = false, b = false;
+    for (const Data& data : run_.workload.data()) a = a || data.matrix == 'A', b = b || data.matrix == 'B';
+    text_item(a && b ? "(vertical: A, horizontal: B, square: C)" : a ? "(a vertical line per tile loaded)" : "(a square per data loaded)", 0, {});
+  }
+  return items;
+}
+
+double TileFigure::legend_height(double width, const TileOptions& options) const {
+  const double row = kLabelPixels * 1.9;
+  double x = 0;
+  int rows = 1;
+  for (const LegendItem& item : legend_items(options)) {
+    if (x > 0 && x + item.width > width - 16) {
+      ++rows;
+      x = 0;
+    }
+    x += item.width;
+  }
+  return row * rows + 6;
+}
 
 void TileFigure::paint_legend(QPainter& painter, const QRectF& area, const TileOptions& options) const {
   painter.save();
-  painter.setRenderHint(QPainter::Antialiasing, true);
-  const QColor ink = options.dark ? QColor(230, 230, 230) : QColor(20, 20, 20);
-  QFont font = painter.font();
-  // Laid out twice: once to measure at the largest size, then drawn at the size that fits.
-  const auto lay_out = [&](bool draw, int pixels) {
-    font.setPixelSize(pixels);
-    painter.setFont(font);
-    const QFontMetricsF metrics(font);
-    const double swatch = metrics.height();
-    const double y = area.center().y();
-    double x = area.left() + swatch * 0.5;
-    const auto label = [&](const QString& text) {
-      if (draw) {
-        painter.setPen(ink);
-        painter.drawText(QRectF(x, area.top(), metrics.horizontalAdvance(text) + 2, area.height()), Qt::AlignVCenter | Qt::AlignLeft, text);
-      }
-      x += metrics.horizontalAdvance(text) + swatch * 0.9;
-    };
-    // The fade from first to last task, or the chunks' colours.
-    const auto ramp = [&](const QColor& hue, double width) {
-      for (int step = 0; draw && step < 16; ++step) {
-        painter.fillRect(QRectF(x + width * step / 16, y - swatch * 0.4, width / 16 + 0.5, swatch * 0.8), shade(hue, step / 15.0));
-      }
-      x += width + swatch * 0.3;
-    };
-    if (options.mode == ColorMode::Chunks) {
-      const std::uint32_t chunk = chunk_size(options);
-      const auto tasks = static_cast<std::uint32_t>(run_.trace.tasks.size());
-      const std::uint32_t chunks = (tasks + chunk - 1) / chunk;
-      const std::size_t shown = std::min<std::size_t>(std::size(kChunkHues), chunks);
-      label(QString("tasks in order, %1 per colour, lighter first:").arg(chunk));
-      for (std::size_t c = 0; c < shown; ++c) ramp(kChunkHues[c], swatch * 1.6);
-      if (chunks > shown) label("then again");
-      if (run_.workload.largest_data_bytes() > 0) {
-        if (draw) {
-          painter.setPen(QPen(options.dark ? QColor(235, 235, 235) : QColor(Qt::black), 1.5));
-          painter.setBrush(Qt::NoBrush);
-          painter.drawRect(QRectF(x, y - swatch * 0.4, swatch * 0.8, swatch * 0.8));
-        }
-        x += swatch * 1.1;
-        const double tiles = run_.run.info.platform.memory_bytes / static_cast<double>(run_.workload.largest_data_bytes());
-        label(QString("one memory holds %1 tiles").arg(static_cast<long long>(std::floor(tiles))));
-      }
-    } else {
-      const std::uint32_t workers = std::min<std::uint32_t>(run_.gpus, static_cast<std::uint32_t>(std::size(kGpuHues)));
-      for (std::uint32_t g = 0; g < workers; ++g) {
-        if (run_.gpu_tasks.size() > g && run_.gpu_tasks[g] == 0) continue;
-        label(QString::fromStdString(run_.worker_name(g)) + ": task 1");
-        ramp(kGpuHues[g], swatch * 4);
-        label(QString::number(run_.gpu_tasks.size() > g ? run_.gpu_tasks[g] : 0));
-      }
+  const double row = kLabelPixels * 1.9;
+  double x = area.left() + 8, y = area.top() + 3;
+  for (const LegendItem& item : legend_items(options)) {
+    if (x > area.left() + 8 && x + item.width > area.right() - 8) {
+      x = area.left() + 8;
+      y += row;
     }
-    if (options.loads) {
-      // The load marks: orange lines, solid for a fetch, dotted for a prefetch.
-      const double stroke = std::max(1.5, swatch * 0.12);
-      for (const auto& [style, text] : {std::pair{Qt::SolidLine, "fetch"}, std::pair{Qt::DotLine, "prefetch"}}) {
-        if (draw) {
-          painter.setPen(QPen(kLoadColor, stroke, style, Qt::FlatCap));
-          painter.drawLine(QPointF(x, y), QPointF(x + swatch * 1.6, y));
-        }
-        x += swatch * 2;
-        label(text);
-      }
-      bool a = false, b = false;
-      for (const Data& data : run_.workload.data()) a = a || data.matrix == 'A', b = b || data.matrix == 'B';
-      label(a && b ? "(vertical: A, horizontal: B, square: C)" : a ? "(a vertical line per tile loaded)" : "(a square per data loaded)");
-    }
-    return x - area.left();
-  };
-  const int largest = static_cast<int>(std::clamp(area.height() * 0.42, static_cast<double>(kLabelPixels), 18.0));
-  const double needed = lay_out(false, largest);
-  const int pixels = needed <= area.width() ? largest : std::max(8, static_cast<int>(largest * area.width() / needed));
-  lay_out(true, pixels);
+    item.draw(painter, x, y, row);
+    x += item.width;
+  }
   painter.restore();
 }
 

@@ -69,9 +69,9 @@ class TileFigure {
   // The tasks per colour in chunk mode (options.chunk, or the automatic size for 0).
   std::uint32_t chunk_size(const TileOptions& options) const;
   // The legend of the figure as `options` draw it: the order's fade or the chunks' colours,
-  // and the load lines. legend_height() is what it needs at `width`.
+  // and the load lines, wrapped into rows; legend_height() is what it needs at `width`.
   void paint_legend(QPainter& painter, const QRectF& area, const TileOptions& options) const;
-  static double legend_height(double width);
+  double legend_height(double width, const TileOptions& options) const;
   const RunData& run() const { return run_; }
 
  private:
@@ -82,6 +82,8 @@ class TileFigure {
     std::vector<QRectF> panels;  // the grid area of each panel
   };
   Geometry layout(const QRectF& area, const TileOptions& options) const;
+  struct LegendItem;
+  std::vector<LegendItem> legend_items(const TileOptions& options) const;
   bool split_by_gpu(const TileOptions& options) const { return options.per_gpu && run_.gpus > 1; }
   std::size_t panel_count(const TileOptions& options) const;
   std::size_t visible_ks(const TileOptions& options) const;
