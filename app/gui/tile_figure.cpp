@@ -2,6 +2,7 @@
 #include "app/gui/tile_figure.hpp"
 
 #include <QFont>
+#include <QImage>
 #include <QFontMetricsF>
 #include <QPen>
 #include <algorithm>
@@ -47,12 +48,15 @@ TileFigure::TileFigure(const RunData& run) : run_(run) {
     panel_k_.push_back(k);
   }
   panel_of_.reserve(run.workload.task_count());
+  tasks_of_k_.assign(panel_index.size(), {});
   for (const Task& task : run.workload.tasks()) {
+    tasks_of_k_[panel_index[task.k]].push_back(static_cast<TaskId>(panel_of_.size()));
     panel_of_.push_back(panel_index[task.k]);
     rows_ = std::max(rows_, task.i + 1);
     cols_ = std::max(cols_, task.j + 1);
   }
   if (panel_k_.empty()) panel_k_.push_back(0);
+  if (tasks_of_k_.empty()) tasks_of_k_.emplace_back();
 }
 
 std::size_t TileFigure::visible_ks(const TileOptions& options) const {
@@ -84,17 +88,26 @@ TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& o
   const std::size_t ks = visible_ks(options), sets = split_by_gpu(options) ? run_.gpus : 1, count = ks * sets;
   const bool margins = count == 1 && options.loads;
   g.label = count > 1 ? kLabelPixels + 4.0 : 0.0;
-  const double gap = count > 1 ? 10.0 : 0.0;
+  double gap = count > 1 ? 10.0 : 0.0;
   const double margin_cells = margins ? 1.4 : 0.0;  // fgcs Fig. 4's marks left of and above the grid
   // The number of panels across that gives the largest tiles; each GPU's set starts a row.
   std::size_t best_across = 1;
   double best_cell = 0;
-  for (std::size_t across = 1; across <= std::max<std::size_t>(1, split_by_gpu(options) ? ks : count); ++across) {
-    const std::size_t down = sets * ((ks + across - 1) / across);
-    const double w = (body.width() - gap * static_cast<double>(across - 1)) / (static_cast<double>(across) * cols_ + margin_cells);
-    const double h = (body.height() - (g.label + gap) * static_cast<double>(down) + gap) / (static_cast<double>(down) * rows_ + margin_cells);
-    const double cell = std::min(w, h);
-    if (cell > best_cell) best_cell = cell, best_across = across;
+  const auto choose = [&] {
+    best_cell = 0;
+    for (std::size_t across = 1; across <= std::max<std::size_t>(1, split_by_gpu(options) ? ks : count); ++across) {
+      const std::size_t down = sets * ((ks + across - 1) / across);
+      const double w = (body.width() - gap * static_cast<double>(across - 1)) / (static_cast<double>(across) * cols_ + margin_cells);
+      const double h = (body.height() - (g.label + gap) * static_cast<double>(down) + gap) / (static_cast<double>(down) * rows_ + margin_cells);
+      const double cell = std::min(w, h);
+      if (cell > best_cell) best_cell = cell, best_across = across;
+    }
+  };
+  choose();
+  if (best_cell < 1 && g.label > 0) {  // too small for labels and gaps: the tiles get the room
+    g.label = 0;
+    gap = 1;
+    choose();
   }
   g.cell = std::max(0.05, best_cell >= 4 ? std::floor(best_cell) : best_cell);
   const std::size_t across = best_across, per_set = (ks + across - 1) / across, down = sets * per_set;
@@ -123,18 +136,21 @@ std::uint32_t TileFigure::chunk_size(const TileOptions& options) const {
   return static_cast<std::uint32_t>(10 * power);
 }
 
-QColor TileFigure::task_color(TaskId task, const TileOptions& options) const {
+// A processed task's hue (an index into the mode's palette) and its place from light to dark.
+std::pair<std::size_t, double> TileFigure::color_key(TaskId task, const TileOptions& options, std::uint32_t chunk) const {
   const std::uint32_t order = run_.order_of[task];
-  if (order == kNoId) return options.dark ? QColor(60, 60, 60) : QColor(235, 235, 235);
   if (options.mode == ColorMode::Chunks) {
-    const std::uint32_t chunk = chunk_size(options);
-    const QColor& hue = kChunkHues[(order / chunk) % std::size(kChunkHues)];
-    return shade(hue, 0.15 + 0.85 * static_cast<double>(order % chunk) / chunk);
+    return {(order / chunk) % std::size(kChunkHues), 0.15 + 0.85 * static_cast<double>(order % chunk) / chunk};
   }
   const GpuId gpu = run_.gpu_of[task];
-  const QColor& hue = kGpuHues[gpu % std::size(kGpuHues)];
   const double total = std::max<std::uint32_t>(1, run_.gpu_tasks[gpu]);
-  return shade(hue, static_cast<double>(run_.gpu_order_of[task]) / std::max(1.0, total - 1));
+  return {gpu % std::size(kGpuHues), static_cast<double>(run_.gpu_order_of[task]) / std::max(1.0, total - 1)};
+}
+
+QColor TileFigure::task_color(TaskId task, const TileOptions& options) const {
+  if (run_.order_of[task] == kNoId) return options.dark ? QColor(60, 60, 60) : QColor(235, 235, 235);
+  const auto [hue, t] = color_key(task, options, chunk_size(options));
+  return shade(options.mode == ColorMode::Chunks ? kChunkHues[hue] : kGpuHues[hue], t);
 }
 
 void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions& options) const {
@@ -178,7 +194,7 @@ void TileFigure::paint_memory_square(QPainter& painter, const Geometry& g, const
   const auto side = static_cast<std::int32_t>(std::ceil(std::sqrt(std::max(0.0, tiles))));
   if (side <= 0 || side >= std::min(rows_, cols_)) return;
   const auto& tasks = run_.workload.tasks();
-  for (TaskId t = 0; t < tasks.size(); ++t) {
+  for (TaskId t : tasks_of_k_.front()) {
     if (panel_of(t, options) == 0 && tasks[t].i < side && tasks[t].j >= cols_ - side) return;  // would cover data
   }
   const double edge = std::sqrt(tiles) * g.cell;
@@ -214,11 +230,49 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
                                            : QString("k = %1").arg(panel_k_[panel]));
   }
   const auto& tasks = run_.workload.tasks();
+  // Tiles under 4 px carry no grid, line or number: on a raster device (the window, a PNG)
+  // they are set as the pixels of a rows x cols image drawn over the panel, far cheaper than
+  // a rectangle each (a 100,000-task figure repaints within a frame). Vector outputs keep
+  // their rectangles.
+  const int device = painter.device() ? painter.device()->devType() : 0;
+  if (cell < 4 && (device == QInternal::Image || device == QInternal::Widget || device == QInternal::Pixmap)) {
+    // At the panel's own pixel size (the grid's corner is on a whole pixel), each tile the
+    // block of pixels its rectangle covers: the same tiles as tile_rect() and the vector path.
+    const int width = static_cast<int>(std::ceil(grid.width())), height = static_cast<int>(std::ceil(grid.height()));
+    QImage pixels(std::max(1, width), std::max(1, height), QImage::Format_ARGB32_Premultiplied);
+    pixels.fill(Qt::transparent);
+    // The shades as a table of 256 steps per hue, filled as hues appear.
+    const bool chunks = options.mode == ColorMode::Chunks;
+    const std::uint32_t chunk = chunk_size(options);
+    std::vector<std::vector<QRgb>> shades(chunks ? std::size(kChunkHues) : std::size(kGpuHues));
+    for (TaskId t : tasks_of_k_[panel % visible_ks(options)]) {
+      if (panel_of(t, options) != panel) continue;
+      const std::uint32_t order = run_.order_of[t];
+      if (order == kNoId || order >= options.limit) continue;
+      const auto [hue, level] = color_key(t, options, chunk);
+      auto& table = shades[hue];
+      if (table.empty()) {
+        for (int step = 0; step < 256; ++step) table.push_back(shade(chunks ? kChunkHues[hue] : kGpuHues[hue], step / 255.0).rgba());
+      }
+      const QRgb colour = table[static_cast<std::size_t>(std::lround(std::clamp(level, 0.0, 1.0) * 255))];
+      const int x0 = static_cast<int>(tasks[t].j * cell), x1 = std::min(width, std::max(x0 + 1, static_cast<int>((tasks[t].j + 1) * cell)));
+      const int y0 = static_cast<int>(tasks[t].i * cell), y1 = std::min(height, std::max(y0 + 1, static_cast<int>((tasks[t].i + 1) * cell)));
+      for (int y = y0; y < y1; ++y) {
+        QRgb* row = reinterpret_cast<QRgb*>(pixels.scanLine(y));
+        for (int x = x0; x < x1; ++x) row[x] = colour;
+      }
+    }
+    painter.save();
+    painter.drawImage(grid.topLeft(), pixels);
+    painter.restore();
+    return;
+  }
   const bool numbers = options.numbers && cell >= 18;
   QFont number_font = painter.font();
   number_font.setPixelSize(static_cast<int>(std::max(7.0, cell * 0.32)));
   const double stroke = std::max(1.0, cell * 0.07);
-  for (TaskId t = 0; t < tasks.size(); ++t) {
+  // Only the tasks of this panel's layer: a repaint visits each task once, whatever the panels.
+  for (TaskId t : tasks_of_k_[panel % visible_ks(options)]) {
     if (panel_of(t, options) != panel) continue;
     const std::uint32_t order = run_.order_of[t];
     if (order == kNoId || order >= options.limit) continue;
@@ -398,7 +452,7 @@ std::optional<TaskId> TileFigure::task_at(const QRectF& area, QPointF point, con
     const auto j = static_cast<std::int32_t>((point.x() - grid.left()) / g.cell);
     const auto i = static_cast<std::int32_t>((point.y() - grid.top()) / g.cell);
     const auto& tasks = run_.workload.tasks();
-    for (TaskId t = 0; t < tasks.size(); ++t) {
+    for (TaskId t : tasks_of_k_[p % visible_ks(options)]) {
       if (panel_of(t, options) == p && tasks[t].i == i && tasks[t].j == j && run_.order_of[t] != kNoId && run_.order_of[t] < options.limit) return t;
     }
   }

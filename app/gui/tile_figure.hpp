@@ -88,6 +88,7 @@ class TileFigure {
   std::size_t panel_count(const TileOptions& options) const;
   std::size_t visible_ks(const TileOptions& options) const;
   std::uint32_t panel_of(TaskId task, const TileOptions& options) const;
+  std::pair<std::size_t, double> color_key(TaskId task, const TileOptions& options, std::uint32_t chunk) const;
   void paint_panel(QPainter& painter, const QRectF& grid, double cell, double label, std::size_t panel, bool margins,
                    const TileOptions& options) const;
   void paint_memory_square(QPainter& painter, const Geometry& g, const TileOptions& options) const;
@@ -96,6 +97,7 @@ class TileFigure {
   std::int32_t rows_ = 1, cols_ = 1;      // grid size shared by all panels
   std::vector<std::int32_t> panel_k_;     // the k value of each panel
   std::vector<std::uint32_t> panel_of_;   // per task
+  std::vector<std::vector<TaskId>> tasks_of_k_;  // per layer index: its tasks
 };
 
 }  // namespace tilelens::gui

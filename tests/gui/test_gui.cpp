@@ -200,6 +200,31 @@ class GuiTests : public QObject {
     TileOptions split;
     split.per_gpu = true;
     QCOMPARE(figure.panels(split), std::size_t{12});  // and one set per GPU (two GPUs)
+    {
+      // Small tiles are set as pixels on a raster device: each shows its task's colour.
+      const QRectF small(0, 0, 32, 32);  // one panel of tiles about 2.5 px wide
+      TileOptions plain;
+      plain.title = plain.legend = false;
+      plain.first_panels = 1;
+      QImage pixels(32, 32, QImage::Format_ARGB32_Premultiplied);
+      pixels.fill(Qt::white);
+      {
+        QPainter painter(&pixels);
+        figure.paint(painter, small, plain);
+      }
+      int checked = 0;
+      for (TaskId t = 0; t < run->workload.task_count() && checked < 20; ++t) {
+        const QRectF tile = figure.tile_rect(small, t, plain);
+        if (tile.isEmpty() || run->order_of[t] == kNoId) continue;
+        QVERIFY(tile.width() < 4);
+        const QRgb pixel = pixels.pixel(static_cast<int>(tile.center().x()), static_cast<int>(tile.center().y()));
+        const QColor want = figure.task_color(t, plain);  // within the 256-step shade table's rounding
+        QVERIFY2(std::abs(qRed(pixel) - want.red()) <= 2 && std::abs(qGreen(pixel) - want.green()) <= 2 && std::abs(qBlue(pixel) - want.blue()) <= 2,
+                 qPrintable(QColor(pixel).name() + " against " + want.name()));
+        ++checked;
+      }
+      QVERIFY(checked > 0);
+    }
     TileOptions first_two;
     first_two.first_panels = 2;  // darts Figs. 8, 9 draw the first iterations only
     QCOMPARE(figure.panels(first_two), std::size_t{2});
