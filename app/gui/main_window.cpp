@@ -9,6 +9,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QItemSelection>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -44,18 +46,17 @@ MainWindow::MainWindow() {
   setWindowTitle("tilelens");
   setAcceptDrops(true);
   model_ = new RunModel(this);
-  proxy_ = new QSortFilterProxyModel(this);
+  proxy_ = new RunFilter(this);
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(Qt::UserRole);
-  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
-  proxy_->setFilterKeyColumn(-1);
 
   auto* browser = new QWidget;
   auto* layout = new QVBoxLayout(browser);
   layout->setContentsMargins(2, 2, 2, 2);
   filter_ = new QLineEdit;
-  filter_->setPlaceholderText("filter runs (workload, scheduler, eviction, ...)");
+  filter_->setPlaceholderText("filter runs: words in any column (hfp belady)");
   filter_->setClearButtonEnabled(true);
+  filter_->installEventFilter(this);  // the window's shortcuts (Ctrl+E) work from the filter too
   table_ = new QTableView;
   table_->setModel(proxy_);
   table_->setSortingEnabled(true);
@@ -64,12 +65,14 @@ MainWindow::MainWindow() {
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->setToolTip("Select a run to show it; select two or more (Ctrl-click) to compare them");
+  table_->setToolTip("Select a run to preview it; select two or more (Ctrl-click) to compare them; Enter keeps the selection in a tab");
   layout->addWidget(filter_);
   layout->addWidget(table_, 1);
+  browser->setMinimumWidth(240);  // the list stays readable when the window narrows
   auto* dock = new QDockWidget("Runs", this);
   dock->setObjectName("runs");
   dock->setWidget(browser);
+  runs_dock_ = dock;
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
   tabs_ = new QTabWidget;
@@ -79,8 +82,13 @@ MainWindow::MainWindow() {
   status_ = new QLabel;
   statusBar()->addWidget(status_, 1);
 
-  connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    proxy_->set_words(text);
+    update_status();
+  });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { selection_changed(); });
+  connect(table_, &QTableView::activated, this, [this] { keep_selection(); });  // Enter or double-click
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] { follow_tab(); });
   connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {
     QWidget* page = tabs_->widget(index);
     tabs_->removeTab(index);
@@ -157,6 +165,13 @@ void MainWindow::build_menus() {
     }
   });
   view->addAction("&Find run", QKeySequence::Find, this, [this] { filter_->setFocus(); });
+  view->addAction("&Keep the selection in a tab", QKeySequence(Qt::Key_Return), this, [this] { keep_selection(); })
+      ->setShortcutContext(Qt::WidgetShortcut);  // Enter in the list (QTableView::activated) does it
+  view->addSeparator();
+  QAction* runs = static_cast<QDockWidget*>(runs_dock_)->toggleViewAction();
+  runs->setText("&Runs");
+  runs->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  view->addAction(runs);
   sweeps_menu_ = menuBar()->addMenu("&Sweeps");
   sweeps_menu_->setToolTipsVisible(true);
 }
@@ -182,6 +197,7 @@ bool MainWindow::open_database(const QString& path, QString* error) {
   store_.emplace(std::move(*store));
   path_ = path;
   cache_.clear();
+  filter_->clear();  // a filter belongs to the database it was typed for
   while (tabs_->count() > 0) {
     QWidget* page = tabs_->widget(0);
     tabs_->removeTab(0);
@@ -201,7 +217,7 @@ void MainWindow::reload_runs() {
     return;
   }
   model_->set_runs(std::move(*runs));
-  status_->setText(QString("%1: %2 runs").arg(path_).arg(model_->rowCount()));
+  update_status();
   sweeps_menu_->clear();
   if (auto sweeps = store_->list_sweeps(); sweeps && !sweeps->empty()) {
     for (const auto& sweep : *sweeps) {
@@ -218,31 +234,84 @@ void MainWindow::reload_runs() {
 
 int MainWindow::run_count() const { return model_->rowCount(); }
 
-void MainWindow::selection_changed() {
+std::vector<std::int64_t> MainWindow::selected_ids() const {
   std::set<std::int64_t> ids;
   for (const QModelIndex& index : table_->selectionModel()->selectedRows()) {
     ids.insert(model_->run_at(proxy_->mapToSource(index).row()).info.id);
   }
-  if (ids.empty() || ids.size() > 6) return;
-  show_runs(std::vector<std::int64_t>(ids.begin(), ids.end()));
+  return {ids.begin(), ids.end()};
 }
 
-void MainWindow::show_runs(const std::vector<std::int64_t>& ids) {
+void MainWindow::selection_changed() {
+  if (!following_tab_) preview_selection();
+}
+
+void MainWindow::preview_selection() {
+  const auto ids = selected_ids();
+  if (ids.empty() || ids.size() > 6) return;
+  show_runs(ids, true);
+}
+
+void MainWindow::keep_selection() {
+  const auto ids = selected_ids();
+  if (ids.empty() || ids.size() > 6) return;
+  show_runs(ids, false);
+}
+
+namespace {
+QString runs_name(const std::vector<std::int64_t>& ids) {
   QString name;
   for (std::int64_t id : ids) name += (name.isEmpty() ? "#" : " | #") + QString::number(id);
+  return name;
+}
+QVariantList id_list(const std::vector<std::int64_t>& ids) {
+  QVariantList list;
+  for (std::int64_t id : ids) list << QVariant::fromValue<qlonglong>(id);
+  return list;
+}
+}  // namespace
+
+void MainWindow::place_page(QWidget* page, const QString& name, bool preview) {
+  page->setProperty("preview", preview);
+  int index = -1;
+  if (preview) {
+    for (int t = 0; t < tabs_->count(); ++t) {
+      if (tabs_->widget(t)->property("preview").toBool()) index = t;
+    }
+  }
+  if (index >= 0) {
+    QWidget* old = tabs_->widget(index);
+    tabs_->insertTab(index, page, name);
+    tabs_->removeTab(index + 1);
+    old->deleteLater();
+  } else {
+    index = tabs_->addTab(page, name);
+  }
+  tabs_->setTabToolTip(index, preview ? "Preview: replaced when the selection changes (Enter keeps it in a tab)" : name);
+  tabs_->setCurrentIndex(index);
+}
+
+void MainWindow::show_runs(const std::vector<std::int64_t>& ids, bool preview) {
+  const QString name = runs_name(ids);
   const QString key = "runs" + name;  // the page's identity, whatever its tab text says
   for (int t = 0; t < tabs_->count(); ++t) {
-    if (tabs_->widget(t)->objectName() == key) {
-      tabs_->setCurrentIndex(t);
-      return;
+    QWidget* page = tabs_->widget(t);
+    if (page->objectName() != key) continue;
+    if (!preview && page->property("preview").toBool()) {
+      // Keeping what the preview shows: the preview tab becomes a tab of its own.
+      page->setProperty("preview", false);
+      tabs_->setTabText(t, tabs_->tabText(t).remove(0, QString("preview ").size()));
+      tabs_->setTabToolTip(t, name);
     }
+    tabs_->setCurrentIndex(t);
+    return;
   }
   std::vector<std::int64_t> missing;
   for (std::int64_t id : ids) {
     if (!cache_.count(id)) missing.push_back(id);
   }
   if (missing.empty()) {
-    add_run_page(ids, key, name);
+    add_run_page(ids, key, name, preview);
     return;
   }
   // Runs are read on a worker thread with its own connection; a placeholder tab holds the
@@ -250,7 +319,8 @@ void MainWindow::show_runs(const std::vector<std::int64_t>& ids) {
   QPointer<QLabel> placeholder = new QLabel("Loading " + name + "...");
   placeholder->setAlignment(Qt::AlignCenter);
   placeholder->setObjectName(key);
-  tabs_->setCurrentIndex(tabs_->addTab(placeholder, name));
+  placeholder->setProperty("run_ids", id_list(ids));
+  place_page(placeholder, (preview ? "preview " : "") + name, preview);
   auto loaded = std::make_shared<std::vector<std::shared_ptr<const RunData>>>();
   auto error = std::make_shared<std::string>();
   const std::string path = path_.toStdString();
@@ -273,23 +343,30 @@ void MainWindow::show_runs(const std::vector<std::int64_t>& ids) {
   connect(worker, &QThread::finished, this, [this, worker, loaded, error, ids, key, name, placeholder, path] {
     worker->deleteLater();
     --loading_;
-    const int index = placeholder ? tabs_->indexOf(placeholder) : -1;  // the user may have closed it
-    if (index >= 0) {
-      tabs_->removeTab(index);
-      placeholder->deleteLater();
-    }
+    // The user may have closed the placeholder, or a newer preview replaced it.
+    const int index = placeholder ? tabs_->indexOf(placeholder) : -1;
+    const bool still_preview = placeholder && placeholder->property("preview").toBool();
     if (path != path_.toStdString()) return;  // another database was opened meanwhile
+    for (const auto& run : *loaded) cache_[run->run.info.id] = run;
     if (!error->empty()) {
+      if (index >= 0) {
+        tabs_->removeTab(index);
+        placeholder->deleteLater();
+      }
       QMessageBox::warning(this, "tilelens", QString::fromStdString(*error));
       return;
     }
-    for (const auto& run : *loaded) cache_[run->run.info.id] = run;
-    if (index >= 0) add_run_page(ids, key, name);
+    if (index < 0) return;
+    if (!still_preview) {
+      tabs_->removeTab(index);
+      placeholder->deleteLater();
+    }
+    add_run_page(ids, key, name, still_preview);
   });
   worker->start();
 }
 
-void MainWindow::add_run_page(const std::vector<std::int64_t>& ids, const QString& key, QString name) {
+void MainWindow::add_run_page(const std::vector<std::int64_t>& ids, const QString& key, QString name, bool preview) {
   std::vector<std::shared_ptr<const RunData>> runs;
   for (std::int64_t id : ids) runs.push_back(cache_.at(id));
   QWidget* page = nullptr;
@@ -304,7 +381,48 @@ void MainWindow::add_run_page(const std::vector<std::int64_t>& ids, const QStrin
     page = compare;
   }
   page->setObjectName(key);
-  tabs_->setCurrentIndex(tabs_->addTab(page, name));
+  page->setProperty("run_ids", id_list(ids));
+  place_page(page, (preview ? "preview " : "") + name, preview);
+}
+
+void MainWindow::follow_tab() {
+  QWidget* page = tabs_->currentWidget();
+  if (!page || !page->property("run_ids").isValid()) return;
+  std::set<std::int64_t> ids;
+  for (const QVariant& id : page->property("run_ids").toList()) ids.insert(id.toLongLong());
+  if (ids == [&] {
+        auto selected = selected_ids();
+        return std::set<std::int64_t>(selected.begin(), selected.end());
+      }()) {
+    return;
+  }
+  following_tab_ = true;
+  QItemSelection selection;
+  for (int row = 0; row < proxy_->rowCount(); ++row) {
+    const auto id = model_->run_at(proxy_->mapToSource(proxy_->index(row, 0)).row()).info.id;
+    if (ids.count(id)) selection.select(proxy_->index(row, 0), proxy_->index(row, proxy_->columnCount() - 1));
+  }
+  table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+  following_tab_ = false;
+}
+
+void MainWindow::update_status() {
+  if (path_.isEmpty()) return;
+  const int shown = proxy_->rowCount(), total = model_->rowCount();
+  status_->setText(shown == total ? QString("%1: %2 runs").arg(path_).arg(total) : QString("%1: %2 of %3 runs").arg(path_).arg(shown).arg(total));
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  // A line edit claims Ctrl+E (end of line) and other Ctrl keys before the window's shortcuts
+  // see them; the window's own shortcuts win while the filter has focus.
+  if (watched == filter_ && event->type() == QEvent::ShortcutOverride) {
+    const auto* key = static_cast<QKeyEvent*>(event);
+    if (key->modifiers() == Qt::ControlModifier &&
+        (key->key() == Qt::Key_E || key->key() == Qt::Key_R || key->key() == Qt::Key_D || key->key() == Qt::Key_W || key->key() == Qt::Key_O)) {
+      return true;  // not accepted: the shortcut fires
+    }
+  }
+  return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::open_replay_dialog() {

@@ -1,6 +1,8 @@
 // The main window: a run browser (filterable, sortable table of a database's runs) docked on
 // the left, and tabs on the right: one run's tile-order figure, or two and more runs side by
-// side. File > Open, recent files and drag and drop open a database; File > Export writes the
+// side. Selecting runs shows them in one preview tab, replaced as the selection changes;
+// Enter (View > Keep in a tab) keeps the selection in a tab of its own; the list follows the
+// active tab. File > Open, recent files and drag and drop open a database; File > Export writes the
 // current tab's figure to PNG, SVG or PDF. Layout, recent files and the palette are kept in
 // QSettings.
 #pragma once
@@ -21,6 +23,7 @@ class QLabel;
 namespace tilelens::gui {
 
 class RunModel;
+class RunFilter;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -33,8 +36,9 @@ class MainWindow : public QMainWindow {
   bool open_database(const QString& path, QString* error = nullptr);
   // Builds the example database at `path` if needed, opens it and shows its comparison.
   bool open_example(const QString& path, QString* error = nullptr);
-  // Opens one run in a tab, or several side by side.
-  void show_runs(const std::vector<std::int64_t>& ids);
+  // Opens one run in a tab, or several side by side: in a tab of their own, or in the
+  // preview tab (replacing what it showed).
+  void show_runs(const std::vector<std::int64_t>& ids, bool preview = false);
   // Opens the load and throughput curves of a sweep.
   void show_sweep(std::int64_t sweep_id);
   // File > Replay: replays into the open database (or a new one) and lists the runs as they land.
@@ -52,6 +56,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -61,19 +66,31 @@ class MainWindow : public QMainWindow {
   void selection_changed();
   void remember_recent(const QString& path);
   void refresh_recent_menu();
-  void add_run_page(const std::vector<std::int64_t>& ids, const QString& key, QString name);
+  void add_run_page(const std::vector<std::int64_t>& ids, const QString& key, QString name, bool preview);
+  // Puts `page` in the preview tab's place (or a new tab), and makes it current.
+  void place_page(QWidget* page, const QString& name, bool preview);
+  // The runs of the selection in the preview tab (replaced as the selection changes), or in a
+  // tab of their own (kept).
+  void preview_selection();
+  void keep_selection();
+  std::vector<std::int64_t> selected_ids() const;
+  // Selects the current tab's runs in the list, without previewing them again.
+  void follow_tab();
+  void update_status();
 
   std::optional<db::Store> store_;
   QString path_;
   RunModel* model_ = nullptr;
-  QSortFilterProxyModel* proxy_ = nullptr;
+  RunFilter* proxy_ = nullptr;
   QTableView* table_ = nullptr;
   QLineEdit* filter_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QMenu* sweeps_menu_ = nullptr;
   QLabel* status_ = nullptr;
+  QWidget* runs_dock_ = nullptr;
   bool dark_ = false;
+  bool following_tab_ = false;  // the list is being set from the tab: no preview
   int loading_ = 0;
   std::map<std::int64_t, std::shared_ptr<const RunData>> cache_;
 };

@@ -61,4 +61,23 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
   return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
 }
 
+void RunFilter::set_words(const QString& text) {
+  words_ = text.split(' ', Qt::SkipEmptyParts);
+  invalidateRowsFilter();
+}
+
+bool RunFilter::filterAcceptsRow(int row, const QModelIndex& parent) const {
+  if (words_.isEmpty()) return true;
+  const QAbstractItemModel* model = sourceModel();
+  QString text;
+  for (int column = 0; column < model->columnCount(parent); ++column) {
+    text += model->data(model->index(row, column, parent), Qt::DisplayRole).toString() + ' ';
+    text += model->data(model->index(row, column, parent), Qt::ToolTipRole).toString() + ' ';
+  }
+  for (const QString& word : words_) {
+    if (!text.contains(word, Qt::CaseInsensitive)) return false;
+  }
+  return true;
+}
+
 }  // namespace tilelens::gui

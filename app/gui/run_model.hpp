@@ -4,6 +4,8 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+#include <QStringList>
 #include <vector>
 
 #include "store/store.hpp"
@@ -26,6 +28,21 @@ class RunModel : public QAbstractTableModel {
 
  private:
   std::vector<StoredRun> runs_;
+};
+
+// The browser's filter: every word typed must appear in some column of the run (any order,
+// any case), so "hfp belady" keeps the runs of HFP with Belady.
+class RunFilter : public QSortFilterProxyModel {
+  Q_OBJECT
+ public:
+  using QSortFilterProxyModel::QSortFilterProxyModel;
+  void set_words(const QString& text);
+
+ protected:
+  bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
+
+ private:
+  QStringList words_;
 };
 
 }  // namespace tilelens::gui

@@ -2,6 +2,10 @@
 // exports are real files of their format, and the main window opens a database, shows runs
 // and compares them, and refuses a bad file without losing what it showed.
 #include <QFile>
+#include <QLabel>
+#include <QStatusBar>
+#include <QLineEdit>
+#include <QAbstractItemModelTester>
 #include <QImage>
 #include <QPainter>
 #include <QTabWidget>
@@ -421,6 +425,58 @@ class GuiTests : public QObject {
     QTRY_VERIFY(window.loading() == 0);
     QCOMPARE(window.tabs()->count(), 1);
     QVERIFY(dynamic_cast<RunPage*>(window.tabs()->currentWidget()) != nullptr);
+    // Ctrl-clicking more rows, or walking the list, replaces the one preview tab.
+    QTableView* table = window.run_table();
+    table->selectionModel()->select(table->model()->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QTRY_VERIFY(window.loading() == 0);
+    table->selectionModel()->select(table->model()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QTRY_VERIFY(window.loading() == 0);
+    QCOMPARE(window.tabs()->count(), 1);
+    auto* compare = dynamic_cast<ComparePage*>(window.tabs()->currentWidget());
+    QVERIFY(compare && compare->views().size() == 3);
+    for (int row : {0, 1, 2}) {
+      table->selectRow(row);
+      QTRY_VERIFY(window.loading() == 0);
+    }
+    QCOMPARE(window.tabs()->count(), 1);
+    // Enter keeps the selection: the preview becomes a tab of its own, the next selection
+    // previews in a new preview tab.
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_Return);
+    QCOMPARE(window.tabs()->count(), 1);
+    QVERIFY(!window.tabs()->widget(0)->property("preview").toBool());
+    table->selectRow(0);
+    QTRY_VERIFY(window.loading() == 0);
+    QCOMPARE(window.tabs()->count(), 2);
+    // The list follows the active tab.
+    window.tabs()->setCurrentIndex(0);
+    const auto rows = table->selectionModel()->selectedRows();
+    QCOMPARE(rows.size(), 1);
+    QCOMPARE(rows.front().row(), 2);
+    QCOMPARE(window.tabs()->count(), 2);  // following the tab opened nothing
+  }
+
+  void filter_takes_words_and_the_model_is_sound() {
+    MainWindow window;
+    QString error;
+    QVERIFY(window.open_database(db_, &error));
+    auto* filter = window.findChild<QLineEdit*>();
+    QVERIFY(filter);
+    QAbstractItemModelTester tester(window.run_table()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // The runs: eager/lru and hfp/belady on matmul2d, dmdas/lru on cholesky.
+    filter->setText("lru");
+    QCOMPARE(window.run_table()->model()->rowCount(), 2);
+    filter->setText("LRU cholesky");  // every word, in any column, any case
+    QCOMPARE(window.run_table()->model()->rowCount(), 1);
+    filter->setText("belady hfp");
+    QCOMPARE(window.run_table()->model()->rowCount(), 1);
+    filter->setText("no-such-word hfp");
+    QCOMPARE(window.run_table()->model()->rowCount(), 0);
+    QVERIFY(window.findChild<QStatusBar*>()->findChild<QLabel*>()->text().contains("0 of 3 runs"));
+    // Opening a database clears the filter.
+    QVERIFY(window.open_database(db_, &error));
+    QCOMPARE(filter->text(), QString());
+    QCOMPARE(window.run_table()->model()->rowCount(), 3);
   }
 };
 
