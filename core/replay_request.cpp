@@ -80,10 +80,16 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
   if (outputs.keep_trace) observers.add(&recorder);
   if (writer) observers.add(&*writer);
   if (outputs.observer) observers.add(outputs.observer);
+  prepared->options.cancel = outputs.cancel;
   auto summary = replay(prepared->workload, *prepared->scheduler.scheduler, *prepared->eviction.policy, prepared->options,
                         observers.empty() ? nullptr : &observers);
   if (!summary) {
     outcome.error = summary.error().message;
+    if (outputs.cancel && outputs.cancel->load() && outcome.error == kCancelled) {
+      outcome.cancelled = true;  // the writer is dropped unfinished: its run rolls back
+      outcome.workload = std::move(prepared->workload);
+      return outcome;
+    }
     if (writer) {
       if (auto id = writer->fail(outcome.error)) {
         outcome.info.id = *id;

@@ -49,6 +49,7 @@ struct RunOutputs {
   std::string database;                // store the run (or its failure) there; "" for none
   bool keep_trace = false;             // return the whole trace in the outcome
   ReplayObserver* observer = nullptr;  // also hand every record to it
+  const std::atomic<bool>* cancel = nullptr;  // set from another thread: stop, store nothing
 };
 
 // Outputs that store the run in `database` and nothing else.
@@ -61,6 +62,7 @@ struct ReplayOutcome {
   Trace trace;                        // with RunOutputs::keep_trace
   Workload workload;
   std::string database;               // the store's path, when stored
+  bool cancelled = false;             // stopped by RunOutputs::cancel: nothing was stored
 };
 // Prepares, replays and stores. An error means the run could not start (a bad request, a
 // database that cannot be opened) or its result could not be stored; a replay that fails

@@ -505,6 +505,7 @@ Result<ReplaySummary> Engine::run() {
 
   bool flushed = false;
   while (true) {
+    if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) return make_error(kCancelled);
     if (charging_) {
       end_decisions();
       // A free thread starts its worker's next task before it pops another (StarPU's drivers).

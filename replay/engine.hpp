@@ -24,6 +24,7 @@
 // own (instrument/), which then runs the very same decisions on a GPU.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "eviction/policy.hpp"
@@ -53,7 +54,11 @@ struct ReplayOptions {
   SchedulingCost scheduling_cost{};
   // Set by a real executor: the engine's clock and events are then the device's.
   ExecutionDevice* device = nullptr;
+  // Set from another thread to stop the replay at its next event, with kCancelled as the
+  // error (the app's Cancel).
+  const std::atomic<bool>* cancel = nullptr;
 };
+inline constexpr const char* kCancelled = "cancelled";
 
 // Runs the workload to completion. Errors: a task that cannot fit (checked before the run),
 // a Belady policy without a known future, or a scheduler that stops handing out tasks while

@@ -91,3 +91,27 @@ TEST_CASE("replaying a stored run again keeps its policies, depth and charged sc
   CHECK(again->run.info.scheduler == loaded->run.info.scheduler);
   CHECK(again->run.metrics->summary.loads == loaded->run.metrics->summary.loads);
 }
+
+TEST_CASE("a replay cancelled from another thread stops and stores nothing", "[core]") {
+  TempFile db_file("cancelled.db");
+  core::ReplayRequest request;
+  request.workload = "matmul2d:N=30";
+  request.scheduler = "dmdar";
+  std::atomic<bool> cancel{true};  // already set: it stops at its first event
+  core::RunOutputs outputs = core::stored_in(db_file.path);
+  outputs.cancel = &cancel;
+  auto outcome = core::run_replay(request, outputs);
+  REQUIRE(outcome.ok());
+  CHECK(outcome->cancelled);
+  CHECK(outcome->error == kCancelled);
+  auto store = db::Store::open(db_file.path, db::Store::OpenMode::ReadOnly);
+  REQUIRE(store.ok());
+  CHECK(store->list_runs()->empty());
+  // Unset, the same request runs and is stored.
+  cancel = false;
+  auto complete = core::run_replay(request, outputs);
+  REQUIRE(complete.ok());
+  CHECK_FALSE(complete->cancelled);
+  CHECK(complete->error.empty());
+  CHECK(store->list_runs()->size() == 1);
+}

@@ -438,6 +438,7 @@ void MainWindow::open_replay_dialog() {
   }
   auto* dialog = new ReplayDialog(database, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
+  if (auto* page = dynamic_cast<RunPage*>(tabs_->currentWidget())) dialog->prefill(page->run().run.info);
   connect(dialog, &ReplayDialog::run_stored, this, [this, database] {
     if (path_ != database) open_database(database);
     else reload_runs();

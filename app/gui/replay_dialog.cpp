@@ -10,11 +10,14 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <functional>
 #include <sstream>
 
 #include "eviction/policy.hpp"
+#include "model/units.hpp"
 #include "presets/seed_workloads.hpp"
 #include "presets/platforms.hpp"
 
@@ -94,6 +97,8 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
       "empty: decisions are free (docs/replay.md, Scheduling cost)");
   form->addRow("Scheduling cost", scheduling_cost_);
 
+  restore_settings();
+
   progress_ = new QProgressBar;
   progress_->setRange(0, 1);
   progress_->setValue(0);
@@ -115,8 +120,8 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
   connect(run_, &QPushButton::clicked, this, &ReplayDialog::start);
   connect(cancel_, &QPushButton::clicked, this, [this] {
     if (running()) {
-      cancel_requested_ = true;
-      status_->setText("Cancelling after the run in progress...");
+      cancel_requested_ = true;  // the replay in progress stops at its next event
+      status_->setText("Cancelling...");
     } else {
       reject();
     }
@@ -131,6 +136,58 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
 ReplayDialog::~ReplayDialog() {
   cancel_requested_ = true;
   if (worker_.joinable()) worker_.join();
+}
+
+// The form as last started, so that the next dialog opens where the user left it.
+void ReplayDialog::remember_settings() const {
+  QSettings settings;
+  settings.beginGroup("replay");
+  settings.setValue("workload", workload_->text());
+  QStringList selected;
+  for (int row = 0; row < schedulers_->count(); ++row) {
+    if (schedulers_->item(row)->isSelected()) selected << schedulers_->item(row)->text();
+  }
+  settings.setValue("schedulers", selected);
+  settings.setValue("scheduler_options", scheduler_options_->text());
+  settings.setValue("eviction", eviction_->currentText());
+  settings.setValue("platform", platform_->currentText());
+  settings.setValue("memory", memory_->text());
+  settings.setValue("gpus", gpus_->value());
+  settings.setValue("bandwidth", bandwidth_->text());
+  settings.setValue("buffer", buffer_->value());
+  settings.setValue("memory_model", memory_model_->currentText());
+  settings.setValue("scheduling_cost", scheduling_cost_->text());
+}
+
+void ReplayDialog::restore_settings() {
+  QSettings settings;
+  settings.beginGroup("replay");
+  if (!settings.contains("workload")) return;
+  workload_->setText(settings.value("workload").toString());
+  select_schedulers(settings.value("schedulers").toStringList());
+  scheduler_options_->setText(settings.value("scheduler_options").toString());
+  eviction_->setCurrentText(settings.value("eviction").toString());
+  platform_->setCurrentText(settings.value("platform").toString());
+  memory_->setText(settings.value("memory").toString());
+  gpus_->setValue(settings.value("gpus", 1).toInt());
+  bandwidth_->setText(settings.value("bandwidth").toString());
+  buffer_->setValue(settings.value("buffer", 4).toInt());
+  memory_model_->setCurrentText(settings.value("memory_model", "starpu").toString());
+  scheduling_cost_->setText(settings.value("scheduling_cost").toString());
+}
+
+void ReplayDialog::prefill(const RunInfo& run) {
+  workload_->setText(QString::fromStdString(run.workload_spec));
+  const std::string scheduler = run.scheduler.substr(0, run.scheduler.find(':'));
+  select_schedulers({QString::fromStdString(scheduler)});
+  eviction_->setCurrentText(QString::fromStdString(run.eviction));
+  if (platform_->findText(QString::fromStdString(run.platform.name)) >= 0) platform_->setCurrentText(QString::fromStdString(run.platform.name));
+  memory_->setText(QString::fromStdString(format_fixed(run.platform.memory_bytes / 1048576.0, 2)) + "MiB");
+  gpus_->setValue(static_cast<int>(run.platform.gpus));
+  bandwidth_->setText(QString::fromStdString(format_fixed(run.platform.bus_bandwidth / 1e9, 3)) + "GB/s");
+  buffer_->setValue(static_cast<int>(run.buffer_depth));
+  if (!run.memory_model.empty()) memory_model_->setCurrentText(QString::fromStdString(run.memory_model));
+  scheduling_cost_->setText(QString::fromStdString(run.scheduling_cost));
 }
 
 void ReplayDialog::set_workload(const QString& spec) { workload_->setText(spec); }
@@ -195,21 +252,48 @@ void ReplayDialog::start() {
     status_->setText("Select at least one scheduler.");
     return;
   }
+  remember_settings();
   cancel_requested_ = false;
   finished_ = false;
   run_->setEnabled(false);
   cancel_->setText("Cancel");
-  progress_->setRange(0, static_cast<int>(requests->size()));
+  // The bar counts tasks: each run is kSteps steps, advanced as its tasks start.
+  constexpr int kSteps = 1000;
+  progress_->setRange(0, static_cast<int>(requests->size()) * kSteps);
   progress_->setValue(0);
   status_->setText("Replaying...");
   worker_ = std::thread([this, requests = std::move(*requests), database = database_.toStdString()] {
     int done = 0, failed = 0;
     std::string last_error;
     const int total = static_cast<int>(requests.size());
+    // Counts the tasks of the run in progress, and reports each thousandth of them.
+    struct TaskCounter final : ReplayObserver {
+      std::function<void(double)> report;
+      std::size_t tasks = 1, started = 0;
+      int shown = -1;
+      void on_start(const Workload& workload) override {
+        tasks = std::max<std::size_t>(1, workload.task_count());
+        started = 0;
+        shown = -1;
+      }
+      void on_task(const TaskRecord&) override {
+        const int step = static_cast<int>(kSteps * ++started / tasks);
+        if (step != shown) report(static_cast<double>(shown = step) / kSteps);
+      }
+    } counter;
     for (const auto& request : requests) {
       if (cancel_requested_) break;
-      emit progress(done, total, QString("Replaying %1 (%2 of %3)...").arg(QString::fromStdString(request.scheduler)).arg(done + 1).arg(total));
-      auto outcome = core::run_replay(request, core::stored_in(database));
+      const QString name = QString::fromStdString(request.scheduler);
+      counter.report = [&](double fraction) {
+        emit progress(done * kSteps + static_cast<int>(fraction * kSteps), total * kSteps,
+                      QString("Replaying %1 (%2 of %3): %4% of its tasks...").arg(name).arg(done + 1).arg(total).arg(static_cast<int>(fraction * 100)));
+      };
+      counter.report(0);
+      core::RunOutputs outputs = core::stored_in(database);
+      outputs.observer = &counter;
+      outputs.cancel = &cancel_requested_;
+      auto outcome = core::run_replay(request, outputs);
+      if (outcome && outcome->cancelled) break;
       if (!outcome || !outcome->error.empty()) {
         ++failed;
         last_error = !outcome ? outcome.error().message : outcome->error;
@@ -219,7 +303,7 @@ void ReplayDialog::start() {
       ++done;
     }
     const bool cancelled = cancel_requested_;
-    emit progress(done, total,
+    emit progress(done * kSteps, total * kSteps,
                   failed ? QString("%1 of %2 failed: %3").arg(failed).arg(total).arg(QString::fromStdString(last_error).trimmed())
                          : QString("%1 run%2 stored%3.").arg(done - failed).arg(done - failed == 1 ? "" : "s").arg(cancelled ? " (cancelled)" : ""));
     QMetaObject::invokeMethod(this, [this, done, failed, cancelled] { finish(done, failed, cancelled); }, Qt::QueuedConnection);

@@ -2,7 +2,9 @@
 // their parameters listed), one or more schedulers, an eviction policy, a platform preset and
 // its memory, GPUs and bus; the form becomes one core::ReplayRequest per scheduler, replayed
 // one after the other on a worker thread (core::run_replay, as `tilelens replay --db` does)
-// with a progress bar and Cancel, so the runs land in the database and the browser lists them.
+// with a progress bar counting tasks and a Cancel that stops the run in progress (nothing of
+// it is stored), so the runs land in the database and the browser lists them. The form opens
+// on the open run's settings, else on the last ones started.
 #pragma once
 
 #include <QDialog>
@@ -31,6 +33,8 @@ class ReplayDialog : public QDialog {
 
   // The replays the form describes, one per selected scheduler; an error names the field.
   Result<std::vector<core::ReplayRequest>> replay_requests() const;
+  // The form set to an open run's settings (File > Replay with a run open).
+  void prefill(const RunInfo& run);
   void set_workload(const QString& spec);
   void select_schedulers(const QStringList& names);
   void set_memory(const QString& memory);
@@ -44,6 +48,8 @@ class ReplayDialog : public QDialog {
 
  private:
   void finish(int done, int failed, bool cancelled);
+  void remember_settings() const;
+  void restore_settings();
 
   QString database_;
   QLineEdit* workload_ = nullptr;

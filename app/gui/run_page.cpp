@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
@@ -164,6 +165,13 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   memory_label_->setMinimumWidth(230);
   row->addWidget(memory_label_);
   row->addWidget(slider, 1);
+  // While a what-if replays, a busy bar, and the summary says its numbers are the old ones.
+  busy_ = new QProgressBar;
+  busy_->setRange(0, 0);
+  busy_->setMaximumWidth(120);
+  busy_->setTextVisible(false);
+  busy_->hide();
+  row->addWidget(busy_);
   if (!make_scheduler(run_->run.info.scheduler) || !make_eviction(run_->run.info.eviction)) {
     slider->setEnabled(false);
     slider->setToolTip("this run's scheduler or eviction is not one tilelens can replay");
@@ -174,6 +182,10 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   connect(slider, &QSlider::valueChanged, this, [this, debounce, memory](int value) {
     const double factor = std::pow(2.0, value / 4.0);
     memory_label_->setText(QString("what if M = %1 MiB%2").arg(memory * factor / 1048576.0, 0, 'f', 0).arg(value == 0 ? " (stored run)" : ""));
+    if (value != 0) {
+      busy_->show();
+      summary_->setText(QString("replaying at M = %1 MiB... (the figures still show the previous memory)").arg(memory * factor / 1048576.0, 0, 'f', 0));
+    }
     debounce->start();
   });
   connect(debounce, &QTimer::timeout, this, [this, slider] { what_if(std::pow(2.0, slider->value() / 4.0)); });
@@ -210,13 +222,16 @@ void RunPage::what_if(double factor) {
 
 void RunPage::start_what_if(double factor) {
   if (factor == 1.0) {
+    busy_->hide();
     view_->set_run(run_);
     timeline_->set_run(run_);
     summary_->setText(metrics_line(*run_));
     emit what_if_shown(run_->run.info.platform.memory_bytes);
     return;
   }
-  summary_->setText("replaying with the new memory size...");
+  busy_->show();
+  summary_->setText(QString("replaying at M = %1 MiB... (the figures still show the previous memory)")
+                        .arg(run_->run.info.platform.memory_bytes * factor / 1048576.0, 0, 'f', 0));
   const std::shared_ptr<const RunData> base = run_;
   const double memory = base->run.info.platform.memory_bytes * factor;
   worker_ = std::thread([this, base, memory] {
@@ -225,6 +240,7 @@ void RunPage::start_what_if(double factor) {
     const QString error = result ? QString() : QString::fromStdString(result.error().message);
     QMetaObject::invokeMethod(this, [this, shown, error, memory] {
       if (worker_.joinable()) worker_.join();
+      if (!pending_) busy_->hide();
       if (shown) {
         view_->set_run(shown);
         timeline_->set_run(shown);

@@ -14,6 +14,7 @@
 
 class QSlider;
 class QLabel;
+class QProgressBar;
 class QTimer;
 class QToolBar;
 
@@ -73,6 +74,7 @@ class RunPage : public QWidget, public FigurePage {
   TileControls* controls_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* memory_label_ = nullptr;
+  QProgressBar* busy_ = nullptr;  // shown while a what-if replays
   std::thread worker_;
   std::optional<double> pending_;
 };

@@ -2,6 +2,7 @@
 // exports are real files of their format, and the main window opens a database, shows runs
 // and compares them, and refuses a bad file without losing what it showed.
 #include <QFile>
+#include <QPushButton>
 #include <QLabel>
 #include <QStatusBar>
 #include <QLineEdit>
@@ -398,6 +399,29 @@ class GuiTests : public QObject {
     QVERIFY(failed.wait(20000));
     QCOMPARE(failed.front().at(1).toInt(), 1);
     QCOMPARE(store->list_runs()->size(), std::size_t{2});
+    // Cancel stops the run in progress: nothing of it is stored.
+    dialog.set_workload("matmul2d:N=150");
+    dialog.select_schedulers({"dmdar", "hfp"});
+    dialog.set_memory("500MiB");
+    QSignalSpy cancelled(&dialog, &ReplayDialog::finished_all);
+    dialog.start();
+    QTest::qWait(50);
+    for (QPushButton* button : dialog.findChildren<QPushButton*>()) {
+      if (button->text() == "Cancel") button->click();
+    }
+    QVERIFY(cancelled.wait(20000));
+    QVERIFY(cancelled.front().at(2).toBool());
+    QVERIFY(store->list_runs()->size() < 4);  // at most the first run, if it ended before Cancel
+    // A dialog opened on a run takes its settings.
+    ReplayDialog again(db);
+    auto run = store->list_runs()->front();
+    again.prefill(run);
+    const auto prefilled = again.replay_requests();
+    QVERIFY(prefilled.ok());
+    QCOMPARE(prefilled->size(), std::size_t{1});
+    QCOMPARE(prefilled->front().workload, run.workload_spec);
+    QCOMPARE(prefilled->front().scheduler, std::string("eager"));
+    QCOMPARE(prefilled->front().buffer_depth, run.buffer_depth);
   }
 
   void what_if_replays_at_another_memory() {
