@@ -107,6 +107,7 @@ TileControls::TileControls(std::vector<TileView*> views, std::uint32_t tasks, QW
     options_.limit = static_cast<std::uint32_t>(value) >= tasks ? UINT32_MAX : static_cast<std::uint32_t>(value);
     shown->setText(QString("%1 / %2").arg(value).arg(tasks));
     apply();
+    emit limit_changed(options_.limit == UINT32_MAX ? std::nullopt : std::optional<std::uint32_t>(options_.limit));
   });
   // About ten seconds for the whole order, at most 50 frames per second.
   const int step = std::max(1, static_cast<int>(tasks) / 500);
@@ -196,6 +197,12 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
     TileOptions options = view_->options();
     options.highlight = task;
     view_->set_options(options);
+  });
+  // During Play, the timeline's playhead is at the start of the last task shown.
+  connect(controls_, &TileControls::limit_changed, this, [this](std::optional<std::uint32_t> limit) {
+    std::optional<std::int64_t> time;
+    if (limit && *limit > 0 && *limit <= run_->trace.tasks.size()) time = run_->trace.tasks[*limit - 1].start_ns;
+    timeline_->set_playhead(time);
   });
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(view_);

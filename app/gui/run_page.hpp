@@ -35,6 +35,12 @@ class TileControls : public QWidget {
   TileControls(std::vector<TileView*> views, std::uint32_t tasks, QWidget* parent = nullptr);
   void set_dark(bool dark);
 
+ signals:
+  // The step-by-step position: the tasks shown so far (all of them: none).
+  void limit_changed(std::optional<std::uint32_t> limit);
+
+ public:
+
  private:
   void apply();
   std::vector<TileView*> views_;

@@ -2,6 +2,7 @@
 #include "app/gui/timeline.hpp"
 
 #include <QFontMetricsF>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -218,6 +219,75 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   painter.restore();
 }
 
+std::int64_t TimelineFigure::time_at(const QRectF& area, std::int64_t begin, std::int64_t end, double x) const {
+  const Lanes l = lanes(area);
+  const double left = area.left() + l.label_width, width = std::max(1.0, area.width() - l.label_width - 4);
+  return begin + static_cast<std::int64_t>(std::clamp((x - left) / width, 0.0, 1.0) * static_cast<double>(end - begin));
+}
+
+double TimelineFigure::x_at(const QRectF& area, std::int64_t begin, std::int64_t end, std::int64_t t) const {
+  const Lanes l = lanes(area);
+  return x_of(t, begin, end, area.left() + l.label_width, area.width() - l.label_width - 4);
+}
+
+std::optional<std::pair<GpuId, int>> TimelineFigure::lane_at(const QRectF& area, double y) const {
+  const Lanes l = lanes(area);
+  const auto lane = static_cast<int>(std::floor((y - area.top()) / l.lane_height));
+  if (lane < 0 || lane >= total_lanes_) return std::nullopt;
+  for (GpuId g = static_cast<GpuId>(first_lane_.size()); g-- > 0;) {
+    if (lane >= first_lane_[g]) return std::pair{g, lane - first_lane_[g]};
+  }
+  return std::nullopt;
+}
+
+double TimelineFigure::memory_at(GpuId worker, std::int64_t t) const {
+  double bytes = 0;
+  for (const MemoryStep& step : memory_) {  // in time order
+    if (step.time_ns > t) break;
+    if (step.gpu == worker) bytes = static_cast<double>(step.bytes);
+  }
+  return bytes;
+}
+
+QString TimelineFigure::tooltip_at(const QRectF& area, std::int64_t begin, std::int64_t end, QPointF point) const {
+  const auto lane = lane_at(area, point.y());
+  const Lanes l = lanes(area);
+  if (!lane || point.x() < area.left() + l.label_width) return {};
+  const auto [worker, kind] = *lane;
+  if (kind == 0) {
+    const auto task = task_at(area, begin, end, point);
+    return task ? QString::fromStdString(run_.task_tooltip(*task)) : QString();
+  }
+  const std::int64_t t = time_at(area, begin, end, point.x());
+  const std::int64_t slack = (end - begin) / std::max<std::int64_t>(1, static_cast<std::int64_t>(area.width()));
+  if (kind == 1 || kind == 2) {
+    const LoadKind wanted = kind == 1 ? LoadKind::Fetch : LoadKind::Prefetch;
+    for (const LoadRecord& load : run_.trace.loads) {
+      if (load.gpu != worker || load.kind != wanted || t < load.issue_ns - slack || t > load.end_ns + slack) continue;
+      const Data& data = run_.workload.data()[load.data];
+      QString text = QString("%1 of %2, %3\nissued %4, arrived %5 (%6)")
+                         .arg(kind == 1 ? "fetch" : "prefetch")
+                         .arg(QString::fromStdString(data.name))
+                         .arg(QString::fromStdString(format_bytes(static_cast<double>(data.bytes))))
+                         .arg(QString::fromStdString(format_duration(load.issue_ns)))
+                         .arg(QString::fromStdString(format_duration(load.end_ns)))
+                         .arg(QString::fromStdString(format_duration(load.end_ns - load.issue_ns)));
+      if (load.task != kNoId && load.task < run_.workload.task_count()) {
+        text += QString("\nfor %1").arg(QString::fromStdString(run_.workload.task_label(load.task)));
+      }
+      return text;
+    }
+    return {};
+  }
+  const double used = memory_at(worker, t), capacity = std::max(1.0, run_.run.info.platform.memory_bytes);
+  return QString("%1 memory at %2: %3 of M = %4 (%5%)")
+      .arg(QString::fromStdString(run_.worker_name(worker)))
+      .arg(QString::fromStdString(format_duration(t)))
+      .arg(QString::fromStdString(format_bytes(used)))
+      .arg(QString::fromStdString(format_bytes(capacity)))
+      .arg(100.0 * used / capacity, 0, 'f', 1);
+}
+
 std::optional<TaskId> TimelineFigure::task_at(const QRectF& area, std::int64_t begin, std::int64_t end, QPointF point) const {
   const Lanes l = lanes(area);
   const double left = area.left() + l.label_width, width = area.width() - l.label_width - 4;
@@ -236,6 +306,7 @@ std::optional<TaskId> TimelineFigure::task_at(const QRectF& area, std::int64_t b
 
 TimelineView::TimelineView(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);  // W/A/S/D
   setMinimumHeight(120);
   set_run(std::move(run));
 }
@@ -260,14 +331,34 @@ void TimelineView::set_dark(bool dark) {
 
 void TimelineView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  figure_->paint(painter, QRectF(rect()), begin_, end_, highlight_, dark_);
+  const QRectF area(rect());
+  figure_->paint(painter, area, begin_, end_, highlight_, dark_);
+  const QColor ink = dark_ ? QColor(235, 235, 235) : QColor(20, 20, 20);
+  if (measure_) {
+    // The measured range: a band with its length.
+    const double x0 = figure_->x_at(area, begin_, end_, measure_->first), x1 = figure_->x_at(area, begin_, end_, measure_->second);
+    painter.fillRect(QRectF(std::min(x0, x1), area.top(), std::abs(x1 - x0), area.height() - 40), QColor(0, 114, 178, 50));
+    painter.setPen(QPen(QColor(0, 114, 178), 1));
+    painter.drawLine(QPointF(x0, area.top()), QPointF(x0, area.bottom() - 40));
+    painter.drawLine(QPointF(x1, area.top()), QPointF(x1, area.bottom() - 40));
+    const QString length = QString::fromStdString(format_duration(std::abs(measure_->second - measure_->first))) + "  (Z: zoom to it)";
+    painter.setPen(ink);
+    painter.drawText(QRectF(std::min(x0, x1) + 4, area.top() + 2, 260, 16), Qt::AlignLeft | Qt::AlignTop, length);
+  }
+  if (playhead_ && *playhead_ >= begin_ && *playhead_ <= end_) {
+    const double x = figure_->x_at(area, begin_, end_, *playhead_);
+    painter.setPen(QPen(QColor(213, 94, 0), 2));
+    painter.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom() - 40));
+  }
 }
 
-void TimelineView::wheelEvent(QWheelEvent* event) {
-  const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
-  const QRectF area(rect());
-  const double left = area.left() + std::min(110.0, area.width() * 0.15), width = area.width() - (left - area.left()) - 4;
-  const double at = std::clamp((event->position().x() - left) / width, 0.0, 1.0);
+void TimelineView::set_playhead(std::optional<std::int64_t> time) {
+  if (playhead_ == time) return;
+  playhead_ = time;
+  update();
+}
+
+void TimelineView::zoom(double factor, double at) {
   const double span = static_cast<double>(end_ - begin_);
   const double pivot = static_cast<double>(begin_) + at * span;
   const double next = std::clamp(span * factor, 1000.0, static_cast<double>(figure_->duration()));
@@ -276,7 +367,53 @@ void TimelineView::wheelEvent(QWheelEvent* event) {
   update();
 }
 
+void TimelineView::zoom_to_measure() {
+  if (!measure_) return;
+  const auto [a, b] = *measure_;
+  begin_ = std::max<std::int64_t>(0, std::min(a, b));
+  end_ = std::min(figure_->duration(), std::max({a, b, begin_ + 1000}));
+  update();
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+  const QRectF area(rect());
+  const double x0 = figure_->x_at(area, begin_, end_, begin_), x1 = figure_->x_at(area, begin_, end_, end_);
+  zoom(event->angleDelta().y() > 0 ? 0.8 : 1.25, std::clamp((event->position().x() - x0) / std::max(1.0, x1 - x0), 0.0, 1.0));
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+  const std::int64_t span = end_ - begin_;
+  const auto pan = [&](double fraction) {
+    const auto shift = static_cast<std::int64_t>(fraction * static_cast<double>(span));
+    begin_ = std::clamp<std::int64_t>(begin_ + shift, 0, std::max<std::int64_t>(0, figure_->duration() - span));
+    end_ = begin_ + span;
+    update();
+  };
+  switch (event->key()) {
+    case Qt::Key_W: zoom(0.8, 0.5); break;
+    case Qt::Key_S: zoom(1.25, 0.5); break;
+    case Qt::Key_A: pan(-0.2); break;
+    case Qt::Key_D: pan(0.2); break;
+    case Qt::Key_Z: zoom_to_measure(); break;
+    case Qt::Key_Escape:
+      measure_.reset();
+      update();
+      break;
+    default: QWidget::keyPressEvent(event); return;
+  }
+  event->accept();
+}
+
 void TimelineView::mousePressEvent(QMouseEvent* event) {
+  setFocus();
+  if (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier)) {
+    // Shift-drag measures a range.
+    const std::int64_t t = figure_->time_at(QRectF(rect()), begin_, end_, event->position().x());
+    measure_ = std::pair{t, t};
+    measuring_ = true;
+    update();
+    return;
+  }
   if (event->button() == Qt::LeftButton) {
     const auto task = figure_->task_at(QRectF(rect()), begin_, end_, event->position());
     highlight_ = task;
@@ -287,6 +424,11 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
 }
 
 void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+  if (measuring_ && (event->buttons() & Qt::LeftButton)) {
+    measure_->second = figure_->time_at(QRectF(rect()), begin_, end_, event->position().x());
+    update();
+    return;
+  }
   if (drag_ && (event->buttons() & Qt::LeftButton)) {
     const double width = std::max(1.0, rect().width() - std::min(110.0, rect().width() * 0.15) - 4);
     const auto shift = static_cast<std::int64_t>((drag_->x() - event->position().x()) / width * static_cast<double>(end_ - begin_));
@@ -297,12 +439,15 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     update();
     return;
   }
-  const auto task = figure_->task_at(QRectF(rect()), begin_, end_, event->position());
-  if (task) QToolTip::showText(event->globalPosition().toPoint(), QString::fromStdString(run_->task_tooltip(*task)), this);
+  const QString tip = figure_->tooltip_at(QRectF(rect()), begin_, end_, event->position());
+  if (!tip.isEmpty()) QToolTip::showText(event->globalPosition().toPoint(), tip, this);
   else QToolTip::hideText();
 }
 
-void TimelineView::mouseReleaseEvent(QMouseEvent*) { drag_.reset(); }
+void TimelineView::mouseReleaseEvent(QMouseEvent*) {
+  drag_.reset();
+  measuring_ = false;
+}
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent*) {
   begin_ = 0;

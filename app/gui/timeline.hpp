@@ -1,7 +1,9 @@
 // The timeline of a run (issue 5 item 5): per GPU a compute lane (task bars coloured by kind),
 // a fetch lane and a prefetch lane (each load from issue to arrival), eviction ticks, and the
-// memory in use as a curve against M. Painted with any QPainter like the tile figure; the
-// widget zooms (wheel) and pans (drag) in time, and shares the selected task with the tile view.
+// memory in use as a curve against M, and a legend. Painted with any QPainter like the tile
+// figure; the widget zooms (wheel, W/S) and pans (drag, A/D) in time, measures a range
+// (Shift-drag) and zooms to it (Z), shows what lies under the pointer (tasks, loads, memory),
+// draws the playhead during Play, and shares the selected task with the tile view.
 #pragma once
 
 #include <QWidget>
@@ -20,6 +22,14 @@ class TimelineFigure {
   void paint(QPainter& painter, const QRectF& area, std::int64_t begin, std::int64_t end, std::optional<TaskId> highlight,
              bool dark) const;
   std::optional<TaskId> task_at(const QRectF& area, std::int64_t begin, std::int64_t end, QPointF point) const;
+  // What lies under `point`, as a tooltip: a task, a fetch or prefetch (its data, size, times
+  // and the task it serves), or the memory in use against M; empty for nothing.
+  QString tooltip_at(const QRectF& area, std::int64_t begin, std::int64_t end, QPointF point) const;
+  // The time under the x coordinate `x`, and the x of a time (the plot's own coordinates).
+  std::int64_t time_at(const QRectF& area, std::int64_t begin, std::int64_t end, double x) const;
+  double x_at(const QRectF& area, std::int64_t begin, std::int64_t end, std::int64_t t) const;
+  // The memory in use on a worker's memory at time t, bytes.
+  double memory_at(GpuId worker, std::int64_t t) const;
   std::int64_t duration() const { return end_ns_; }
 
  private:
@@ -27,6 +37,8 @@ class TimelineFigure {
     double label_width, axis_height, lane_height;
   };
   Lanes lanes(const QRectF& area) const;
+  // The worker and lane (0 compute, 1 fetch, 2 prefetch, 3 memory) under a y, if any.
+  std::optional<std::pair<GpuId, int>> lane_at(const QRectF& area, double y) const;
   // A GPU worker has four lanes (compute, fetch, prefetch, memory), a CPU worker one (compute:
   // it computes from the host and loads nothing).
   int lane_count(GpuId worker) const { return run_.is_cpu(worker) ? 1 : 4; }
@@ -45,6 +57,11 @@ class TimelineView : public QWidget {
   void set_run(std::shared_ptr<const RunData> run);
   void set_highlight(std::optional<TaskId> task);
   void set_dark(bool dark);
+  // The replay's current time during Play (a vertical line), or none.
+  void set_playhead(std::optional<std::int64_t> time);
+  // The range measured by a Shift-drag, or none; zoom_to_measure() shows just that range.
+  std::optional<std::pair<std::int64_t, std::int64_t>> measured() const { return measure_; }
+  void zoom_to_measure();
   const TimelineFigure& figure() const { return *figure_; }
   std::int64_t window_begin() const { return begin_; }
   std::int64_t window_end() const { return end_; }
@@ -59,6 +76,9 @@ class TimelineView : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  // W/S zoom in and out around the middle, A/D pan (as Perfetto), Z zooms to the measured
+  // range, Escape clears it.
+  void keyPressEvent(QKeyEvent* event) override;
   QSize sizeHint() const override { return {900, 220}; }
 
  private:
@@ -68,6 +88,10 @@ class TimelineView : public QWidget {
   std::optional<TaskId> highlight_;
   bool dark_ = false;
   std::optional<QPointF> drag_;
+  bool measuring_ = false;
+  std::optional<std::pair<std::int64_t, std::int64_t>> measure_;
+  std::optional<std::int64_t> playhead_;
+  void zoom(double factor, double at);  // at: the fixed point, a fraction of the window
 };
 
 }  // namespace tilelens::gui

@@ -1,7 +1,9 @@
 // GUI tests (QtTest, offscreen platform): the tile figure's pixels say what the run says, the
 // exports are real files of their format, and the main window opens a database, shows runs
 // and compares them, and refuses a bad file without losing what it showed.
+#include <QApplication>
 #include <QFile>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QLabel>
 #include <QStatusBar>
@@ -153,13 +155,49 @@ class GuiTests : public QObject {
       QVERIFY(longest != nullptr);
       const double left = std::min(110.0, area.width() * 0.15), width = area.width() - left - 4;
       const double x = left + width * (static_cast<double>(longest->start_ns + longest->end_ns) / 2) / static_cast<double>(end);
-      const double lane = (area.height() - 22) / (run->gpus * 4);
+      const double lane = (area.height() - 42) / (run->gpus * 4);  // under the lanes: the axis and the legend
       const auto found = timeline.task_at(area, 0, end, QPointF(x, (gpu * 4 + 0.5) * lane));
       QVERIFY(found.has_value());
       QCOMPARE(*found, longest->task);
       // Not on the fetch lane below it.
       QVERIFY(!timeline.task_at(area, 0, end, QPointF(x, (gpu * 4 + 1.5) * lane)).has_value());
+      // The memory lane tells the memory in use against M.
+      QVERIFY(timeline.tooltip_at(area, 0, end, QPointF(x, (gpu * 4 + 3.5) * lane)).contains("of M = "));
     }
+    // A fetch's tooltip names its data, its size, its times and the task it serves.
+    const double lane = (area.height() - 42) / (run->gpus * 4);
+    bool found_fetch = false;
+    for (const LoadRecord& load : run->trace.loads) {
+      if (load.kind != LoadKind::Fetch || load.task == kNoId) continue;
+      const double x = timeline.x_at(area, 0, end, (load.issue_ns + load.end_ns) / 2);
+      const QString tip = timeline.tooltip_at(area, 0, end, QPointF(x, (load.gpu * 4 + 1.5) * lane));
+      QVERIFY2(tip.startsWith("fetch of ") && tip.contains("issued") && tip.contains("for "), qPrintable(tip));
+      found_fetch = true;
+      break;
+    }
+    QVERIFY(found_fetch);
+    // The view: W zooms in, A and D pan, Shift-drag measures, Z zooms to the measure.
+    TimelineView view(std::make_shared<const RunData>(*run));
+    view.resize(1200, 300);
+    const std::int64_t whole = view.window_end() - view.window_begin();
+    QTest::keyClick(&view, Qt::Key_W);
+    QVERIFY(view.window_end() - view.window_begin() < whole);
+    const std::int64_t begin = view.window_begin();
+    QTest::keyClick(&view, Qt::Key_D);
+    QVERIFY(view.window_begin() > begin);
+    QTest::mouseDClick(&view, Qt::LeftButton, {}, QPoint(600, 20));
+    QCOMPARE(view.window_end() - view.window_begin(), whole);
+    QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(400, 20));
+    QTest::mouseMove(&view, QPoint(800, 20));
+    QMouseEvent move(QEvent::MouseMove, QPointF(800, 20), QPointF(800, 20), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+    QApplication::sendEvent(&view, &move);
+    QTest::mouseRelease(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(800, 20));
+    QVERIFY(view.measured().has_value());
+    const auto [from, to] = *view.measured();
+    QVERIFY(to > from);
+    QTest::keyClick(&view, Qt::Key_Z);
+    QCOMPARE(view.window_begin(), from);
+    QCOMPARE(view.window_end(), to);
   }
 
   void cpu_workers_have_one_lane_each() {
