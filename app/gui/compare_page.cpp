@@ -25,7 +25,7 @@ bool same_workload(const RunData& a, const RunData& b) {
 class DifferenceView : public QWidget {
  public:
   DifferenceView(std::shared_ptr<const RunData> a, std::shared_ptr<const RunData> b) : a_(std::move(a)), b_(std::move(b)) {
-    setMinimumSize(300, 300);  // room for the runs' names and the scale
+    setMinimumSize(200, 200);
     setToolTip("Loads attributed to each tile: second run minus first (blue: the second loads less, red: more)");
   }
   void set_dark(bool dark) {

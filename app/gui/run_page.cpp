@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTimer>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -43,16 +44,23 @@ QString metrics_line(const RunData& run) {
 TileControls::TileControls(std::vector<TileView*> views, std::uint32_t tasks, QWidget* parent)
     : QWidget(parent), views_(std::move(views)) {
   if (!views_.empty()) options_ = views_.front()->options();
+  // A tool bar, so that a narrow window keeps the controls that do not fit behind its ">>"
+  // button instead of forcing its width.
   auto* layout = new QHBoxLayout(this);
-  layout->setContentsMargins(4, 2, 4, 2);
+  layout->setContentsMargins(2, 0, 2, 0);
+  auto* bar = new QToolBar;
+  bar->setIconSize(QSize(16, 16));
+  layout->addWidget(bar);
   auto* mode = new QComboBox;
   mode->addItems({"order (fgcs)", "chunks (darts)"});
   mode->setCurrentIndex(options_.mode == ColorMode::Order ? 0 : 1);
   mode->setToolTip("Order: per-GPU hue, light to dark by processing order. Chunks: a colour per chunk of tasks.");
   auto* chunk = new QSpinBox;
-  chunk->setRange(1, 1000000);
+  chunk->setRange(0, 1000000);
+  chunk->setSpecialValueText("chunk: auto");  // 0: a round size needing at most seven colours
   chunk->setValue(static_cast<int>(options_.chunk));
   chunk->setPrefix("chunk ");
+  chunk->setToolTip("Tasks per colour in chunk mode; auto picks a round size that needs at most seven colours");
   chunk->setEnabled(options_.mode == ColorMode::Chunks);
   auto* numbers = new QCheckBox("numbers");
   numbers->setChecked(options_.numbers);
@@ -70,17 +78,19 @@ TileControls::TileControls(std::vector<TileView*> views, std::uint32_t tasks, QW
   slider_->setRange(0, static_cast<int>(tasks));
   slider_->setValue(static_cast<int>(tasks));
   slider_->setToolTip("Tasks shown: the first N of the processing order");
+  slider_->setMinimumWidth(80);
+  slider_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* shown = new QLabel(QString("%1 / %1").arg(tasks));
   shown->setMinimumWidth(90);
   timer_ = new QTimer(this);
-  layout->addWidget(mode);
-  layout->addWidget(chunk);
-  layout->addWidget(numbers);
-  layout->addWidget(loads);
-  layout->addWidget(per_gpu);
-  layout->addWidget(play);
-  layout->addWidget(slider_, 1);
-  layout->addWidget(shown);
+  bar->addWidget(mode);
+  bar->addWidget(chunk);
+  bar->addWidget(numbers);
+  bar->addWidget(loads);
+  bar->addWidget(per_gpu);
+  bar->addWidget(play);
+  bar->addWidget(slider_);
+  bar->addWidget(shown);
 
   connect(mode, &QComboBox::currentIndexChanged, this, [this, chunk](int index) {
     options_.mode = index == 0 ? ColorMode::Order : ColorMode::Chunks;
@@ -163,7 +173,7 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   slider->setToolTip("Replay this run with another memory size (not stored); the middle is the stored run");
   const double memory = run_->run.info.platform.memory_bytes;
   memory_label_ = new QLabel(QString("what if M = %1 MiB (stored run)").arg(memory / 1048576.0, 0, 'f', 0));
-  memory_label_->setMinimumWidth(230);
+  memory_label_->setMinimumWidth(180);
   row->addWidget(memory_label_);
   row->addWidget(slider, 1);
   // While a what-if replays, a busy bar, and the summary says its numbers are the old ones.

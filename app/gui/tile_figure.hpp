@@ -37,7 +37,7 @@ enum class ColorMode { Order, Chunks };
 
 struct TileOptions {
   ColorMode mode = ColorMode::Order;
-  std::uint32_t chunk = 1000;  // 0: a round size that needs at most seven colours
+  std::uint32_t chunk = 0;  // tasks per colour; 0: a round size that needs at most seven colours
   bool numbers = true;        // order numbers in tiles large enough to hold them
   bool loads = true;          // load lines and margin marks
   bool title = true;

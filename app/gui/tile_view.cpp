@@ -12,7 +12,7 @@ TileView::TileView(std::shared_ptr<const RunData> run, QWidget* parent)
     : QWidget(parent), run_(std::move(run)), figure_(std::make_unique<TileFigure>(*run_)) {
   options_.mode = default_color_mode(*run_);
   setMouseTracking(true);
-  setMinimumSize(200, 200);
+  setMinimumSize(80, 80);  // side by side in a narrow window: the figure shrinks, the window does not grow
   setFocusPolicy(Qt::ClickFocus);
 }
 

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The scripted tour of tilelens-gui in a real X server (Xvfb), driven with xdotool as a user
+# would drive it, with a screenshot at each step (ImageMagick's import):
+#   1 the example (RCM, DMDAR, HFP side by side)     5 the timeline zoomed with W
+#   2 the filter with two words                       6 the replay dialog on the open run
+#   3 a run kept in its own tab (Down, Enter)         7 Ctrl+E from the filter: the export dialog
+#   4 a tooltip on the timeline                       8 the window at 560 px wide
+# It fails when the app dies at a step, when Ctrl+E from the filter opens no export dialog, or
+# when the app does not quit cleanly. Usage: tour.sh TILELENS-GUI OUT [--docs DIR] (--docs also
+# copies the screenshots to DIR, as docs/images). Exits 77 (CTest's skip) without Xvfb, xdotool
+# or ImageMagick, saying which.
+set -euo pipefail
+gui=$1
+out=$2
+docs=""
+[ "${3:-}" = "--docs" ] && docs=$4
+for tool in Xvfb xdotool import; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIP: $tool is not installed (apt-get install xvfb xdotool imagemagick)"
+    exit 77
+  fi
+done
+rm -rf "$out"
+mkdir -p "$out"
+export XDG_CONFIG_HOME="$out/config" XDG_DATA_HOME="$out/data" XDG_RUNTIME_DIR="$out/runtime"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+display=":$((90 + $$ % 100))"
+Xvfb "$display" -screen 0 1600x1000x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
+xvfb=$!
+app=""
+cleanup() {
+  [ -n "$app" ] && kill "$app" 2>/dev/null || true
+  kill "$xvfb" 2>/dev/null || true
+}
+trap cleanup EXIT
+export DISPLAY=$display
+for _ in $(seq 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
+
+"$gui" --example-db "$out/example.db" >"$out/app.log" 2>&1 &
+app=$!
+window=""
+for _ in $(seq 100); do
+  window=$(xdotool search --onlyvisible --name "^tilelens" 2>/dev/null | head -1 || true)
+  [ -n "$window" ] && break
+  sleep 0.2
+done
+[ -n "$window" ] || { echo "the window never appeared"; cat "$out/app.log"; exit 1; }
+xdotool windowsize "$window" 1400 900
+xdotool windowfocus "$window" 2>/dev/null || true
+sleep 1.5
+
+wait_for() {  # wait_for TITLE-PATTERN: the id of a visible window with that title, within 15 s
+  local id=""
+  for _ in $(seq 75); do
+    id=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -1 || true)
+    [ -n "$id" ] && break
+    sleep 0.2
+  done
+  echo "$id"
+}
+
+step() {  # step NAME: the app must be alive; screenshot of the screen's top-left 1400x900
+  kill -0 "$app" 2>/dev/null || { echo "the app died before step $1"; cat "$out/app.log"; exit 1; }
+  import -window root -crop 1400x900+0+0 "$out/tour-$1.png"
+  echo "step $1: $out/tour-$1.png"
+}
+
+step 1-example
+xdotool key --window "$window" ctrl+f
+sleep 0.3
+xdotool type --delay 40 "cholesky darts"
+sleep 0.8
+step 2-filter
+# Into the list, the first (only) row, Enter keeps it in a tab of its own.
+xdotool mousemove 60 100 click 1
+sleep 0.3
+xdotool key Home Return
+sleep 2
+step 3-run
+# The timeline: the lower part of the run's tab. Hover its lanes for a tooltip, then W.
+xdotool mousemove 900 724
+sleep 0.2
+xdotool mousemove 903 726
+sleep 1.5
+step 4-tooltip
+xdotool mousemove 900 800 click 1
+xdotool key w w w
+sleep 0.8
+step 5-zoom
+xdotool key --window "$window" ctrl+r
+dialog=$(wait_for "^Replay into")
+sleep 0.5
+step 6-replay
+[ -n "$dialog" ] || { echo "Ctrl+R opened no replay dialog"; exit 1; }
+xdotool windowfocus "$dialog" 2>/dev/null || true  # no window manager: focus by hand
+xdotool key Escape
+sleep 0.5
+# Ctrl+E while the filter has focus: the export dialog opens.
+xdotool windowfocus "$window" 2>/dev/null || true
+xdotool key ctrl+f
+sleep 0.3
+xdotool key ctrl+e
+exported=$(wait_for "Export the figure")
+sleep 0.5
+step 7-export
+[ -n "$exported" ] || { echo "Ctrl+E from the filter opened no export dialog"; exit 1; }
+xdotool windowfocus "$exported" 2>/dev/null || true
+xdotool key Escape
+sleep 0.5
+xdotool windowsize "$window" 560 700
+sleep 1
+step 8-narrow
+xdotool windowfocus "$window" 2>/dev/null || true
+xdotool key ctrl+q
+for _ in $(seq 50); do kill -0 "$app" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$app" 2>/dev/null; then echo "the app did not quit on Ctrl+Q"; exit 1; fi
+status=0
+wait "$app" || status=$?
+app=""
+[ "$status" -eq 0 ] || { echo "the app exited with $status"; cat "$out/app.log"; exit 1; }
+if [ -n "$docs" ]; then
+  mkdir -p "$docs"
+  cp "$out"/tour-*.png "$docs/"
+  echo "copied the tour to $docs"
+fi
+echo "tour done: 8 steps, screenshots in $out"
