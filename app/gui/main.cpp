@@ -133,7 +133,7 @@ int paper_figure(const QCommandLineParser& args, const QString& database) {
   if (database.isEmpty()) return fail("--figure needs a database to keep its runs in (--db FILE; created if absent)");
   const QString base = args.isSet("out") ? args.value("out") : QString::fromStdString(preset->name);
   if (base.endsWith(".png") || base.endsWith(".pdf") || base.endsWith(".svg")) {
-    return fail("--figure writes BASE.png and BASE.pdf: give --out without an extension (got '" + base + "')");
+    return fail("--figure writes BASE.png, BASE.pdf and BASE.svg: give --out without an extension (got '" + base + "')");
   }
   auto figure = make_paper_figure(*preset, database, base, args.isSet("dark"), [](const core::SweepProgress& p) {
     std::cerr << "[" << p.done << "/" << p.total << "] " << p.label << ": " << p.line << "\n";
@@ -237,13 +237,13 @@ int main(int argc, char** argv) {
       "  tilelens-gui --db runs.db --export timeline --run 5 --out timeline.png\n"
       "  tilelens-gui --db fgcs.db --export curves --sweep 1 [--throughput] --out fig7.png\n"
       "A paper's figure, its runs replayed into the database where missing (--figure list shows them):\n"
-      "  tilelens-gui --db figs.db --figure fgcs-fig13 --out fig13      # fig13.png and fig13.pdf");
+      "  tilelens-gui --db figs.db --figure fgcs-fig13 --out fig13      # fig13.png, .pdf and .svg");
   args.addHelpOption();
   args.addVersionOption();
   args.addPositionalArgument("database", "a tilelens database to open");
   args.addOption({"db", "the database (same as the positional argument)", "FILE"});
   args.addOption({"export", "draw VIEW (tile-order, side-by-side, difference, timeline, curves) to --out and exit", "VIEW"});
-  args.addOption({"figure", "replay a paper's preset into --db where needed and draw its figure to --out BASE (.png and .pdf); 'list' names them", "PRESET"});
+  args.addOption({"figure", "replay a paper's preset into --db where needed and draw its figure to --out BASE (.png, .pdf and .svg); 'list' names them", "PRESET"});
   args.addOption({"run", "the run id(s) for --export: 3 or 1,2,3", "IDS"});
   args.addOption({"sweep", "the sweep for --export curves", "ID"});
   args.addOption({"throughput", "--export curves: GFlop/s instead of data transferred"});

@@ -18,7 +18,7 @@ namespace tilelens::gui {
 namespace {
 
 Status write_both(const PaintFunction& paint, QSize size, const QString& stem, PaperFigure& figure) {
-  for (const char* extension : {".png", ".pdf"}) {
+  for (const char* extension : {".png", ".pdf", ".svg"}) {
     const QString path = stem + extension;
     const QString error = export_figure(paint, size, path);
     if (!error.isEmpty()) return make_error(error.toStdString());

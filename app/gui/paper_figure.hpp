@@ -1,7 +1,7 @@
 // A paper's figure in one command (`tilelens-gui --figure NAME --db FILE --out BASE`): the
 // preset's runs (presets/experiments.hpp), replayed into the database through the core API
-// where they are missing, then drawn as the paper lays the figure out, to BASE.png and
-// BASE.pdf. The order visualisations (fgcs Figs. 8-10, 12, 13; darts Figs. 8, 9, 13) are
+// where they are missing, then drawn as the paper lays the figure out, to BASE.png, BASE.pdf
+// and BASE.svg. The order visualisations (fgcs Figs. 8-10, 12, 13; darts Figs. 8, 9, 13) are
 // tile-order panels side by side, one per policy, with the paper's sub-captions and a
 // legend; every other preset gives its curves: data transferred (BASE-transfers) and GFlop/s
 // (BASE-gflops). The lahp presets add lahp's bar panels (BASE-panels, Figs. 5-8): the speedup

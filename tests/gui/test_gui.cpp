@@ -306,7 +306,7 @@ class GuiTests : public QObject {
     QVERIFY(preset && preset->order_figure);
     auto figure = make_paper_figure(*preset, db, base, false);
     QVERIFY2(figure.ok(), figure.ok() ? "" : figure.error().message.c_str());
-    QCOMPARE(figure->files, QStringList({base + ".png", base + ".pdf"}));
+    QCOMPARE(figure->files, QStringList({base + ".png", base + ".pdf", base + ".svg"}));
     const QImage image(base + ".png");
     QCOMPARE(image.width(), 900 * 2);  // one panel per policy
     QFile pdf(base + ".pdf");
@@ -331,7 +331,7 @@ class GuiTests : public QObject {
     }
     auto curves = make_paper_figure(small, db, dir_.filePath("cm"), false);
     QVERIFY2(curves.ok(), curves.ok() ? "" : curves.error().message.c_str());
-    QCOMPARE(curves->files.size(), 4);
+    QCOMPARE(curves->files.size(), 6);
     QVERIFY(curves->files.contains(dir_.filePath("cm-transfers.png")) && curves->files.contains(dir_.filePath("cm-gflops.pdf")));
     QVERIFY(!QImage(dir_.filePath("cm-gflops.png")).isNull());
   }
