@@ -162,7 +162,9 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
   const Geometry g = layout(area, options);
   if (options.title) {
     // The largest font up to 60% of the title band that fits the width, elided below 12 px.
-    const QString title = QString::fromStdString(options.title_text.empty() ? run_.title() : options.title_text);
+    // The run's own title names it by id (a stored run) so that an export says which run it is.
+    const std::string own = (run_.run.info.id > 0 ? "#" + std::to_string(run_.run.info.id) + " " : "") + run_.title();
+    const QString title = QString::fromStdString(options.title_text.empty() ? own : options.title_text);
     QFont font = painter.font();
     int pixels = static_cast<int>(std::max<double>(kLabelPixels, g.title.height() * 0.6));
     font.setPixelSize(pixels);

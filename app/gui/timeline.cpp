@@ -141,6 +141,16 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     const QRectF lane = lane_rect(g, 3);
     painter.setPen(QPen(faint.darker(130), 1, Qt::DashLine));
     painter.drawLine(QPointF(left, lane.top()), QPointF(left + width, lane.top()));
+    if (lane.height() >= 24) {
+      // The lane's scale where it has room: M at the top, half of it, 0 at the bottom.
+      painter.setPen(QPen(faint.darker(160), 1, Qt::DotLine));
+      painter.drawLine(QPointF(left, lane.center().y()), QPointF(left + width, lane.center().y()));
+      painter.setPen(ink);
+      for (const auto& [fraction, text] : {std::pair{1.0, "M"}, std::pair{0.5, "M/2"}, std::pair{0.0, "0"}}) {
+        const double y = lane.bottom() - lane.height() * fraction;
+        painter.drawText(QRectF(left + width - 40, y - 7, 38, 14), Qt::AlignRight | Qt::AlignVCenter, text);
+      }
+    }
   }
   painter.setPen(QPen(kMemoryColor, 1.5));
   const auto flush = [&](Curve& c) {
@@ -191,8 +201,9 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     painter.drawText(QRectF(label_left, axis_y + 6, 100, 14), Qt::AlignHCenter | Qt::AlignTop,
                      QString::fromStdString(format_duration(static_cast<std::int64_t>(t))));
   }
-  // The legend: the task kinds that ran, the load lanes, the memory curve against M.
-  double x = left;
+  // The legend: the run (so that an export names it), the task kinds that ran, the load
+  // lanes, the memory curve against M.
+  double x = area.left() + 4;
   const double legend_y = axis_y + 22;
   const auto entry = [&](const QColor& colour, const QString& text, bool line) {
     if (line) {
@@ -206,6 +217,13 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     painter.drawText(QRectF(x + 18, legend_y, w + 2, 16), Qt::AlignVCenter | Qt::AlignLeft, text);
     x += 18 + w + 14;
   };
+  {
+    const QString name = QString::fromStdString((run_.run.info.id > 0 ? "#" + std::to_string(run_.run.info.id) + " " : "") + run_.title());
+    painter.setPen(ink);
+    const double w = QFontMetricsF(painter.font()).horizontalAdvance(name);
+    painter.drawText(QRectF(x, legend_y, w + 2, 16), Qt::AlignVCenter | Qt::AlignLeft, name);
+    x += w + 20;
+  }
   std::vector<bool> ran(run_.workload.kinds().size(), false);
   for (const TaskRecord& t : run_.trace.tasks) ran[run_.workload.tasks()[t.task].kind] = true;
   for (KindId k = 0; k < ran.size(); ++k) {
