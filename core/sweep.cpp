@@ -12,6 +12,7 @@
 
 #include "eviction/policy.hpp"
 #include "model/params.hpp"
+#include "model/units.hpp"
 #include "model/scheduling_cost.hpp"
 #include "presets/experiments.hpp"
 #include "presets/seed_workloads.hpp"
@@ -185,6 +186,17 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
     if (value != "0" && value != "1") return make_error("--" + std::string(name) + " is a flag: 1 or 0 (got '" + value + "')");
     (name == "charge-scheduling" ? grid.charge_scheduling : grid.metrics_only) = value == "1";
   }
+  else if (name == "shard") {
+    // K/N, 1 <= K <= N <= 100000
+    const auto slash = value.find('/');
+    auto k = slash == std::string::npos ? Result<std::int64_t>(make_error("")) : parse_integer(value.substr(0, slash));
+    auto n = slash == std::string::npos ? Result<std::int64_t>(make_error("")) : parse_integer(value.substr(slash + 1));
+    if (!k || !n || *n < 1 || *n > 100000 || *k < 1 || *k > *n) {
+      return make_error("--shard takes K/N, part K of N with 1 <= K <= N <= 100000 (got '" + value + "')");
+    }
+    grid.shard = static_cast<std::uint32_t>(*k);
+    grid.shards = static_cast<std::uint32_t>(*n);
+  }
   else if (find_platform_option(name)) grid.platform_options[std::string(name)] = value;
   else return make_error("a sweep has no option '" + std::string(name) + "'");
   return Status::success();
@@ -355,7 +367,50 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
       }
     }
   }
+  if (grid.shards > 1) {
+    const auto parts = shard_of(jobs, grid.shards);
+    std::vector<SweepJob> mine;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (parts[i] + 1 == grid.shard) mine.push_back(std::move(jobs[i]));
+    }
+    jobs = std::move(mine);
+  }
   return jobs;
+}
+
+double estimated_cost(const SweepJob& job) {
+  static std::mutex mutex;
+  static std::map<std::string, double> tasks_of;  // generating a workload once per spec
+  double tasks = 1000;  // a workload file, or a spec that does not generate: a middling guess
+  {
+    std::lock_guard lock(mutex);
+    auto known = tasks_of.find(job.request.workload);
+    if (known == tasks_of.end()) {
+      auto workload = generate_workload(job.request.workload);
+      known = tasks_of.emplace(job.request.workload, workload ? static_cast<double>(std::max<std::size_t>(1, workload->task_count())) : 1000.0).first;
+    }
+    tasks = known->second;
+  }
+  const std::string scheduler = job.request.scheduler.substr(0, job.request.scheduler.find(':'));
+  const bool heavy = scheduler == "dmda" || scheduler == "dmdar" || scheduler == "dmdas" || scheduler == "hfp" || scheduler == "darts" ||
+                     scheduler == "partition";
+  const bool belady = job.request.eviction.rfind("belady", 0) == 0;
+  return tasks * (heavy ? 3.0 : 1.0) * (belady ? 2.0 : 1.0);
+}
+
+std::vector<std::uint32_t> shard_of(const std::vector<SweepJob>& jobs, std::uint32_t shards) {
+  std::vector<std::uint32_t> part(jobs.size(), 0);
+  if (shards <= 1) return part;
+  std::vector<std::pair<double, std::size_t>> order;
+  for (std::size_t i = 0; i < jobs.size(); ++i) order.emplace_back(estimated_cost(jobs[i]), i);
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<double> load(shards, 0);
+  for (const auto& [cost, index] : order) {
+    const auto least = static_cast<std::uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    part[index] = least;
+    load[least] += cost;
+  }
+  return part;
 }
 
 namespace {

@@ -45,6 +45,9 @@ struct SweepGrid {
   std::map<std::string, std::string> platform_options;  // the other platform options (bandwidth, pcie, ...), as typed
   bool charge_scheduling = false;
   bool metrics_only = false;  // store each run's metrics without its trace
+  // Run only part K of N of the grid (1 <= K <= N; N = 0: the whole grid). Not part of the
+  // sweep's identity: the N parts are one sweep, and merging their databases gives it whole.
+  std::uint32_t shard = 0, shards = 0;
 };
 // Sets one option by its command-line name (workload, scheduler, eviction, platform, memory,
 // gpus, buffer, memory-model, scheduling-cost, seeds, charge-scheduling, metrics-only, or a
@@ -62,8 +65,19 @@ struct SweepJob {
   std::string label;  // "matmul2d:N=5 eager/lru M=500MiB"
 };
 // Every run of the grid, in the order they are stored (workload outermost, then memory, GPUs,
-// buffer, policy, eviction, seed); errors name the option at fault.
+// buffer, policy, eviction, seed); errors name the option at fault. With a shard set, only
+// that shard's runs (shard_of), in the same order.
 Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid);
+
+// A run's estimated cost, to balance shards: its tasks (the workload generated once per spec)
+// times its scheduler's weight (1 for the static orders and EAGER-like ones, 3 for a Ready
+// scan, DMDA's models, HFP's packing or DARTS's choice) times 2 for Belady (its future, and
+// the fixed point under Ready). Measured, not exact: the bench reports the balance it gets.
+double estimated_cost(const SweepJob& job);
+// Which of `shards` parts each job goes to: a deterministic longest-processing-time split,
+// the costliest job first onto the least loaded part (ties to the lower part, jobs in grid
+// order), so that every part gets about the same estimated cost. The parts' union is the grid.
+std::vector<std::uint32_t> shard_of(const std::vector<SweepJob>& jobs, std::uint32_t shards);
 
 struct SweepProgress {
   std::size_t done = 0, total = 0;

@@ -122,6 +122,17 @@ class Store {
   // A name for one claiming sweep: host, process id and a counter, unique among live sweeps.
   static std::string new_claim_owner();
 
+  // Copies another database's runs into this one (tilelens db merge): workloads by content
+  // hash, platforms by their fields, sweeps by their spec, runs by run key within their sweep
+  // (a complete one before a failed one; incomplete runs and claims stay behind), each with
+  // everything recorded for it. Idempotent: merging a file twice, or shards that overlap,
+  // stores each run once. Atomic: one transaction, so an interrupted merge leaves this file
+  // unchanged. A source of another schema version is refused, naming both versions.
+  struct MergeReport {
+    std::size_t workloads_added = 0, runs_added = 0, runs_skipped = 0;
+  };
+  Result<MergeReport> merge_from(const std::string& path);
+
   // A second connection to this file for another thread, without checking the file again;
   // it waits up to `busy_ms` for the write lock.
   Result<Store> reopen(int busy_ms) const;

@@ -76,6 +76,10 @@ int cmd_fidelity(const ParsedArgs&, std::ostream&, std::ostream&);
 
 extern const CommandSpec kDbSchema;  // db.cpp
 int cmd_db_schema(const ParsedArgs&, std::ostream&, std::ostream&);
+extern const CommandSpec kBenchCluster;  // bench_cluster.cpp
+int cmd_bench_cluster(const ParsedArgs&, std::ostream&, std::ostream&);
+extern const CommandSpec kDbMerge;  // db.cpp
+int cmd_db_merge(const ParsedArgs&, std::ostream&, std::ostream&);
 
 extern const CommandSpec kBenchReplay, kBenchDb, kBenchSchedulers, kBenchGpu;  // bench.cpp, bench_gpu.cpp
 int cmd_bench_replay(const ParsedArgs&, std::ostream&, std::ostream&);

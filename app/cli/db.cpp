@@ -1,9 +1,10 @@
 // `tilelens db schema`: the store's schema (store/tables.hpp) as SQL or as the markdown of
-// docs/database.md.
+// docs/database.md. `tilelens db merge`: databases merged into one (store/merge.cpp).
 #include <ostream>
 
 #include "app/cli/commands.hpp"
 #include "store/schema.hpp"
+#include "store/store.hpp"
 #include "store/tables.hpp"
 
 namespace tilelens::cli {
@@ -20,6 +21,44 @@ int cmd_db_schema(const ParsedArgs& args, std::ostream& out, std::ostream&) {
   } else {
     out << "-- tilelens database schema version " << db::kSchemaVersion << "\n" << db::create_sql(db::kSchemaVersion);
   }
+  return 0;
+}
+
+const CommandSpec kDbMerge{
+    "tilelens db merge OUT.db IN.db [IN.db ...]",
+    "Merge databases into OUT.db (created if absent): workloads by content hash, runs by run key within their\n"
+    "sweep (sweeps by their grid), each stored once: merging twice, or shards that overlap, adds nothing new.\n"
+    "Each input is merged in one transaction, so an interrupted merge leaves OUT.db as it was before that input.\n"
+    "Inputs must be tilelens databases of this schema version; they are only read. docs/cluster.md.",
+    {},
+    "example:\n"
+    "  tilelens sweep --db shard-1.db --preset fgcs-fig5 --shard 1/2 && tilelens sweep --db shard-2.db --preset fgcs-fig5 --shard 2/2\n"
+    "  tilelens db merge fgcs.db shard-1.db shard-2.db && tilelens runs compare --sweep 1 --db fgcs.db"};
+
+int cmd_db_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.positional.size() < 2) return fail(err, "give the output database and at least one input: tilelens db merge OUT.db IN.db...");
+  const std::string& target = args.positional.front();
+  for (std::size_t i = 1; i < args.positional.size(); ++i) {
+    if (args.positional[i] == target) return fail(err, "'" + target + "' is both the output and an input");
+  }
+  auto store = db::Store::open(target);
+  if (!store) return fail(err, store.error().message);
+  std::size_t runs = 0, skipped = 0, workloads = 0;
+  for (std::size_t i = 1; i < args.positional.size(); ++i) {
+    auto report = store->merge_from(args.positional[i]);
+    if (!report) {
+      err << "tilelens: " << report.error().message << "\n";
+      err << "merged before it: " << runs << " runs from " << i - 1 << " file" << (i == 2 ? "" : "s") << "; " << target
+          << " holds them, and nothing of " << args.positional[i] << "\n";
+      return 2;
+    }
+    out << args.positional[i] << ": " << report->runs_added << " runs added, " << report->runs_skipped << " already there or incomplete, "
+        << report->workloads_added << " new workloads\n";
+    runs += report->runs_added;
+    skipped += report->runs_skipped;
+    workloads += report->workloads_added;
+  }
+  out << target << ": " << runs << " runs added, " << skipped << " skipped, " << workloads << " new workloads\n";
   return 0;
 }
 

@@ -33,6 +33,7 @@ std::vector<OptionSpec> sweep_options() {
                   {"seeds", "LIST", "seeds, as 1..5 or 1,7,9: given to every scheduler and seeded generator whose spec sets none", ""},
                   {"jobs", "N", "replays run in parallel (default: the number of cores)", ""},
                   {"metrics-only", "", "store each run's metrics but not its trace (for very large sweeps)", ""},
+                  {"shard", "K/N", "run only part K of N of the grid, balanced by estimated cost; the parts' databases merge into the whole sweep (tilelens db merge)", ""},
                   {"dry-run", "", "print the runs of the grid and exit", ""},
                   {"quiet", "", "no progress output", ""}});
   return options;
@@ -64,6 +65,7 @@ const CommandSpec kSweep{
     "  tilelens sweep --db fgcs.db --workload 'matmul2d:N=5..60:5' --scheduler eager,rcm,mst,random --eviction lru\n"
     "  tilelens sweep --db hfp.db --workload 'matmul2d:N=10..40:10' --scheduler dmdar/lru,hfp/belady,hfp:fast_start=1/belady+time\n"
     "  tilelens sweep --db mem.db --workload matmul3d:N=10 --memory 100MiB,200MiB,400MiB --scheduler eager,rcm\n"
+    "  tilelens sweep --db part-2.db --preset fgcs-fig5 --shard 2/8       # then: tilelens db merge all.db part-*.db\n"
     "  tilelens runs compare --sweep 1 --db fgcs.db"};
 
 int cmd_sweep(const ParsedArgs& args, std::ostream& out, std::ostream& err) {

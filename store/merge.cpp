@@ -1,0 +1,166 @@
+// Merging databases (tilelens db merge): another file's runs copied into this one, each row
+// once. The tables and columns come from the schema, so a table added later is merged too.
+#include <algorithm>
+
+#include "store/schema.hpp"
+#include "store/store_internal.hpp"
+
+namespace tilelens::db {
+namespace {
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// "a, b, c": a table's columns but `skip`, with `prefix` before each.
+std::string column_list(const Table& table, const std::vector<std::string_view>& skip, const std::string& prefix = "") {
+  std::string list;
+  for (const Column& column : table.columns) {
+    if (std::find(skip.begin(), skip.end(), column.name) != skip.end()) continue;
+    list += (list.empty() ? "" : ", ") + prefix + std::string(column.name);
+  }
+  return list;
+}
+
+// Copies the rows of `table` keyed by `key_column` (workload_id or run_id) whose key has a
+// row in the temporary map `map` (old -> new), with the key replaced by its new value.
+Status copy_children(Connection& c, const Table& table, std::string_view key_column, const std::string& map) {
+  const std::string others = column_list(table, {key_column}, "s.");
+  const std::string names = std::string(key_column) + (others.empty() ? "" : ", " + column_list(table, {key_column}));
+  return c.exec("INSERT INTO main." + std::string(table.name) + " (" + names + ") SELECT m.new" + (others.empty() ? "" : ", " + others) +
+                " FROM src." + std::string(table.name) + " s JOIN " + map + " m ON m.old = s." + std::string(key_column) + ";");
+}
+
+// Rows of a table stored once by a unique column (workloads by content hash, platforms by
+// description, sweeps by spec): those missing are inserted, and `map` gets old -> new for all.
+Status merge_unique(Connection& c, const std::string& table_name, const std::string& unique, const std::string& map,
+                    const std::string& fresh = "") {
+  const Table& table = schema_table(table_name);
+  const std::string columns = column_list(table, {"id"});
+  if (!fresh.empty()) {
+    if (auto status = c.exec("CREATE TEMP TABLE " + fresh + " AS SELECT id AS old FROM src." + table_name + " WHERE " + unique +
+                             " NOT IN (SELECT " + unique + " FROM main." + table_name + ");");
+        !status) {
+      return status;
+    }
+  }
+  if (auto status = c.exec("INSERT INTO main." + table_name + " (" + columns + ") SELECT " + column_list(table, {"id"}, "s.") + " FROM src." +
+                           table_name + " s WHERE s." + unique + " NOT IN (SELECT " + unique + " FROM main." + table_name + ");");
+      !status) {
+    return status;
+  }
+  return c.exec("CREATE TEMP TABLE " + map + " (old INTEGER PRIMARY KEY, new INTEGER NOT NULL); INSERT INTO " + map +
+                " SELECT s.id, m.id FROM src." + table_name + " s JOIN main." + table_name + " m ON m." + unique + " = s." + unique + ";");
+}
+
+Result<Store::MergeReport> merge_attached(Connection& c) {
+  Store::MergeReport report;
+  auto before = c.query_integer("SELECT COUNT(*) FROM main.workloads");
+  if (!before) return before.error();
+  // Workloads by content, with their tasks, data and accesses when new.
+  if (auto status = merge_unique(c, "workloads", "content_hash", "temp.map_workloads", "temp.new_workloads"); !status) return status.error();
+  if (auto status = c.exec("CREATE TEMP TABLE map_new_workloads AS SELECT m.old, m.new FROM temp.map_workloads m "
+                           "WHERE m.old IN (SELECT old FROM temp.new_workloads);");
+      !status) {
+    return status.error();
+  }
+  for (std::string_view table : workload_tables()) {
+    if (table == "workloads") continue;
+    if (auto status = copy_children(c, schema_table(table), "workload_id", "temp.map_new_workloads"); !status) return status.error();
+  }
+  auto after = c.query_integer("SELECT COUNT(*) FROM main.workloads");
+  if (!after) return after.error();
+  report.workloads_added = static_cast<std::size_t>(*after - *before);
+  if (auto status = merge_unique(c, "platforms", "description", "temp.map_platforms"); !status) return status.error();
+  if (auto status = merge_unique(c, "sweeps", "spec", "temp.map_sweeps"); !status) return status.error();
+
+  // The runs to copy: one per (sweep, run key), a complete one first, none whose key the
+  // same sweep (or no sweep) holds here already. Incomplete runs stay behind.
+  const std::string same_place =
+      "IFNULL((SELECT spec FROM src.sweeps WHERE id = a.sweep_id), '') = IFNULL((SELECT spec FROM src.sweeps WHERE id = b.sweep_id), '')";
+  if (auto status = c.exec(
+          "CREATE TEMP TABLE picked AS SELECT a.id AS old FROM src.runs a WHERE a.status <> 'incomplete' "
+          "AND a.id = (SELECT b.id FROM src.runs b WHERE b.run_key = a.run_key AND b.status <> 'incomplete' AND " + same_place +
+          " ORDER BY b.status = 'complete' DESC, b.id LIMIT 1) "
+          "AND NOT EXISTS (SELECT 1 FROM main.runs m WHERE m.run_key = a.run_key AND "
+          "IFNULL((SELECT spec FROM main.sweeps WHERE id = m.sweep_id), '') = IFNULL((SELECT spec FROM src.sweeps WHERE id = a.sweep_id), ''));");
+      !status) {
+    return status.error();
+  }
+  auto total = c.query_integer("SELECT COUNT(*) FROM src.runs");
+  if (!total) return total.error();
+  // Each picked run gets the next id here, in its old order, so the merged file lists the
+  // runs as their sources did.
+  auto first_id = c.query_integer("SELECT IFNULL(MAX(id), 0) FROM main.runs");
+  if (!first_id) return first_id.error();
+  if (auto status = c.exec("CREATE TEMP TABLE map_runs (old INTEGER PRIMARY KEY, new INTEGER NOT NULL); "
+                           "INSERT INTO map_runs SELECT old, " + std::to_string(*first_id) +
+                           " + ROW_NUMBER() OVER (ORDER BY old) FROM temp.picked;");
+      !status) {
+    return status.error();
+  }
+  const Table& runs = schema_table("runs");
+  std::string values;
+  for (const Column& column : runs.columns) {
+    const std::string name(column.name);
+    const std::string value = name == "id"            ? "r.new"
+                              : name == "workload_id" ? "(SELECT new FROM temp.map_workloads WHERE old = s.workload_id)"
+                              : name == "platform_id" ? "(SELECT new FROM temp.map_platforms WHERE old = s.platform_id)"
+                              : name == "sweep_id"    ? "(SELECT new FROM temp.map_sweeps WHERE old = s.sweep_id)"
+                                                      : "s." + name;
+    values += (values.empty() ? "" : ", ") + value;
+  }
+  if (auto status = c.exec("INSERT INTO main.runs (" + column_list(runs, {}) + ") SELECT " + values +
+                           " FROM src.runs s JOIN temp.map_runs r ON r.old = s.id ORDER BY r.new;");
+      !status) {
+    return status.error();
+  }
+  for (std::string_view table : run_tables()) {
+    if (table == "run_claims") continue;  // a claim belongs to a process on the source's machine
+    if (auto status = copy_children(c, schema_table(table), "run_id", "temp.map_runs"); !status) return status.error();
+  }
+  auto added = c.query_integer("SELECT COUNT(*) FROM temp.map_runs");
+  if (!added) return added.error();
+  report.runs_added = static_cast<std::size_t>(*added);
+  report.runs_skipped = static_cast<std::size_t>(*total) - report.runs_added;
+  return report;
+}
+
+}  // namespace
+
+Result<Store::MergeReport> Store::merge_from(const std::string& path) {
+  // The source must be a tilelens database of this very schema version: open it as such first
+  // (an older one is refused, not upgraded: merging must not write to its inputs).
+  {
+    auto source = Store::open(path, OpenMode::ReadOnly);
+    if (!source) return make_error("cannot merge " + path + ": " + source.error().message);
+  }
+  Connection& c = impl_->connection;
+  if (auto status = c.exec("ATTACH DATABASE " + quoted(path) + " AS src;"); !status) return make_error("cannot attach " + path + ": " + status.error().message);
+  struct Detach {
+    Connection& c;
+    ~Detach() {
+      (void)c.exec("DROP TABLE IF EXISTS temp.map_workloads; DROP TABLE IF EXISTS temp.new_workloads; DROP TABLE IF EXISTS temp.map_new_workloads; "
+                   "DROP TABLE IF EXISTS temp.map_platforms; DROP TABLE IF EXISTS temp.map_sweeps; DROP TABLE IF EXISTS temp.picked; "
+                   "DROP TABLE IF EXISTS temp.map_runs;");
+      (void)c.exec("DETACH DATABASE src;");
+    }
+  } detach{c};
+  auto version = c.query_integer("PRAGMA src.user_version");
+  if (!version) return version.error();
+  if (*version != kSchemaVersion) {
+    return make_error("cannot merge " + path + ": its schema version is " + std::to_string(*version) + ", this tilelens writes version " +
+                      std::to_string(kSchemaVersion) + " (open it once with this tilelens, read-write, to upgrade it)");
+  }
+  // One transaction: an interrupted merge leaves this file as it was.
+  auto transaction = Transaction::begin(c);
+  if (!transaction) return transaction.error();
+  auto report = merge_attached(c);
+  if (!report) return make_error("merging " + path + ": " + report.error().message);
+  if (auto status = transaction->commit(); !status) return status.error();
+  return report;
+}
+
+}  // namespace tilelens::db

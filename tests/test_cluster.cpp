@@ -1,0 +1,162 @@
+// Sweeps beyond one machine (issue 21): a grid split into shards by estimated cost, and
+// databases merged into one, each run once, atomically, refusing other schema versions.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <set>
+
+#include "core/sweep.hpp"
+#include "helpers.hpp"
+#include "store/schema.hpp"
+#include "store/sqlite.hpp"
+#include "store/store.hpp"
+
+using namespace tilelens;
+using namespace tilelens::test;
+
+namespace {
+
+core::SweepGrid small_grid() {
+  core::SweepGrid grid;
+  grid.workloads = "matmul2d:N=4..12:2;cholesky:N=4|6";
+  grid.schedulers = "eager,dmdar,hfp/belady";
+  grid.memories = "4items,8items";
+  return grid;
+}
+
+// run key -> loads, of the complete runs of a database.
+std::map<std::string, std::uint64_t> loads_by_key(const std::string& path) {
+  auto store = db::Store::open(path, db::Store::OpenMode::ReadOnly);
+  REQUIRE(store.ok());
+  auto runs = store->load_runs({});
+  REQUIRE(runs.ok());
+  std::map<std::string, std::uint64_t> loads;
+  for (const auto& run : *runs) {
+    REQUIRE(run.metrics);
+    loads[run.info.key] = run.metrics->summary.loads;
+  }
+  return loads;
+}
+
+}  // namespace
+
+TEST_CASE("the shards of a grid are disjoint, their union is the grid, and their estimated costs are balanced", "[cluster][sweep]") {
+  const core::SweepGrid whole = small_grid();
+  auto all = core::expand_grid(whole);
+  REQUIRE(all.ok());
+  for (std::uint32_t shards : {1u, 2u, 3u, 7u, 100u}) {
+    INFO(shards << " shards");
+    std::multiset<std::string> seen;
+    std::vector<double> cost(shards, 0);
+    for (std::uint32_t k = 1; k <= shards; ++k) {
+      core::SweepGrid part = whole;
+      REQUIRE(core::set_sweep_option(part, "shard", std::to_string(k) + "/" + std::to_string(shards)));
+      CHECK(core::sweep_identity(part) == core::sweep_identity(whole));  // one sweep, in parts
+      auto jobs = core::expand_grid(part);
+      REQUIRE(jobs.ok());
+      for (const auto& job : *jobs) {
+        seen.insert(job.label);
+        cost[k - 1] += core::estimated_cost(job);
+      }
+    }
+    std::multiset<std::string> expected;
+    for (const auto& job : *all) expected.insert(job.label);
+    CHECK(seen == expected);
+    if (shards <= all->size() / 4) {
+      // LPT: no part exceeds the mean by more than its largest job.
+      double largest = 0, total = 0;
+      for (const auto& job : *all) largest = std::max(largest, core::estimated_cost(job)), total += core::estimated_cost(job);
+      CHECK(*std::max_element(cost.begin(), cost.end()) <= total / shards + largest);
+    }
+  }
+  core::SweepGrid bad = whole;
+  for (const char* text : {"0/3", "4/3", "3", "a/b", "1/0", "-1/2"}) {
+    INFO(text);
+    auto status = core::set_sweep_option(bad, "shard", text);
+    REQUIRE_FALSE(status);
+    CHECK_THAT(status.error().message, Catch::Contains("--shard"));
+  }
+}
+
+TEST_CASE("merged shard databases equal the sweep run whole, run for run, and merging twice adds nothing", "[cluster][db]") {
+  TempFile whole_db("whole.db"), merged_db("merged.db");
+  TempFile part_1("shard-1.db"), part_2("shard-2.db"), part_3("shard-3.db");
+  const std::vector<const TempFile*> parts = {&part_1, &part_2, &part_3};
+  core::SweepOptions options;
+  options.threads = 2;
+  options.database = whole_db.path;
+  REQUIRE(core::run_sweep(small_grid(), options).ok());
+  for (int k = 1; k <= 3; ++k) {
+    core::SweepGrid part = small_grid();
+    REQUIRE(core::set_sweep_option(part, "shard", std::to_string(k) + "/3"));
+    options.database = parts[static_cast<std::size_t>(k - 1)]->path;
+    auto report = core::run_sweep(part, options);
+    REQUIRE(report.ok());
+    CHECK(report->failed + report->invalid == 0);
+  }
+  std::vector<std::string> args = {"db", "merge", merged_db.path};
+  for (const TempFile* part : parts) args.push_back(part->path);
+  const auto merged = test::cli(args);
+  INFO(merged.err);
+  REQUIRE(merged.code == 0);
+  const auto expected = loads_by_key(whole_db.path);
+  CHECK(loads_by_key(merged_db.path) == expected);
+  {
+    auto store = db::Store::open(merged_db.path, db::Store::OpenMode::ReadOnly);
+    REQUIRE(store.ok());
+    CHECK(store->list_sweeps()->size() == 1);  // the parts are one sweep
+    // A merged run reads back whole, its trace included.
+    auto runs = store->list_runs();
+    REQUIRE(runs.ok());
+    REQUIRE(store->load_trace(runs->back().id).ok());
+  }
+  // Again, and with the whole sweep on top: nothing new.
+  args.push_back(whole_db.path);
+  const auto again = test::cli(args);
+  REQUIRE(again.code == 0);
+  CHECK_THAT(again.out, Catch::Contains(merged_db.path + ": 0 runs added"));
+  CHECK(loads_by_key(merged_db.path) == expected);
+}
+
+TEST_CASE("a merge is atomic and refuses another schema version, naming it", "[cluster][db]") {
+  TempFile source("merge-source.db"), target("merge-target.db"), older("merge-older.db");
+  core::SweepOptions options;
+  options.database = source.path;
+  REQUIRE(core::run_sweep(small_grid(), options).ok());
+  REQUIRE(test::cli({"replay", "--workload", "matmul2d:N=6", "--memory", "4items", "--db", target.path}).code == 0);
+  const auto before = loads_by_key(target.path);
+  {
+    // A merge that fails part way (here a trigger stops the metrics) leaves the target as it was.
+    auto c = db::Connection::open(target.path, db::Connection::Access::ReadWrite);
+    REQUIRE(c.ok());
+    REQUIRE(c->exec("CREATE TRIGGER stop BEFORE INSERT ON metrics BEGIN SELECT RAISE(ABORT, 'interrupted'); END;").ok());
+  }
+  const auto failed = test::cli({"db", "merge", target.path, source.path});
+  CHECK(failed.code == 2);
+  CHECK_THAT(failed.err, Catch::Contains("interrupted") && Catch::Contains(source.path));
+  {
+    auto c = db::Connection::open(target.path, db::Connection::Access::ReadWrite);
+    REQUIRE(c.ok());
+    REQUIRE(c->exec("DROP TRIGGER stop;").ok());
+    CHECK(*c->query_integer("SELECT COUNT(*) FROM workloads") == 1);
+  }
+  CHECK(loads_by_key(target.path) == before);
+  // Another schema version is refused, and the target is untouched.
+  REQUIRE(test::cli({"replay", "--workload", "matmul2d:N=4", "--memory", "4items", "--db", older.path}).code == 0);
+  {
+    auto c = db::Connection::open(older.path, db::Connection::Access::ReadWrite);
+    REQUIRE(c.ok());
+    REQUIRE(c->exec("PRAGMA user_version = " + std::to_string(db::kSchemaVersion - 1)).ok());
+  }
+  const auto refused = test::cli({"db", "merge", target.path, older.path});
+  CHECK(refused.code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("schema version " + std::to_string(db::kSchemaVersion - 1)));
+  CHECK(loads_by_key(target.path) == before);
+  // Bad use is named.
+  CHECK(test::cli({"db", "merge", target.path}).code == 2);
+  CHECK_THAT(test::cli({"db", "merge", target.path, target.path}).err, Catch::Contains("both the output and an input"));
+  // And the good merge then goes through.
+  REQUIRE(test::cli({"db", "merge", target.path, source.path}).code == 0);
+  const auto count = [](const std::string& path) { return db::Store::open(path, db::Store::OpenMode::ReadOnly)->list_runs()->size(); };
+  CHECK(count(target.path) == 1 + count(source.path));  // the target's own run stays outside the source's sweep
+}
