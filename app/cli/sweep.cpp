@@ -1,10 +1,17 @@
 // `tilelens sweep`: a grid of replays into a database (core/sweep.hpp), with a progress bar on
-// a terminal and a line per run otherwise.
+// a terminal and a line per run otherwise; or, for a cluster, the Slurm scripts that sweep it
+// shard by shard and the progress of their databases (core/cluster.hpp).
 #include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <set>
+#include <tuple>
 
 #include "app/cli/commands.hpp"
+#include "core/cluster.hpp"
 #include "core/sweep.hpp"
 #include "presets/experiments.hpp"
 
@@ -35,13 +42,23 @@ std::vector<OptionSpec> sweep_options() {
                   {"metrics-only", "", "store each run's metrics but not its trace (for very large sweeps)", ""},
                   {"shard", "K/N", "run only part K of N of the grid, balanced by estimated cost; the parts' databases merge into the whole sweep (tilelens db merge)", ""},
                   {"dry-run", "", "print the runs of the grid and exit", ""},
+                  {"slurm-script", "FILE", "write a Slurm job-array script (one shard per array task) and its merge job (FILE.merge.sh) instead of sweeping (docs/cluster.md)", ""},
+                  {"shards", "N", "with --slurm-script: the number of shards, one array task each", "8"},
+                  {"output", "FOLDER", "with --slurm-script: the folder shared by the nodes (shard-K.db, logs, merged.db, manifest.json)", ""},
+                  {"partition", "NAME", "with --slurm-script: sbatch's --partition", ""},
+                  {"time", "LIMIT", "with --slurm-script: sbatch's --time, per array task (e.g. 2:00:00)", ""},
+                  {"cpus-per-task", "N", "with --slurm-script: sbatch's --cpus-per-task, the replays each shard runs at once", "1"},
+                  {"submit", "", "with --slurm-script: submit the array (only its shards not complete yet) and the merge job with sbatch, printing the job ids", ""},
+                  {"status", "FOLDER", "print done, failed and pending runs per shard of a --slurm-script folder, with the failures' errors, and exit", ""},
                   {"quiet", "", "no progress output", ""}});
   return options;
 }
 
-// The options that describe the grid (all but db, preset, jobs, dry-run and quiet).
+// The options that describe the grid (all but db, preset, jobs, dry-run, quiet and the cluster's).
 bool shapes_grid(const std::string& name) {
-  return name != "db" && name != "preset" && name != "jobs" && name != "dry-run" && name != "quiet" && name != "help";
+  static const std::set<std::string> others = {"db", "preset", "jobs", "dry-run", "quiet", "help", "slurm-script", "shards",
+                                               "output", "partition", "time", "cpus-per-task", "submit", "status"};
+  return !others.count(name);
 }
 
 std::string clock_text(double seconds) {
@@ -68,6 +85,107 @@ const CommandSpec kSweep{
     "  tilelens sweep --db part-2.db --preset fgcs-fig5 --shard 2/8       # then: tilelens db merge all.db part-*.db\n"
     "  tilelens runs compare --sweep 1 --db fgcs.db"};
 
+namespace {
+
+int sweep_status(const std::string& folder, std::ostream& out, std::ostream& err) {
+  auto statuses = core::shard_status(folder);
+  if (!statuses) return fail(err, "--status: " + statuses.error().message);
+  std::size_t total = 0, done = 0, failed = 0, pending = 0;
+  out << "shard   runs   done  failed  pending\n";
+  for (const auto& s : *statuses) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%5u  %5zu  %5zu  %6zu  %7zu%s\n", s.shard, s.total, s.done, s.failed, s.pending,
+                  s.database ? "" : "  (no database yet)");
+    out << line;
+    total += s.total, done += s.done, failed += s.failed, pending += s.pending;
+  }
+  out << "all    " << total << " runs: " << done << " done, " << failed << " failed, " << pending << " pending\n";
+  for (const auto& s : *statuses) {
+    for (const auto& error : s.errors) out << "shard " << s.shard << ": " << error << "\n";
+  }
+  return 0;
+}
+
+// Runs a command, returning its first line of output (sbatch --parsable: the job id).
+Result<std::string> run_command(const std::string& command) {
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return make_error("cannot run " + command);
+  std::string output;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = ::pclose(pipe);
+  while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
+  if (status != 0) return make_error(command + " failed: " + output);
+  return output.substr(0, output.find('\n'));
+}
+
+std::string shell_word(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+int slurm_script(const ParsedArgs& args, const core::SweepGrid& grid, std::ostream& out, std::ostream& err) {
+  if (!args.has("output")) return fail(err, "--slurm-script needs --output FOLDER, a folder every node can write");
+  core::SlurmJob job;
+  if (args.has("preset")) job.options.emplace_back("preset", args.get("preset"));
+  for (const auto& option : kSweep.options) {
+    if (shapes_grid(option.name) && option.name != "shard" && args.has(option.name)) job.options.emplace_back(option.name, args.get(option.name));
+  }
+  for (const auto& [name, target, low, high] :
+       {std::tuple{"shards", &job.shards, 1, 100000}, std::tuple{"cpus-per-task", &job.cpus_per_task, 1, 1024}}) {
+    if (!args.has(name)) continue;
+    auto value = parse_integer(args.get(name));
+    if (!value || *value < low || *value > high) {
+      return fail(err, "--" + std::string(name) + " takes a whole number from " + std::to_string(low) + " to " + std::to_string(high));
+    }
+    *target = static_cast<std::uint32_t>(*value);
+  }
+  job.folder = std::filesystem::absolute(args.get("output")).lexically_normal().string();
+  job.partition = args.get("partition");
+  job.time = args.get("time");
+  std::error_code error;
+  job.tilelens = std::filesystem::read_symlink("/proc/self/exe", error).string();
+  if (error) job.tilelens = "tilelens";
+  // A first check of the grid here, not on the cluster.
+  if (auto jobs = core::expand_grid(grid); !jobs) return fail(err, jobs.error().message);
+  const std::string script = args.get("slurm-script");
+  if (auto status = core::write_slurm_job(job, script); !status) return fail(err, status.error().message);
+  out << "wrote " << script << " (" << job.shards << " array tasks) and " << script << ".merge.sh; the shards go to " << job.folder << "\n";
+  if (!args.has("submit")) {
+    out << "submit: sbatch " << script << ", then sbatch --dependency=afterok:ARRAY_ID " << script << ".merge.sh (or use --submit)\n";
+    return 0;
+  }
+  // Only the shards not complete yet: a re-submission skips the finished ones.
+  std::vector<std::uint32_t> tasks;
+  auto statuses = core::shard_status(job.folder);
+  if (!statuses) return fail(err, statuses.error().message);
+  for (const auto& s : *statuses) {
+    if (s.done < s.total) tasks.push_back(s.shard);
+  }
+  std::string dependency;
+  if (!tasks.empty()) {
+    if (tasks.size() < job.shards) {
+      std::ofstream rewrite(script, std::ios::trunc);
+      rewrite << core::slurm_array_script(job, tasks);
+    }
+    auto array = run_command("sbatch --parsable " + shell_word(script));
+    if (!array) return fail(err, "--submit: " + array.error().message + " (is Slurm's sbatch installed and the cluster up?)");
+    const std::string array_id = array->substr(0, array->find(';'));
+    out << "submitted the array: job " << array_id << " (" << tasks.size() << " of " << job.shards << " shards)\n";
+    dependency = " --dependency=afterok:" + array_id;
+  } else {
+    out << "every shard is complete: only the merge is submitted\n";
+  }
+  auto merge = run_command("sbatch --parsable" + dependency + " " + shell_word(script + ".merge.sh"));
+  if (!merge) return fail(err, "--submit: " + merge.error().message);
+  out << "submitted the merge: job " << merge->substr(0, merge->find(';')) << " (into " << job.folder << "/merged.db)\n";
+  out << "progress: tilelens sweep --status " << job.folder << "\n";
+  return 0;
+}
+
+}  // namespace
+
 int cmd_sweep(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.positional.empty()) return fail(err, "unexpected argument '" + args.positional[0] + "'; see tilelens sweep --help");
   if (args.get("preset") == "list") {
@@ -75,6 +193,7 @@ int cmd_sweep(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     out << "fgcs-fig7  the runs of fgcs-fig5 (Fig. 7 shows their transfers)\n";
     return 0;
   }
+  if (args.has("status")) return sweep_status(args.get("status"), out, err);
   core::SweepGrid grid;
   if (args.has("preset")) {
     std::vector<std::string> given;
@@ -88,6 +207,7 @@ int cmd_sweep(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     if (auto status = core::set_sweep_option(grid, option.name, args.get(option.name)); !status) return fail(err, status.error().message);
   }
   if (grid.workloads.empty()) return fail(err, "--workload is required; see tilelens sweep --help");
+  if (args.has("slurm-script")) return slurm_script(args, grid, out, err);
   if (!args.has("db") && !args.has("dry-run")) return fail(err, "--db FILE is required");
   if (args.has("dry-run")) {
     auto jobs = core::expand_grid(grid);
