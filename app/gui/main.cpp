@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
       "  tilelens-gui --db figs.db --figure fgcs-fig13 --out fig13      # fig13.png, .pdf and .svg");
   args.addHelpOption();
   args.addVersionOption();
-  args.addPositionalArgument("database", "a tilelens database to open");
+  args.addPositionalArgument("database", "a tilelens database to open; several, or a folder of shard databases, open as one (merged)");
   args.addOption({"db", "the database (same as the positional argument)", "FILE"});
   args.addOption({"export", "draw VIEW (tile-order, side-by-side, difference, timeline, curves) to --out and exit", "VIEW"});
   args.addOption({"figure", "replay a paper's preset into --db where needed and draw its figure to --out BASE (.png, .pdf and .svg); 'list' names them", "PRESET"});
@@ -269,7 +269,9 @@ int main(int argc, char** argv) {
   if (database.isEmpty()) {
     const QString example = args.isSet("example-db") ? args.value("example-db") : example_database_path();
     if (!window.open_example(example, &error)) return fail(error);
-  } else if (!window.open_database(database, &error)) {
+  } else if (!window.open_databases(args.positionalArguments().size() > 1 && !args.isSet("db") ? args.positionalArguments()
+                                                                                                : QStringList{database},
+                                     &error)) {
     return fail(error);
   }
   if (args.isSet("show")) {

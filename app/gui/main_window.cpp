@@ -8,6 +8,10 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QUrl>
+#include <QCoreApplication>
+#include <QFile>
+#include <QDir>
 #include <QHeaderView>
 #include <QItemSelection>
 #include <QKeyEvent>
@@ -206,6 +210,35 @@ bool MainWindow::open_database(const QString& path, QString* error) {
   setWindowTitle("tilelens - " + QFileInfo(path).fileName());
   reload_runs();
   remember_recent(path);
+  return true;
+}
+
+bool MainWindow::open_databases(const QStringList& paths, QString* error) {
+  QStringList files;
+  for (const QString& path : paths) {
+    if (QFileInfo(path).isDir()) {
+      for (const QFileInfo& entry : QDir(path).entryInfoList({"*.db"}, QDir::Files, QDir::Name)) files << entry.absoluteFilePath();
+    } else {
+      files << path;
+    }
+  }
+  if (files.isEmpty()) return report(this, "no database (*.db) in " + paths.join(", ").toStdString(), error);
+  if (files.size() == 1) return open_database(files.front(), error);
+  const QString folder = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+  QDir().mkpath(folder);
+  const QString merged = folder + "/merged-" + QString::number(QCoreApplication::applicationPid()) + ".db";
+  for (const char* suffix : {"", "-wal", "-shm"}) QFile::remove(merged + suffix);
+  {
+    auto store = db::Store::open(merged.toStdString());
+    if (!store) return report(this, store.error().message, error);
+    for (const QString& file : files) {
+      if (QFileInfo(file).absoluteFilePath() == QFileInfo(merged).absoluteFilePath()) continue;
+      auto added = store->merge_from(file.toStdString());
+      if (!added) return report(this, added.error().message, error);
+    }
+  }
+  if (!open_database(merged, error)) return false;
+  setWindowTitle(QString("tilelens - %1 databases merged (%2)").arg(files.size()).arg(paths.join(", ")));
   return true;
 }
 
@@ -553,8 +586,11 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-  const auto urls = event->mimeData()->urls();
-  if (!urls.isEmpty() && urls.front().isLocalFile()) open_database(urls.front().toLocalFile());
+  QStringList paths;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile()) paths << url.toLocalFile();
+  }
+  if (!paths.isEmpty()) open_databases(paths);
 }
 
 }  // namespace tilelens::gui

@@ -34,6 +34,10 @@ class MainWindow : public QMainWindow {
   // Opens a database and lists its runs. On error returns false with the message in `error`,
   // or in a message box when `error` is null.
   bool open_database(const QString& path, QString* error = nullptr);
+  // Several databases, or a folder of them (a sweep's shards, docs/cluster.md), opened as one:
+  // merged into a fresh file of the user's cache (tilelens db merge's rules), which is opened.
+  // One file opens as itself.
+  bool open_databases(const QStringList& paths, QString* error = nullptr);
   // Builds the example database at `path` if needed, opens it and shows its comparison.
   bool open_example(const QString& path, QString* error = nullptr);
   // Opens one run in a tab, or several side by side: in a tab of their own, or in the

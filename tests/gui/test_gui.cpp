@@ -518,6 +518,21 @@ class GuiTests : public QObject {
     QCOMPARE(window.tabs()->count(), 2);  // following the tab opened nothing
   }
 
+  void a_folder_of_shards_opens_as_one_database() {
+    // Two sweeps' databases in a folder open as one: their runs, each once.
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    for (const char* name : {"shard-1.db", "shard-2.db"}) QVERIFY(QFile::copy(db_, folder.filePath(name)));
+    MainWindow window;
+    QString error;
+    QVERIFY2(window.open_databases({folder.path()}, &error), qPrintable(error));
+    QCOMPARE(window.run_count(), 3);  // the same runs in both: stored once
+    QVERIFY(window.windowTitle().contains("2 databases merged"));
+    QTemporaryDir empty;
+    QVERIFY(!window.open_databases({empty.path()}, &error));
+    QVERIFY(error.contains("no database"));
+  }
+
   void filter_takes_words_and_the_model_is_sound() {
     MainWindow window;
     QString error;
