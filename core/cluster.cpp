@@ -14,13 +14,6 @@ namespace {
 constexpr const char* kManifest = "manifest.json";
 constexpr int kManifestVersion = 1;
 
-// One shell word, whatever it holds.
-std::string shell_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string sweep_arguments(const SlurmJob& job) {
   std::string arguments;
   for (const auto& [name, value] : job.options) {
@@ -41,6 +34,12 @@ std::string header(const SlurmJob& job, const std::string& name) {
 }
 
 }  // namespace
+
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::string slurm_array_script(const SlurmJob& job, const std::vector<std::uint32_t>& tasks) {
   std::string array = "1-" + std::to_string(job.shards);

@@ -25,6 +25,9 @@ struct SlurmJob {
   std::uint32_t cpus_per_task = 1;
 };
 
+// One shell word holding `text`, whatever it holds: 'it'\''s'.
+std::string shell_quoted(const std::string& text);
+
 // The array script: #SBATCH --array=1-N (or the listed tasks), one shard per array task.
 std::string slurm_array_script(const SlurmJob& job, const std::vector<std::uint32_t>& tasks = {});
 // The merge script, run after the array (sbatch --dependency=afterok:ARRAY).

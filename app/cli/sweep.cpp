@@ -119,12 +119,6 @@ Result<std::string> run_command(const std::string& command) {
   return output.substr(0, output.find('\n'));
 }
 
-std::string shell_word(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 int slurm_script(const ParsedArgs& args, const core::SweepGrid& grid, std::ostream& out, std::ostream& err) {
   if (!args.has("output")) return fail(err, "--slurm-script needs --output FOLDER, a folder every node can write");
   core::SlurmJob job;
@@ -169,7 +163,7 @@ int slurm_script(const ParsedArgs& args, const core::SweepGrid& grid, std::ostre
       std::ofstream rewrite(script, std::ios::trunc);
       rewrite << core::slurm_array_script(job, tasks);
     }
-    auto array = run_command("sbatch --parsable " + shell_word(script));
+    auto array = run_command("sbatch --parsable " + core::shell_quoted(script));
     if (!array) return fail(err, "--submit: " + array.error().message + " (is Slurm's sbatch installed and the cluster up?)");
     const std::string array_id = array->substr(0, array->find(';'));
     out << "submitted the array: job " << array_id << " (" << tasks.size() << " of " << job.shards << " shards)\n";
@@ -177,7 +171,7 @@ int slurm_script(const ParsedArgs& args, const core::SweepGrid& grid, std::ostre
   } else {
     out << "every shard is complete: only the merge is submitted\n";
   }
-  auto merge = run_command("sbatch --parsable" + dependency + " " + shell_word(script + ".merge.sh"));
+  auto merge = run_command("sbatch --parsable" + dependency + " " + core::shell_quoted(script + ".merge.sh"));
   if (!merge) return fail(err, "--submit: " + merge.error().message);
   out << "submitted the merge: job " << merge->substr(0, merge->find(';')) << " (into " << job.folder << "/merged.db)\n";
   out << "progress: tilelens sweep --status " << job.folder << "\n";
