@@ -55,8 +55,11 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   const Lanes l = lanes(area);
   const double left = area.left() + l.label_width, width = area.width() - l.label_width - 4;
   QFont font = painter.font();
-  font.setPixelSize(static_cast<int>(std::clamp(l.lane_height * 0.6, 8.0, 12.0)));
+  // Labels are 12 px (9 pt) or absent: lanes too thin for one name each get one name per
+  // worker, over its lanes, and the legend says the lanes' order.
+  font.setPixelSize(12);
   painter.setFont(font);
+  const bool per_lane = l.lane_height >= 13;
   static const char* names[kLanesPerGpu] = {"compute", "fetch", "prefetch", "memory"};
   for (std::uint32_t g = 0; g < run_.gpus; ++g) {
     for (int k = 0; k < lane_count(g); ++k) {
@@ -66,9 +69,16 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
         painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
       }
       painter.fillRect(QRectF(left, y + 1, width, l.lane_height - 2), faint);
+      if (!per_lane) continue;
       painter.setPen(ink);
       painter.drawText(QRectF(area.left() + 2, y, l.label_width - 6, l.lane_height), Qt::AlignVCenter | Qt::AlignRight,
                        QString("%1 %2").arg(QString::fromStdString(run_.worker_name(g))).arg(names[k]));
+    }
+    if (!per_lane) {
+      painter.setPen(ink);
+      const double y = area.top() + first_lane_[g] * l.lane_height;
+      painter.drawText(QRectF(area.left() + 2, y, l.label_width - 6, l.lane_height * lane_count(g)), Qt::AlignVCenter | Qt::AlignRight,
+                       QString::fromStdString(run_.worker_name(g)));
     }
   }
   const auto lane_rect = [&](GpuId g, int k) {
@@ -234,6 +244,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   entry(kMemoryColor, QString("memory in use (lane top: M = %1)")
                           .arg(QString::fromStdString(format_bytes(run_.run.info.platform.memory_bytes))), true);
   entry(QColor(150, 150, 150), "eviction", true);
+  if (!per_lane) entry(ink, "lanes per GPU: compute, fetch, prefetch, memory", true);
   painter.restore();
 }
 
