@@ -5,6 +5,7 @@
 #   2 the filter with two words                       6 the replay dialog on the open run
 #   3 a run kept in its own tab (Down, Enter)         7 Ctrl+E from the filter: the export dialog
 #   4 a tooltip on the timeline                       8 the window at 560 px wide
+#   9 the curves of a sweep stored meanwhile by the CLI (F5, then the Sweeps menu)
 # It fails when the app dies at a step, when Ctrl+E from the filter opens no export dialog, or
 # when the app does not quit cleanly. Usage: tour.sh TILELENS-GUI OUT [--docs DIR] (--docs also
 # copies the screenshots to DIR, as docs/images). Exits 77 (CTest's skip) without Xvfb, xdotool
@@ -110,6 +111,19 @@ sleep 0.5
 xdotool windowsize "$window" 560 700
 sleep 1
 step 8-narrow
+# A sweep stored by the command line into the open database, then its curves in the app.
+cli="$(dirname "$gui")/../cli/tilelens"
+"$cli" sweep --db "$out/example.db" --workload 'matmul2d:N=5..40:5' --scheduler eager,rcm,dmdar,hfp/belady --memory 250MiB --quiet >/dev/null
+xdotool windowsize "$window" 1400 900
+xdotool windowfocus "$window" 2>/dev/null || true
+sleep 0.5
+xdotool key F5
+sleep 0.5
+xdotool key alt+s
+sleep 0.5
+xdotool key Return
+sleep 2
+step 9-curves
 xdotool windowfocus "$window" 2>/dev/null || true
 xdotool key ctrl+q
 for _ in $(seq 50); do kill -0 "$app" 2>/dev/null || break; sleep 0.1; done
@@ -123,4 +137,4 @@ if [ -n "$docs" ]; then
   cp "$out"/tour-*.png "$docs/"
   echo "copied the tour to $docs"
 fi
-echo "tour done: 8 steps, screenshots in $out"
+echo "tour done: 9 steps, screenshots in $out"
