@@ -86,13 +86,10 @@ void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, c
   const QString first = QString("#%1 %2").arg(a.run.info.id).arg(QString::fromStdString(a.title()));
   const QString second = QString("#%1 %2").arg(b.run.info.id).arg(QString::fromStdString(b.title()));
   painter.setPen(ink);
-  painter.drawText(QRectF(area.left(), area.top(), area.width(), line), Qt::AlignCenter, "loads per tile: second run - first run");
-  painter.drawText(QRectF(area.left(), area.top() + line, area.width(), line), Qt::AlignCenter,
-                   metrics.elidedText("first " + first, Qt::ElideRight, area.width() - 8));
-  painter.drawText(QRectF(area.left(), area.top() + 2 * line, area.width(), line), Qt::AlignCenter,
-                   metrics.elidedText("second " + second, Qt::ElideRight, area.width() - 8));
-  const double header = 3 * line + 4, scale_height = 2 * line + 6;
-  const double cell = std::max(0.1, std::min((area.width() - 16) / cols, (area.height() - header - scale_height - 8) / rows));
+  painter.drawText(QRectF(area.left(), area.top(), area.width(), line), Qt::AlignCenter,
+                   metrics.elidedText("loads per tile, second - first: " + second + "  -  " + first, Qt::ElideMiddle, area.width() - 8));
+  const double header = line + 4, scale_height = line + 6;
+  const double cell = std::max(0.1, std::min((area.width() - 16) / cols, (area.height() - header - scale_height - 4) / rows));
   const double left = area.left() + (area.width() - cell * cols) / 2, top = area.top() + header;
   for (std::int32_t i = 0; i < rows; ++i) {
     for (std::int32_t j = 0; j < cols; ++j) {
@@ -101,17 +98,19 @@ void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, c
                        diverging(static_cast<double>(d) / extreme, dark));
     }
   }
-  // The labelled scale: -max (blue: the second loads less) to +max (red: it loads more).
-  const double bar_width = std::min(area.width() - 40, 320.0), bar_left = area.left() + (area.width() - bar_width) / 2;
-  const double bar_top = top + cell * rows + 8;
-  for (int step = 0; step < 64; ++step) {
-    painter.fillRect(QRectF(bar_left + bar_width * step / 64, bar_top, bar_width / 64 + 0.5, line * 0.7), diverging(step / 31.5 - 1, dark));
-  }
+  // The labelled scale on one line: blue, the second run loads less; vermillion, more.
+  const QString low = QString("second loads less: -%1").arg(extreme), high = QString("+%1: more").arg(extreme);
+  const double bar_width = std::clamp(area.width() - metrics.horizontalAdvance(low) - metrics.horizontalAdvance(high) - 40, 60.0, 260.0);
+  const double total = metrics.horizontalAdvance(low) + bar_width + metrics.horizontalAdvance(high) + 20;
+  const double x0 = area.left() + std::max(4.0, (area.width() - total) / 2), y0 = top + cell * rows + 6;
   painter.setPen(ink);
-  const QRectF labels(bar_left - 60, bar_top + line * 0.7, bar_width + 120, line);
-  painter.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, QString("-%1 (second loads less)").arg(extreme));
-  painter.drawText(labels, Qt::AlignHCenter | Qt::AlignVCenter, "0");
-  painter.drawText(labels, Qt::AlignRight | Qt::AlignVCenter, QString("+%1 (more)").arg(extreme));
+  painter.drawText(QRectF(x0, y0, metrics.horizontalAdvance(low) + 2, line), Qt::AlignVCenter | Qt::AlignLeft, low);
+  const double bar_left = x0 + metrics.horizontalAdvance(low) + 10;
+  for (int step = 0; step < 64; ++step) {
+    painter.fillRect(QRectF(bar_left + bar_width * step / 64, y0 + line * 0.2, bar_width / 64 + 0.5, line * 0.6), diverging(step / 31.5 - 1, dark));
+  }
+  painter.drawText(QRectF(bar_left + bar_width / 2 - 10, y0, 20, line), Qt::AlignCenter, "0");
+  painter.drawText(QRectF(bar_left + bar_width + 10, y0, metrics.horizontalAdvance(high) + 2, line), Qt::AlignVCenter | Qt::AlignLeft, high);
   painter.restore();
 }
 

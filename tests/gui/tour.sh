@@ -6,6 +6,7 @@
 #   3 a run kept in its own tab (Down, Enter)         7 Ctrl+E from the filter: the export dialog
 #   4 a tooltip on the timeline                       8 the window at 560 px wide
 #   9 the curves of a sweep stored meanwhile by the CLI (F5, then the Sweeps menu)
+#  10 two runs compared: Ctrl-click a second row; the metrics and the difference map
 # It fails when the app dies at a step, when Ctrl+E from the filter opens no export dialog, or
 # when the app does not quit cleanly. Usage: tour.sh TILELENS-GUI OUT [--docs DIR] (--docs also
 # copies the screenshots to DIR, as docs/images). Exits 77 (CTest's skip) without Xvfb, xdotool
@@ -124,6 +125,15 @@ sleep 0.5
 xdotool key Return
 sleep 2
 step 9-curves
+# Two runs side by side: the filter cleared, the first row, then Ctrl-click the second.
+xdotool key ctrl+f
+xdotool key ctrl+a BackSpace
+sleep 0.5
+xdotool mousemove 60 100 click 1
+sleep 1
+xdotool keydown ctrl mousemove 60 130 click 1 keyup ctrl
+sleep 2
+step 10-compare
 xdotool windowfocus "$window" 2>/dev/null || true
 xdotool key ctrl+q
 for _ in $(seq 50); do kill -0 "$app" 2>/dev/null || break; sleep 0.1; done
@@ -137,4 +147,4 @@ if [ -n "$docs" ]; then
   cp "$out"/tour-*.png "$docs/"
   echo "copied the tour to $docs"
 fi
-echo "tour done: 9 steps, screenshots in $out"
+echo "tour done: 10 steps, screenshots in $out"
