@@ -127,7 +127,8 @@ class Store {
   // (a complete one before a failed one; incomplete runs and claims stay behind), each with
   // everything recorded for it. Idempotent: merging a file twice, or shards that overlap,
   // stores each run once. Atomic: one transaction, so an interrupted merge leaves this file
-  // unchanged. A source of another schema version is refused, naming both versions.
+  // unchanged. A source of another schema version is refused, naming both versions, and so
+  // is one whose copied runs do not read back (load_run) before the commit.
   struct MergeReport {
     std::size_t workloads_added = 0, runs_added = 0, runs_skipped = 0;
   };

@@ -1,5 +1,6 @@
 // Sweeps beyond one machine (issue 21): a grid split into shards by estimated cost, and
-// databases merged into one, each run once, atomically, refusing other schema versions.
+// databases merged into one, each run once, atomically, refusing other schema versions and
+// inputs whose runs do not read back.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
@@ -141,6 +142,19 @@ TEST_CASE("a merge is atomic and refuses another schema version, naming it", "[c
     CHECK(*c->query_integer("SELECT COUNT(*) FROM workloads") == 1);
   }
   CHECK(loads_by_key(target.path) == before);
+  // A source whose values are hostile (a metrics row with a negative count) is refused whole:
+  // the target's runs stay readable.
+  {
+    TempFile hostile("merge-hostile.db");
+    REQUIRE(test::cli({"replay", "--workload", "matmul2d:N=5", "--memory", "4items", "--db", hostile.path}).code == 0);
+    auto c = db::Connection::open(hostile.path, db::Connection::Access::ReadWrite);
+    REQUIRE(c.ok());
+    REQUIRE(c->exec("UPDATE metrics SET loads = -5;").ok());
+    const auto refused_hostile = test::cli({"db", "merge", target.path, hostile.path});
+    CHECK(refused_hostile.code == 2);
+    CHECK_THAT(refused_hostile.err, Catch::Contains("does not read back"));
+    CHECK(loads_by_key(target.path) == before);
+  }
   // Another schema version is refused, and the target is untouched.
   REQUIRE(test::cli({"replay", "--workload", "matmul2d:N=4", "--memory", "4items", "--db", older.path}).code == 0);
   {
