@@ -127,20 +127,23 @@ Result<std::vector<ShardStatus>> shard_status(const std::string& folder) {
   auto manifest = read_manifest(folder);
   if (!manifest) return manifest.error();
   auto& [grid, shards] = *manifest;
+  // The grid expanded and split once: each shard's jobs, in grid order.
+  grid.shard = grid.shards = 0;
+  auto all = expand_grid(grid);
+  if (!all) return all.error();
+  const std::vector<std::uint32_t> part_of = shard_of(*all, shards);
+  std::vector<std::vector<const SweepJob*>> parts(shards);
+  for (std::size_t i = 0; i < all->size(); ++i) parts[part_of[i]].push_back(&(*all)[i]);
   std::vector<ShardStatus> statuses;
   for (std::uint32_t k = 1; k <= shards; ++k) {
-    SweepGrid part = grid;
-    part.shard = k;
-    part.shards = shards;
-    auto jobs = expand_grid(part);
-    if (!jobs) return jobs.error();
+    const auto& jobs = parts[k - 1];
     ShardStatus status;
     status.shard = k;
-    status.total = jobs->size();
+    status.total = jobs.size();
     std::map<std::string, std::string> label_of;  // run key -> label
-    for (const auto& job : *jobs) {
-      auto prepared = prepare_replay(job.request);
-      label_of[prepared ? prepared->info.key : job.label] = job.label;
+    for (const SweepJob* job : jobs) {
+      auto prepared = prepare_replay(job->request);
+      label_of[prepared ? prepared->info.key : job->label] = job->label;
     }
     const std::string path = (std::filesystem::path(folder) / ("shard-" + std::to_string(k) + ".db")).string();
     std::set<std::string> complete;

@@ -378,31 +378,32 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
   return jobs;
 }
 
-double estimated_cost(const SweepJob& job) {
-  static std::mutex mutex;
-  static std::map<std::string, double> tasks_of;  // generating a workload once per spec
-  double tasks = 1000;  // a workload file, or a spec that does not generate: a middling guess
-  {
-    std::lock_guard lock(mutex);
+std::vector<double> estimated_costs(const std::vector<SweepJob>& jobs) {
+  std::map<std::string, double> tasks_of;  // each workload generated once per call
+  std::vector<double> costs;
+  costs.reserve(jobs.size());
+  for (const SweepJob& job : jobs) {
     auto known = tasks_of.find(job.request.workload);
     if (known == tasks_of.end()) {
+      // A workload file, or a spec that does not generate: a middling guess of 1,000 tasks.
       auto workload = generate_workload(job.request.workload);
       known = tasks_of.emplace(job.request.workload, workload ? static_cast<double>(std::max<std::size_t>(1, workload->task_count())) : 1000.0).first;
     }
-    tasks = known->second;
+    const std::string scheduler = job.request.scheduler.substr(0, job.request.scheduler.find(':'));
+    const bool heavy = scheduler == "dmda" || scheduler == "dmdar" || scheduler == "dmdas" || scheduler == "hfp" || scheduler == "darts" ||
+                       scheduler == "partition";
+    const bool belady = job.request.eviction.rfind("belady", 0) == 0;
+    costs.push_back(known->second * (heavy ? 3.0 : 1.0) * (belady ? 2.0 : 1.0));
   }
-  const std::string scheduler = job.request.scheduler.substr(0, job.request.scheduler.find(':'));
-  const bool heavy = scheduler == "dmda" || scheduler == "dmdar" || scheduler == "dmdas" || scheduler == "hfp" || scheduler == "darts" ||
-                     scheduler == "partition";
-  const bool belady = job.request.eviction.rfind("belady", 0) == 0;
-  return tasks * (heavy ? 3.0 : 1.0) * (belady ? 2.0 : 1.0);
+  return costs;
 }
 
 std::vector<std::uint32_t> shard_of(const std::vector<SweepJob>& jobs, std::uint32_t shards) {
   std::vector<std::uint32_t> part(jobs.size(), 0);
   if (shards <= 1) return part;
+  const std::vector<double> costs = estimated_costs(jobs);
   std::vector<std::pair<double, std::size_t>> order;
-  for (std::size_t i = 0; i < jobs.size(); ++i) order.emplace_back(estimated_cost(jobs[i]), i);
+  for (std::size_t i = 0; i < jobs.size(); ++i) order.emplace_back(costs[i], i);
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<double> load(shards, 0);
   for (const auto& [cost, index] : order) {

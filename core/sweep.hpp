@@ -69,11 +69,11 @@ struct SweepJob {
 // that shard's runs (shard_of), in the same order.
 Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid);
 
-// A run's estimated cost, to balance shards: its tasks (the workload generated once per spec)
+// Each run's estimated cost, to balance shards: its tasks (each workload generated once)
 // times its scheduler's weight (1 for the static orders and EAGER-like ones, 3 for a Ready
 // scan, DMDA's models, HFP's packing or DARTS's choice) times 2 for Belady (its future, and
 // the fixed point under Ready). Measured, not exact: the bench reports the balance it gets.
-double estimated_cost(const SweepJob& job);
+std::vector<double> estimated_costs(const std::vector<SweepJob>& jobs);
 // Which of `shards` parts each job goes to: a deterministic longest-processing-time split,
 // the costliest job first onto the least loaded part (ties to the lower part, jobs in grid
 // order), so that every part gets about the same estimated cost. The parts' union is the grid.
