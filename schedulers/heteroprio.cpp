@@ -240,7 +240,7 @@ class Scheduler final : public tilelens::Scheduler {
     if (options_.locality) {
       if (options_.push == Push::Auto) {
         at_push_[task] = nodes_by_every_formula(task);
-        const auto in_use = static_cast<std::size_t>(std::find(kAutoFormulas.begin(), kAutoFormulas.end(), selector_.current()) - kAutoFormulas.begin());
+        const std::size_t in_use = selector_.current_index();
         node = at_push_[task][in_use];
         formula_at_push_[task] = static_cast<std::uint8_t>(in_use);
         ++auto_pushes_[in_use];

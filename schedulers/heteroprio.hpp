@@ -59,6 +59,7 @@ std::vector<std::uint32_t> best_nodes(Formula formula, std::span<const TaskDatum
 class AutoSelector {
  public:
   Formula current() const { return kAutoFormulas[current_]; }
+  std::size_t current_index() const { return current_; }  // into kAutoFormulas
   void record(const std::array<std::uint32_t, 4>& at_push, const std::array<std::uint32_t, 4>& at_pop);
   const std::array<std::uint64_t, 4>& differences() const { return differences_; }
 
