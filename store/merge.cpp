@@ -8,12 +8,6 @@
 namespace tilelens::db {
 namespace {
 
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
 // "a, b, c": a table's columns but `skip`, with `prefix` before each.
 std::string column_list(const Table& table, const std::vector<std::string_view>& skip, const std::string& prefix = "") {
   std::string list;
@@ -138,7 +132,11 @@ Result<Store::MergeReport> Store::merge_from(const std::string& path) {
     if (!source) return make_error("cannot merge " + path + ": " + source.error().message);
   }
   Connection& c = impl_->connection;
-  if (auto status = c.exec("ATTACH DATABASE " + quoted(path) + " AS src;"); !status) return make_error("cannot attach " + path + ": " + status.error().message);
+  {
+    auto attach = c.prepare("ATTACH DATABASE ?1 AS src");
+    if (!attach) return attach.error();
+    if (auto status = attach->bind(1, path).run(); !status) return make_error("cannot attach " + path + ": " + status.error().message);
+  }
   struct Detach {
     Connection& c;
     ~Detach() {
