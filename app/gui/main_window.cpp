@@ -172,7 +172,7 @@ void MainWindow::build_menus() {
   view->addAction("&Keep the selection in a tab", QKeySequence(Qt::Key_Return), this, [this] { keep_selection(); })
       ->setShortcutContext(Qt::WidgetShortcut);  // Enter in the list (QTableView::activated) does it
   view->addSeparator();
-  QAction* runs = static_cast<QDockWidget*>(runs_dock_)->toggleViewAction();
+  QAction* runs = runs_dock_->toggleViewAction();
   runs->setText("&Runs");
   runs->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
   view->addAction(runs);

@@ -19,6 +19,7 @@ class QTabWidget;
 class QSortFilterProxyModel;
 class QMenu;
 class QLabel;
+class QDockWidget;
 
 namespace tilelens::gui {
 
@@ -92,7 +93,7 @@ class MainWindow : public QMainWindow {
   QMenu* recent_menu_ = nullptr;
   QMenu* sweeps_menu_ = nullptr;
   QLabel* status_ = nullptr;
-  QWidget* runs_dock_ = nullptr;
+  QDockWidget* runs_dock_ = nullptr;
   bool dark_ = false;
   bool following_tab_ = false;  // the list is being set from the tab: no preview
   int loading_ = 0;

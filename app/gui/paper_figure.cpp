@@ -17,7 +17,7 @@
 namespace tilelens::gui {
 namespace {
 
-Status write_both(const PaintFunction& paint, QSize size, const QString& stem, PaperFigure& figure) {
+Status write_all_formats(const PaintFunction& paint, QSize size, const QString& stem, PaperFigure& figure) {
   for (const char* extension : {".png", ".pdf", ".svg"}) {
     const QString path = stem + extension;
     const QString error = export_figure(paint, size, path);
@@ -70,7 +70,7 @@ Status draw_orders(db::Store& store, const SweepPreset& preset, const std::vecto
     }
     figures.front()->paint_legend(painter, QRectF(area.left(), area.top() + body, area.width(), legend), options.front());
   };
-  return write_both(paint, QSize(width, height), base, figure);
+  return write_all_formats(paint, QSize(width, height), base, figure);
 }
 
 // The curves of an N or memory sweep, the preset's legend names on the series.
@@ -89,9 +89,9 @@ Status draw_curves(db::Store& store, const SweepPreset& preset, const std::vecto
   CurvesPage page(std::move(*curves), title);
   page.set_dark(dark);
   page.set_throughput(false);
-  if (auto status = write_both(page.paint_function(), page.figure_size(), base + "-transfers", figure); !status) return status;
+  if (auto status = write_all_formats(page.paint_function(), page.figure_size(), base + "-transfers", figure); !status) return status;
   page.set_throughput(true);
-  return write_both(page.paint_function(), page.figure_size(), base + "-gflops", figure);
+  return write_all_formats(page.paint_function(), page.figure_size(), base + "-gflops", figure);
 }
 
 // lahp Figs. 5-8's bar panels: one group of bars per size, a bar per policy.
@@ -238,7 +238,7 @@ Status draw_bars(const SweepPreset& preset, const std::vector<core::PresetRun>& 
       painter.drawText(QRectF(x + 22, y, 190, 26), Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(preset.policies[p].label));
     }
   };
-  return write_both(paint, size, base + "-panels", figure);
+  return write_all_formats(paint, size, base + "-panels", figure);
 }
 
 }  // namespace
