@@ -26,17 +26,37 @@ rm -rf "$out"
 mkdir -p "$out"
 export XDG_CONFIG_HOME="$out/config" XDG_DATA_HOME="$out/data" XDG_RUNTIME_DIR="$out/runtime"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-display=":$((90 + $$ % 100))"
-Xvfb "$display" -screen 0 1600x1000x24 -nolisten tcp >"$out/xvfb.log" 2>&1 &
-xvfb=$!
+# Xvfb picks a free display itself (-displayfd) and writes its number once it accepts clients:
+# a display number of our own choosing can be taken by another test or a stale lock file.
+xvfb=""
 app=""
 cleanup() {
   [ -n "$app" ] && kill "$app" 2>/dev/null || true
-  kill "$xvfb" 2>/dev/null || true
+  [ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null || true
 }
 trap cleanup EXIT
-export DISPLAY=$display
-for _ in $(seq 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 0.1; done
+display=""
+for attempt in 1 2 3; do
+  : >"$out/display"
+  Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$out/display" >"$out/xvfb.log" 2>&1 &
+  xvfb=$!
+  for _ in $(seq 100); do
+    display=$(tr -dc '0-9' <"$out/display")
+    [ -n "$display" ] && break
+    kill -0 "$xvfb" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -n "$display" ] && break
+  kill "$xvfb" 2>/dev/null || true
+  xvfb=""
+done
+if [ -z "$display" ]; then
+  echo "SKIP: Xvfb did not start after three attempts:"
+  cat "$out/xvfb.log"
+  exit 77
+fi
+export DISPLAY=":$display"
+xdotool getmouselocation >/dev/null 2>&1 || { echo "xdotool cannot reach Xvfb on $DISPLAY"; exit 1; }
 
 "$gui" --example-db "$out/example.db" >"$out/app.log" 2>&1 &
 app=$!
