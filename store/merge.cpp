@@ -157,26 +157,34 @@ Result<Store::MergeReport> Store::merge_from(const std::string& path) {
   if (!transaction) return transaction.error();
   auto report = merge_attached(c);
   if (!report) return make_error("merging " + path + ": " + report.error().message);
-  // The copied runs read back as the readers read them (their row, platform, metrics and
+  // The copied runs read back as the readers read them (their rows, platforms, metrics and
   // per-worker figures checked), inside the transaction: a source whose rows are well formed
   // but whose values are not (a hostile or damaged file) is refused before it can make this
-  // file's run list unreadable.
-  std::vector<std::int64_t> added;
-  {
-    auto ids = c.prepare("SELECT new, old FROM temp.map_runs ORDER BY new");
-    if (!ids) return ids.error();
-    std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
-    while (true) {
-      auto row = ids->step();
-      if (!row) return row.error();
-      if (!*row) break;
-      pairs.emplace_back(ids->integer(0), ids->integer(1));
-    }
-    for (const auto& [fresh, old] : pairs) {
-      if (auto run = load_run(fresh); !run) {
-        return make_error("cannot merge " + path + ": its run " + std::to_string(old) + " does not read back: " + run.error().message +
-                          "; nothing of " + path + " was merged");
+  // file's run list unreadable. They hold the ids after the ones this file had, so one
+  // load_runs (four queries) reads them all.
+  if (report->runs_added > 0) {
+    auto first_new = c.query_integer("SELECT MIN(new) FROM temp.map_runs");
+    if (!first_new) return first_new.error();
+    RunFilter copied;
+    copied.first_id = *first_new;
+    if (auto runs = load_runs(copied); !runs) {
+      // Name the source's run: the reader's message names its id in this file.
+      auto ids = c.prepare("SELECT new, old FROM temp.map_runs ORDER BY new");
+      if (!ids) return ids.error();
+      std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+      while (true) {
+        auto row = ids->step();
+        if (!row) return row.error();
+        if (!*row) break;
+        pairs.emplace_back(ids->integer(0), ids->integer(1));
       }
+      for (const auto& [fresh, old] : pairs) {
+        if (auto run = load_run(fresh); !run) {
+          return make_error("cannot merge " + path + ": its run " + std::to_string(old) + " does not read back: " + run.error().message +
+                            "; nothing of " + path + " was merged");
+        }
+      }
+      return make_error("cannot merge " + path + ": its runs do not read back: " + runs.error().message + "; nothing of " + path + " was merged");
     }
   }
   if (auto status = transaction->commit(); !status) return status.error();

@@ -1,6 +1,7 @@
 // Reading runs back: their rows (with their workload's and platform's), metrics, measurements
 // and traces. Every query selects the schema's columns (tables.cpp) and reads them by name.
 #include <limits>
+#include <unordered_map>
 
 #include "store/schema.hpp"
 #include "store/store_internal.hpp"
@@ -97,15 +98,10 @@ std::string first_bad_figure(const Statement& row, std::string_view table) {
   return "";
 }
 
-// A run's metrics and per-worker figures; none for a run that has no metrics row (failed).
-Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_id) {
-  auto metrics = c.prepare("SELECT " + select_columns(schema_table("metrics"), "m") + " FROM metrics m WHERE run_id = ?1");
-  if (!metrics) return metrics.error();
-  metrics->bind(1, run_id);
-  auto has_metrics = metrics->step();
-  if (!has_metrics) return has_metrics.error();
-  if (!*has_metrics) return std::optional<RunMetrics>();
-  const Statement& m = *metrics;
+// A run's metrics from its row of the metrics table; its per-worker figures and counters come
+// from their own tables (read_gpu_row, read_counter_row).
+Result<RunMetrics> read_metrics_row(const Connection& c, const Statement& m) {
+  const std::int64_t run_id = m.integer("metrics.run_id");
   if (auto bad = first_bad_figure(m, "metrics"); !bad.empty()) return damaged(c.path(), "run " + std::to_string(run_id) + ": " + bad);
   RunMetrics out;
   ReplaySummary& s = out.summary;
@@ -151,37 +147,36 @@ Result<std::optional<RunMetrics>> load_metrics(Connection& c, std::int64_t run_i
   s.pop_decisions.per_task_ns = m.real("metrics.pop_per_task_ns");
   s.decisions_charged_ns = m.integer("metrics.decisions_charged_ns");
 
-  const std::string gpus = "SELECT " + select_columns(schema_table("gpu_metrics"), "g") + " FROM gpu_metrics g WHERE run_id = ?1 ORDER BY gpu";
-  std::string bad_gpu_row;
-  Status status = for_each_row(c, gpus, run_id, [&](const Statement& g) {
-    if (auto bad = first_bad_figure(g, "gpu_metrics"); !bad.empty() && bad_gpu_row.empty()) {
-      bad_gpu_row = "run " + std::to_string(run_id) + ", worker " + std::to_string(g.integer("gpu_metrics.gpu")) + ": " + bad;
-    }
-    GpuSummary gpu;
-    gpu.tasks = static_cast<std::uint64_t>(g.integer("gpu_metrics.tasks"));
-    gpu.loads = static_cast<std::uint64_t>(g.integer("gpu_metrics.loads"));
-    gpu.allocations = static_cast<std::uint64_t>(g.integer("gpu_metrics.allocations"));
-    gpu.evictions = static_cast<std::uint64_t>(g.integer("gpu_metrics.evictions"));
-    gpu.invalidations = static_cast<std::uint64_t>(g.integer("gpu_metrics.invalidations"));
-    gpu.resident_at_end = static_cast<std::uint64_t>(g.integer("gpu_metrics.resident_at_end"));
-    gpu.busy_ns = g.integer("gpu_metrics.busy_ns");
-    gpu.peak_bytes = g.real("gpu_metrics.peak_bytes");
-    s.gpus.push_back(gpu);
-  });
-  if (!status) return status.error();
-  if (!bad_gpu_row.empty()) return damaged(c.path(), bad_gpu_row);
-  if (s.gpus.size() > kMaxWorkers) return damaged(c.path(), "run " + std::to_string(run_id) + " has " + std::to_string(s.gpus.size()) + " rows in gpu_metrics");
-  const std::string counters =
-      "SELECT " + select_columns(schema_table("scheduler_counters"), "k") + " FROM scheduler_counters k WHERE run_id = ?1 ORDER BY name";
-  std::string bad_counter;
-  status = for_each_row(c, counters, run_id, [&](const Statement& k) {
-    const std::int64_t value = k.integer("scheduler_counters.value");
-    if (value < 0 && bad_counter.empty()) bad_counter = "run " + std::to_string(run_id) + ", scheduler counter " + k.text("scheduler_counters.name") + " is negative";
-    s.scheduler_counters.emplace_back(k.text("scheduler_counters.name"), static_cast<std::uint64_t>(std::max<std::int64_t>(0, value)));
-  });
-  if (!status) return status.error();
-  if (!bad_counter.empty()) return damaged(c.path(), bad_counter);
-  return std::optional<RunMetrics>(std::move(out));
+  return out;
+}
+
+Status read_gpu_row(const Connection& c, const Statement& g, ReplaySummary& s) {
+  const std::int64_t run_id = g.integer("gpu_metrics.run_id");
+  if (auto bad = first_bad_figure(g, "gpu_metrics"); !bad.empty()) {
+    return damaged(c.path(), "run " + std::to_string(run_id) + ", worker " + std::to_string(g.integer("gpu_metrics.gpu")) + ": " + bad);
+  }
+  if (s.gpus.size() >= kMaxWorkers) return damaged(c.path(), "run " + std::to_string(run_id) + " has more than " + std::to_string(kMaxWorkers) + " rows in gpu_metrics");
+  GpuSummary gpu;
+  gpu.tasks = static_cast<std::uint64_t>(g.integer("gpu_metrics.tasks"));
+  gpu.loads = static_cast<std::uint64_t>(g.integer("gpu_metrics.loads"));
+  gpu.allocations = static_cast<std::uint64_t>(g.integer("gpu_metrics.allocations"));
+  gpu.evictions = static_cast<std::uint64_t>(g.integer("gpu_metrics.evictions"));
+  gpu.invalidations = static_cast<std::uint64_t>(g.integer("gpu_metrics.invalidations"));
+  gpu.resident_at_end = static_cast<std::uint64_t>(g.integer("gpu_metrics.resident_at_end"));
+  gpu.busy_ns = g.integer("gpu_metrics.busy_ns");
+  gpu.peak_bytes = g.real("gpu_metrics.peak_bytes");
+  s.gpus.push_back(gpu);
+  return Status::success();
+}
+
+Status read_counter_row(const Connection& c, const Statement& k, ReplaySummary& s) {
+  const std::int64_t value = k.integer("scheduler_counters.value");
+  if (value < 0) {
+    return damaged(c.path(), "run " + std::to_string(k.integer("scheduler_counters.run_id")) + ", scheduler counter " +
+                                 k.text("scheduler_counters.name") + " is negative");
+  }
+  s.scheduler_counters.emplace_back(k.text("scheduler_counters.name"), static_cast<std::uint64_t>(value));
+  return Status::success();
 }
 
 // A complete run has its metrics (they are committed with its status); only a failed one has none.
@@ -203,16 +198,46 @@ Status for_trace_rows(Connection& c, std::string_view table, std::string_view or
 
 }  // namespace
 
-Result<std::vector<RunInfo>> Store::list_runs(const RunFilter& filter) {
-  const std::string sql = run_query() +
-                          "WHERE (?1 IS NULL OR r.sweep_id = ?1) AND instr(coalesce(w.spec, w.name, ''), ?2) > 0 AND "
-                          "instr(r.scheduler, ?3) > 0 AND (?4 IS NULL OR r.status = ?4) ORDER BY r.id";
-  auto query = impl_->connection.prepare(sql);
-  if (!query) return query.error();
-  query->bind(1, filter.sweep_id)
+namespace {
+
+// The runs a filter selects, as an SQL condition on runs r joined with workloads w; its
+// parameters are bound by bind_filter.
+const std::string kFilterCondition =
+    "(?1 IS NULL OR r.sweep_id = ?1) AND instr(coalesce(w.spec, w.name, ''), ?2) > 0 AND instr(r.scheduler, ?3) > 0 AND "
+    "(?4 IS NULL OR r.status = ?4) AND (?5 IS NULL OR r.id >= ?5) AND (?6 IS NULL OR r.id <= ?6)";
+
+void bind_filter(Statement& query, const RunFilter& filter) {
+  query.bind(1, filter.sweep_id)
       .bind(2, filter.workload_contains)
       .bind(3, filter.scheduler_contains)
-      .bind(4, filter.status ? std::optional<std::string_view>(to_string(*filter.status)) : std::nullopt);
+      .bind(4, filter.status ? std::optional<std::string_view>(to_string(*filter.status)) : std::nullopt)
+      .bind(5, filter.first_id)
+      .bind(6, filter.last_id);
+}
+
+// The rows of a per-run table (metrics, gpu_metrics, scheduler_counters) for the runs the
+// filter selects, ordered by run and then `order`, each handed to `read` (which may fail).
+template <class Read>
+Status for_filtered_rows(Connection& c, std::string_view table, std::string_view order, const RunFilter& filter, Read&& read) {
+  auto query = c.prepare("SELECT " + select_columns(schema_table(table), "t") + " FROM " + std::string(table) +
+                         " t WHERE t.run_id IN (SELECT r.id FROM runs r LEFT JOIN workloads w ON w.id = r.workload_id WHERE " +
+                         kFilterCondition + ") ORDER BY t.run_id, " + std::string(order));
+  if (!query) return query.error();
+  bind_filter(*query, filter);
+  while (true) {
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return Status::success();
+    if (auto status = read(*query); !status) return status;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<RunInfo>> Store::list_runs(const RunFilter& filter) {
+  auto query = impl_->connection.prepare(run_query() + "WHERE " + kFilterCondition + " ORDER BY r.id");
+  if (!query) return query.error();
+  bind_filter(*query, filter);
   std::vector<RunInfo> runs;
   while (true) {
     auto row = query->step();
@@ -225,33 +250,56 @@ Result<std::vector<RunInfo>> Store::list_runs(const RunFilter& filter) {
 }
 
 Result<StoredRun> Store::load_run(std::int64_t run_id) {
-  Connection& c = impl_->connection;
-  auto query = c.prepare(run_query() + "WHERE r.id = ?1");
-  if (!query) return query.error();
-  query->bind(1, run_id);
-  auto row = query->step();
-  if (!row) return row.error();
-  if (!*row) return make_error(c.path() + ": no run " + std::to_string(run_id) + " (tilelens runs list shows the runs)");
-  if (auto status = check_run_row(c, *query); !status) return status.error();
-  StoredRun run;
-  run.info = read_run_info(*query);
-  auto metrics = load_metrics(c, run_id);
-  if (!metrics) return metrics.error();
-  run.metrics = std::move(*metrics);
-  if (auto status = check_has_metrics(c, run); !status) return status.error();
-  return run;
+  RunFilter one;
+  one.first_id = one.last_id = run_id;
+  auto runs = load_runs(one);
+  if (!runs) return runs.error();
+  if (runs->empty()) return make_error(path() + ": no run " + std::to_string(run_id) + " (tilelens runs list shows the runs)");
+  return std::move(runs->front());
 }
 
+// Four queries whatever the number of runs (the runs, then each per-run table in run order),
+// so reading a whole sweep, or checking every run a merge copied, costs no statement per run.
 Result<std::vector<StoredRun>> Store::load_runs(const RunFilter& filter) {
+  Connection& c = impl_->connection;
   auto infos = list_runs(filter);
   if (!infos) return infos.error();
   std::vector<StoredRun> runs;
   runs.reserve(infos->size());
+  std::unordered_map<std::int64_t, std::size_t> index_of;
   for (RunInfo& info : *infos) {
-    auto metrics = load_metrics(impl_->connection, info.id);
+    index_of.emplace(info.id, runs.size());
+    runs.push_back({std::move(info), std::nullopt});
+  }
+  // A per-run row of a run the filter no longer selects (the file changed between the
+  // queries: another process stored a run) is skipped.
+  auto run_of = [&](std::int64_t run_id) -> StoredRun* {
+    auto it = index_of.find(run_id);
+    return it == index_of.end() ? nullptr : &runs[it->second];
+  };
+  Status status = for_filtered_rows(c, "metrics", "t.run_id", filter, [&](const Statement& m) -> Status {
+    StoredRun* run = run_of(m.integer("metrics.run_id"));
+    if (!run) return Status::success();
+    auto metrics = read_metrics_row(c, m);
     if (!metrics) return metrics.error();
-    runs.push_back({std::move(info), std::move(*metrics)});
-    if (auto status = check_has_metrics(impl_->connection, runs.back()); !status) return status.error();
+    run->metrics = std::move(*metrics);
+    return Status::success();
+  });
+  if (!status) return status.error();
+  status = for_filtered_rows(c, "gpu_metrics", "t.gpu", filter, [&](const Statement& g) -> Status {
+    StoredRun* run = run_of(g.integer("gpu_metrics.run_id"));
+    if (!run || !run->metrics) return Status::success();
+    return read_gpu_row(c, g, run->metrics->summary);
+  });
+  if (!status) return status.error();
+  status = for_filtered_rows(c, "scheduler_counters", "t.name", filter, [&](const Statement& k) -> Status {
+    StoredRun* run = run_of(k.integer("scheduler_counters.run_id"));
+    if (!run || !run->metrics) return Status::success();
+    return read_counter_row(c, k, run->metrics->summary);
+  });
+  if (!status) return status.error();
+  for (const StoredRun& run : runs) {
+    if (auto check = check_has_metrics(c, run); !check) return check.error();
   }
   return runs;
 }

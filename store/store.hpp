@@ -26,6 +26,7 @@ struct RunFilter {
   std::string workload_contains;
   std::string scheduler_contains;
   std::optional<RunStatus> status;
+  std::optional<std::int64_t> first_id, last_id;  // runs whose id lies in [first_id, last_id]
 };
 
 std::string utc_now();

@@ -35,6 +35,23 @@ std::map<std::string, std::uint64_t> loads_by_key(const std::string& path) {
   for (const auto& run : *runs) {
     REQUIRE(run.metrics);
     loads[run.info.key] = run.metrics->summary.loads;
+    // load_runs reads every run in four queries; it must read what load_run reads alone.
+    auto alone = store->load_run(run.info.id);
+    REQUIRE(alone.ok());
+    CHECK(alone->info.key == run.info.key);
+    REQUIRE(alone->metrics);
+    CHECK(alone->metrics->summary.loads == run.metrics->summary.loads);
+    CHECK(alone->metrics->summary.gpus.size() == run.metrics->summary.gpus.size());
+    CHECK(alone->metrics->summary.scheduler_counters == run.metrics->summary.scheduler_counters);
+  }
+  // An id range selects exactly the runs in it.
+  if (runs->size() >= 3) {
+    db::RunFilter middle;
+    middle.first_id = (*runs)[1].info.id;
+    middle.last_id = (*runs)[runs->size() - 2].info.id;
+    auto some = store->load_runs(middle);
+    REQUIRE(some.ok());
+    CHECK(some->size() == runs->size() - 2);
   }
   return loads;
 }
