@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "formats/workload_io.hpp"
+#include "instrument/numeric.hpp"
 
 namespace tilelens::core {
 namespace {
@@ -38,13 +39,29 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
     if (!store) return make_error("--db: " + store.error().message);
     auto run = load_run(*store, *request.from_run, WithTrace::No);
     if (!run) return make_error("--from-run: " + run.error().message);
+    if (run->run.info.mode != RunMode::Replay) {
+      auto trace = store->load_trace(run->run);
+      if (!trace) return make_error("--from-run: " + trace.error().message);
+      prepared.measured_ns.assign(run->workload.task_count(), 0);
+      for (const TaskRecord& task : trace->tasks) {
+        if (task.task < prepared.measured_ns.size()) prepared.measured_ns[task.task] = task.end_ns - task.start_ns;
+      }
+    }
     prepared.workload = std::move(run->workload);
     workload_spec = run->run.info.workload_spec;
     if (!request.scheduler) scheduler = run->run.info.scheduler;
     if (!request.eviction) eviction = run->run.info.eviction;
     if (!request.buffer_depth) options.buffer_depth = run->run.info.buffer_depth;
     if (!request.memory_model && !run->run.info.memory_model.empty()) memory_model_spec = run->run.info.memory_model;
-    auto platform = apply_platform_choice(request.platform, run->run.info.platform, prepared.workload);
+    // A StarPU run's layout may have CPU workers or GPUs sharing a memory: the executor
+    // re-executes it on its GPUs alone, one worker each (at least one GPU).
+    Platform measured_platform = run->run.info.platform;
+    if (run->run.info.mode == RunMode::StarPU) {
+      measured_platform.cpus = 0;
+      measured_platform.gpus = std::max<std::uint32_t>(1, measured_platform.gpus);
+      measured_platform.workers_per_memory = 1;
+    }
+    auto platform = apply_platform_choice(request.platform, measured_platform, prepared.workload);
     if (!platform) return platform.error();
     options.platform = std::move(*platform);
   }
@@ -59,6 +76,10 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   }
   if (scheduler == "list" || eviction == "list") return make_error("tilelens schedulers and tilelens evictions list the policies");
   auto made_scheduler = make_scheduler(scheduler);
+  if (!made_scheduler && request.from_run && !request.scheduler) {
+    return make_error("--from-run: run " + std::to_string(*request.from_run) + " was scheduled by '" + scheduler +
+                      "', which is not a tilelens scheduler (an imported run names StarPU's): give --scheduler NAME");
+  }
   if (!made_scheduler) return make_error("--scheduler: " + made_scheduler.error().message);
   auto made_eviction = make_eviction(eviction);
   if (!made_eviction) return make_error("--eviction: " + made_eviction.error().message);
@@ -84,6 +105,19 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   info.key = run_key(workload_identity(prepared.workload), info.scheduler, info.eviction, info.platform, info.buffer_depth, info.mode,
                      false, info.memory_model);
   return prepared;
+}
+
+Result<ExecutePlan> plan_execute(const PreparedExecute& prepared) {
+  instrument::PlanOptions options;
+  options.measured_ns = prepared.measured_ns;
+  options.wait_gflops = prepared.options.platform.default_gflops;
+  auto plan = instrument::plan_kernels(prepared.workload, options);
+  if (!plan) return plan.error();
+  ExecutePlan out;
+  out.kernels = instrument::plan_lines(prepared.workload, *plan);
+  out.arena = instrument::arena_lines(prepared.workload, *plan, prepared.options.platform.memory_bytes, prepared.options.platform.gpus);
+  out.runs_on_gpu = instrument::cuda_runs(*plan);
+  return out;
 }
 
 Result<ExecuteOutcome> run_execute(PreparedExecute prepared) {

@@ -42,8 +42,19 @@ struct PreparedExecute {
   instrument::ExecuteOptions options;
   RunInfo info;
   std::string database;
+  // A measured run's own task durations (--from-run of a StarPU or CUDA run), by task id: the
+  // length of the waits that stand for kernels with no known call; empty otherwise.
+  std::vector<std::int64_t> measured_ns;
 };
 Result<PreparedExecute> prepare_execute(const ExecuteRequest& request);
+
+// What execute would run, said without a GPU (`tilelens execute --dry-run`): the kernel plan
+// of each kind, the arena on each GPU, and whether this build's CUDA executor runs the plan.
+struct ExecutePlan {
+  std::vector<std::string> kernels, arena;
+  Status runs_on_gpu;
+};
+Result<ExecutePlan> plan_execute(const PreparedExecute& prepared);
 
 struct ExecuteOutcome {
   RunInfo info;  // with its id once stored

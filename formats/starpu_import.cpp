@@ -14,6 +14,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "model/kernels.hpp"
 #include "model/units.hpp"
 #include "model/utf8.hpp"
 #include "trace/totals.hpp"
@@ -607,78 +608,7 @@ std::optional<TileShape> matrix_shape(const std::string& text) {
   return TileShape{parts[0], parts[1], parts[2]};
 }
 
-// A kernel's name as Chameleon names it, lower case and without "cl_": "dgemm", "zpotrf".
-std::string kernel_name(const std::string& raw_name) {
-  std::string name;
-  for (char c : raw_name) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name.rfind("cl_", 0) == 0) name.erase(0, 3);
-  return name;
-}
-
-// The bytes of one element in the precision its first letter names (s, d, c, z); 0 for none.
-double element_bytes(const std::string& kernel) {
-  switch (kernel.empty() ? '\0' : kernel[0]) {
-    case 's': return 4;
-    case 'd': case 'c': return 8;
-    case 'z': return 16;
-    default: return 0;
-  }
-}
-
 }  // namespace
-
-std::optional<double> kernel_flops(const std::string& raw_name, double n) {
-  const std::string name = kernel_name(raw_name);
-  if (name.size() < 2 || !(n > 0) || element_bytes(name) == 0) return std::nullopt;
-  const char precision = name[0];
-  std::string kernel = name.substr(1);
-  if (const auto suffix = kernel.find('_'); suffix != std::string::npos) kernel.erase(suffix);
-  // (multiplications, additions) for square n x n tiles: LAWN 41, and Chameleon's counts for
-  // the tile QR/LU kernels, which it gives as totals (split evenly here).
-  const double n2 = n * n, n3 = n2 * n;
-  struct Count {
-    const char* kernel;
-    double muls, adds;
-  };
-  const Count counts[] = {
-      {"gemm", n3, n3},
-      {"symm", n3, n3},
-      {"hemm", n3, n3},
-      {"potrf", n3 / 6 + n2 / 2 + n / 3, n3 / 6 - n / 6},
-      {"trsm", n2 * (n + 1) / 2, n2 * (n - 1) / 2},
-      {"trmm", n2 * (n + 1) / 2, n2 * (n - 1) / 2},
-      {"syrk", n2 * (n + 1) / 2, n2 * (n + 1) / 2},
-      {"herk", n2 * (n + 1) / 2, n2 * (n + 1) / 2},
-      {"syr2k", n3, n3 + n},
-      {"her2k", n3, n3 + n},
-      {"getrf", n3 / 3 + 2 * n / 3, n3 / 3 - n2 / 2 + n / 6},
-      {"geqrf", 2 * n3 / 3 + 3 * n2 / 2 + 23 * n / 6, 2 * n3 / 3 + n2 / 2 + 5 * n / 6},
-      {"geqrt", 2 * n3 / 3 + 3 * n2 / 2 + 23 * n / 6, 2 * n3 / 3 + n2 / 2 + 5 * n / 6},
-      {"gelqt", 2 * n3 / 3 + 3 * n2 / 2 + 23 * n / 6, 2 * n3 / 3 + n2 / 2 + 5 * n / 6},
-      {"lauum", n3 / 6, n3 / 6},
-      {"trtri", n3 / 6, n3 / 6},
-      {"ormqr", n3, n3},
-      {"unmqr", n3, n3},
-      {"ormlq", n3, n3},
-      {"unmlq", n3, n3},
-      {"tsqrt", n3, n3},
-      {"tpqrt", n3, n3},
-      {"tslqt", n3, n3},
-      {"tsmqr", 2 * n3, 2 * n3},
-      {"tpmqrt", 2 * n3, 2 * n3},
-      {"tsmlq", 2 * n3, 2 * n3},
-      {"tpmlqt", 2 * n3, 2 * n3},
-      {"gessm", n3 / 2, n3 / 2},
-      {"tstrf", n3 / 2, n3 / 2},
-      {"ssssm", n3, n3},
-  };
-  for (const Count& c : counts) {
-    if (kernel != c.kernel) continue;
-    const bool complex = precision == 'c' || precision == 'z';
-    return complex ? 6 * c.muls + 2 * c.adds : c.muls + c.adds;
-  }
-  return std::nullopt;
-}
 
 namespace {
 
@@ -947,7 +877,8 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
         if (auto shape = matrix_shape(t.parameters[written])) side = std::sqrt(shape->rows * shape->cols);
       }
       if (side == 0 && written < t.sizes.size()) {
-        const double element = element_bytes(kernel_name(t.name));
+        const auto kernel = parse_kernel_name(t.name);
+        const double element = kernel ? element_bytes(kernel->precision) : 0;
         if (element > 0) {
           const double n = std::round(std::sqrt(static_cast<double>(t.sizes[written]) / element));
           if (n > 0 && n * n * element == static_cast<double>(t.sizes[written])) side = n;

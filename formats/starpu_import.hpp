@@ -69,11 +69,4 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
 Result<StarpuExecution> import_starpu_files(const std::string& tasks_path, const std::string& data_path, const std::string& paje_path,
                                             const StarpuImportOptions& options);
 
-// The flops of one task of a dense linear-algebra kernel on square tiles of side n, from its
-// name as Chameleon and StarPU's examples name them: a precision letter (s, d, c, z) and a
-// LAPACK/BLAS kernel (gemm, potrf, trsm, syrk, getrf, geqrt, ...), optionally after "cl_" and
-// before a suffix ("_nopiv"). Counts are LAWN 41's leading terms, complex ones as 6 flops per
-// multiplication and 2 per addition. nullopt for a name it does not know.
-std::optional<double> kernel_flops(const std::string& name, double n);
-
 }  // namespace tilelens

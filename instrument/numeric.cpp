@@ -6,31 +6,36 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
+#include "model/kernels.hpp"
 #include "model/rng.hpp"
 
 namespace tilelens::instrument {
 namespace {
 
 // Element (r, c) of a column-major matrix with leading dimension ld.
-inline float& at(std::vector<float>& m, std::int64_t ld, std::int64_t r, std::int64_t c) {
+template <class T>
+inline T& at(std::vector<T>& m, std::int64_t ld, std::int64_t r, std::int64_t c) {
   return m[static_cast<std::size_t>(c * ld + r)];
 }
-inline float at(const std::vector<float>& m, std::int64_t ld, std::int64_t r, std::int64_t c) {
+template <class T>
+inline T at(const std::vector<T>& m, std::int64_t ld, std::int64_t r, std::int64_t c) {
   return m[static_cast<std::size_t>(c * ld + r)];
 }
 
 // X M = B in place (X holds B), M upper triangular, row by row; M is `factor`, or the
 // transpose of a lower triangular `factor`.
-void solve_right_upper(std::vector<float>& X, const std::vector<float>& factor, std::int64_t b, bool transposed) {
+template <class T>
+void solve_right_upper(std::vector<T>& X, const std::vector<T>& factor, std::int64_t b, bool transposed) {
   const auto m = [&](std::int64_t r, std::int64_t c) { return transposed ? at(factor, b, c, r) : at(factor, b, r, c); };
   for (std::int64_t r = 0; r < b; ++r) {
     for (std::int64_t j = 0; j < b; ++j) {
       double v = at(X, b, r, j);
       for (std::int64_t c = 0; c < j; ++c) v -= static_cast<double>(at(X, b, r, c)) * m(c, j);
-      at(X, b, r, j) = static_cast<float>(v / m(j, j));
+      at(X, b, r, j) = static_cast<T>(v / m(j, j));
     }
   }
 }
@@ -53,21 +58,31 @@ const char* to_string(Op op) {
     case Op::TrsmRightUpper: return "trsm-right-upper";
     case Op::TrsmLeftUnitLower: return "trsm-left-unit-lower";
     case Op::GemmNN: return "gemm-nn";
+    case Op::Fill: return "fill";
+    case Op::Wait: return "wait";
   }
   return "?";
 }
 
-Result<KernelPlan> plan_kernels(const Workload& workload) {
+const char* to_string(Precision precision) { return precision == Precision::Double ? "fp64" : "fp32"; }
+
+double default_tolerance(Precision precision) { return precision == Precision::Double ? 1e-9 : 1e-3; }
+
+namespace {
+
+Result<KernelPlan> plan_generated(const Workload& workload) {
   const GeneratorInfo& g = workload.generator();
-  if (g.name.empty()) {
-    return make_error("workload '" + workload.name() + "' has no generator: the executor runs the seed workloads only "
-                      "(it needs to know what each task computes)");
+  if (g.elem != 4 && g.elem != 8) {
+    return make_error("workload '" + g.spec + "': the executor computes in fp32 (elem=4) or fp64 (elem=8), not elem=" + std::to_string(g.elem));
   }
-  if (g.elem != 4) return make_error("workload '" + g.spec + "': the executor computes in fp32 (elem=4), not elem=" + std::to_string(g.elem));
   KernelPlan plan;
   plan.b = g.b;
+  plan.precision = g.elem == 8 ? Precision::Double : Precision::Single;
   plan.what = g.name;
   plan.output_n = g.b;
+  plan.grid = g.N;
+  plan.spd = g.name == "cholesky" || g.name == "cholesky-tasks";
+  plan.dominant = g.name == "lu";
   const std::int64_t b = g.b;
   const auto N = static_cast<std::uint32_t>(g.N);
   const auto kind_of = [&](TaskId t) -> const std::string& { return workload.kinds()[workload.tasks()[t].kind]; };
@@ -137,42 +152,256 @@ Result<KernelPlan> plan_kernels(const Workload& workload) {
   return plan;
 }
 
-HostTiles make_tiles(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {
-  HostTiles tiles;
-  const double shift = static_cast<double>(workload.generator().N * plan.b);
-  const bool spd = plan.what == "cholesky" || plan.what == "cholesky-tasks";
-  const bool dominant = plan.what == "lu";
+// Which factorization a task belongs to, for the TRSM and GEMM variants: the one that wrote
+// its operands, as Chameleon's Cholesky (lower) and LU without pivoting call them.
+enum class Family : std::uint8_t { None, Cholesky, Lu };
+
+// An imported workload, kind by kind from the names (numeric.hpp). Tasks are planned in
+// submission order, so an operand's family is that of the task that wrote it last before.
+Result<KernelPlan> plan_imported(const Workload& workload, const PlanOptions& options) {
+  KernelPlan plan;
+  plan.what = workload.name();
+  const std::vector<TaskId>& order = workload.submission_order();
+  // The tile side and precision of the computed kernels: those of the first task whose name is
+  // an s or d kernel with a written square tile; the others of another side or precision wait.
+  std::int64_t side = 0;
+  char precision = 0;
+  for (TaskId t : order) {
+    const auto name = parse_kernel_name(workload.kinds()[workload.tasks()[t].kind]);
+    if (!name || (name->precision != 's' && name->precision != 'd')) continue;
+    for (const Access& a : workload.accesses(t)) {
+      const double elements = static_cast<double>(workload.data()[a.data].bytes) / element_bytes(name->precision);
+      const double n = std::round(std::sqrt(elements));
+      if (a.mode != AccessMode::Read && n > 0 && n * n == elements) {
+        side = static_cast<std::int64_t>(n);
+        precision = name->precision;
+        break;
+      }
+    }
+    if (side > 0) break;
+  }
+  plan.b = side;
+  plan.output_n = side;
+  plan.precision = precision == 'd' ? Precision::Double : Precision::Single;
+  const std::uint64_t tile_bytes = static_cast<std::uint64_t>(side * side) * (precision == 'd' ? 8u : 4u);
+  for (const Data& d : workload.data()) plan.grid = std::max<std::int64_t>(plan.grid, std::max(d.row, d.col) + 1);
+
+  std::vector<Family> family_of(workload.data_count(), Family::None);
+  std::map<std::string, std::map<std::string, std::size_t>> became;  // kind -> what it became -> tasks
+  bool writes_unknown = false, has_potrf = false, has_getrf = false;
+  plan.tasks.resize(workload.task_count());
+  for (TaskId t : order) {
+    const Task& task = workload.tasks()[t];
+    const std::string& kind = workload.kinds()[task.kind];
+    TaskKernel& kernel = plan.tasks[t];
+    kernel.flops = task.flops;
+    std::vector<DataId> reads, writes;
+    for (const Access& a : workload.accesses(t)) (a.mode == AccessMode::Read ? reads : writes).push_back(a.data);
+    const auto wait = [&](const std::string& why) {
+      kernel = TaskKernel{};
+      kernel.op = Op::Wait;
+      kernel.flops = task.flops;
+      kernel.wait_ns = t < options.measured_ns.size() && options.measured_ns[t] > 0
+                           ? options.measured_ns[t]
+                           : static_cast<std::int64_t>(std::llround(task.flops / std::max(options.wait_gflops, 1e-9)));
+      if (!writes.empty()) writes_unknown = true;
+      ++became[kind]["a wait of its " + std::string(t < options.measured_ns.size() ? "measured duration" : "flops at " +
+                                                                                     std::to_string(static_cast<int>(options.wait_gflops)) + " GFlop/s") +
+                     " (" + why + ")"];
+    };
+    const auto name = parse_kernel_name(kind);
+    if (!name) {
+      wait("not a BLAS or LAPACK kernel name");
+      continue;
+    }
+    if (name->precision != precision) {
+      wait(is_complex(name->precision) ? "complex kernels are not mapped" : "another precision than the computed kernels'");
+      continue;
+    }
+    bool square = side > 0;
+    for (const Access& a : workload.accesses(t)) square = square && workload.data()[a.data].bytes == tile_bytes;
+    const std::string& k = name->kernel;
+    const auto fits = [&](std::size_t read_count, std::size_t write_count) { return reads.size() == read_count && writes.size() == write_count; };
+    Family family = Family::None;
+    for (DataId d : reads) {
+      if (family == Family::None) family = family_of[d];
+    }
+    const bool mapped = k == "potrf" || k == "getrf" || k == "trsm" || k == "syrk" || k == "gemm" || k == "plgsy" || k == "plrnt" || k == "plghe";
+    if (mapped && !square) {
+      wait("tiles not all " + std::to_string(side) + " x " + std::to_string(side));
+      continue;
+    }
+    if (k == "potrf" && fits(0, 1)) {
+      kernel.op = Op::Potrf;
+      kernel.target = writes[0];
+      family = Family::Cholesky;
+      has_potrf = true;
+    } else if (k == "getrf" && fits(0, 1)) {
+      kernel.op = Op::Getrf;
+      kernel.target = writes[0];
+      family = Family::Lu;
+      has_getrf = true;
+    } else if (k == "trsm" && fits(1, 1)) {
+      kernel.a = reads[0];
+      kernel.target = writes[0];
+      const Data& triangle = workload.data()[reads[0]];
+      const Data& panel = workload.data()[writes[0]];
+      // LU's row panel U(k,n) shares the diagonal tile's row; its column panel L(m,k), its column.
+      kernel.op = family != Family::Lu ? Op::TrsmRightLowerT
+                  : (panel.row == triangle.row && panel.row >= 0) ? Op::TrsmLeftUnitLower
+                                                                  : Op::TrsmRightUpper;
+    } else if (k == "syrk" && fits(1, 1)) {
+      kernel.op = Op::Syrk;
+      kernel.a = reads[0];
+      kernel.target = writes[0];
+      family = Family::Cholesky;
+    } else if (k == "gemm" && fits(2, 1)) {
+      kernel.op = family == Family::Cholesky ? Op::GemmNT : Op::GemmNN;
+      kernel.a = reads[0];
+      kernel.b = reads[1];
+      kernel.target = writes[0];
+    } else if ((k == "plgsy" || k == "plghe" || k == "plrnt") && fits(0, 1)) {
+      kernel.op = Op::Fill;
+      kernel.target = writes[0];
+    } else {
+      wait(mapped ? "its accesses are not the call's: " + std::to_string(reads.size()) + " read, " + std::to_string(writes.size()) + " written"
+                  : "no call mapped for " + k);
+      continue;
+    }
+    for (DataId d : writes) family_of[d] = family;
+    std::string what = to_string(kernel.op);
+    if (k == "getrf" && name->suffix != "nopiv") what += ", without the pivoting a " + k + " may do";
+    ++became[kind][what];
+  }
+  plan.spd = has_potrf;
+  plan.dominant = has_getrf;
+  // The result means a factorization only for one kind of factorization of tiles with places.
+  bool placed = side > 0;
+  for (const Data& d : workload.data()) placed = placed && (d.bytes == 0 || (d.row >= 0 && d.col >= 0 && d.bytes == tile_bytes));
+  plan.checkable = placed && !writes_unknown && has_potrf != has_getrf;
+  if (plan.checkable) plan.what = has_potrf ? "cholesky" : "lu";
+  for (const auto& [kind, outcomes] : became) {
+    for (const auto& [what, count] : outcomes) plan.notes.push_back(kind + " (" + std::to_string(count) + " tasks): " + what);
+  }
+  return plan;
+}
+
+}  // namespace
+
+Result<KernelPlan> plan_kernels(const Workload& workload, const PlanOptions& options) {
+  if (workload.generator().name.empty()) return plan_imported(workload, options);
+  return plan_generated(workload);
+}
+
+std::uint64_t arena_slot_bytes(std::uint64_t bytes) { return (bytes + 255) / 256 * 256; }
+
+std::size_t element_size(Precision precision) { return precision == Precision::Double ? 8 : 4; }
+
+double output_pool_bytes(const KernelPlan& plan) {
+  return static_cast<double>(plan.outputs) * static_cast<double>(plan.output_n * plan.output_n) * static_cast<double>(element_size(plan.precision));
+}
+
+std::vector<std::string> arena_lines(const Workload& workload, const KernelPlan& plan, double memory_bytes, std::uint32_t gpus) {
+  std::map<std::uint64_t, std::size_t> data_of_size;
+  for (const Data& d : workload.data()) {
+    if (d.bytes > 0) ++data_of_size[d.bytes];
+  }
+  std::vector<std::string> lines;
+  char line[240];
+  std::snprintf(line, sizeof line, "%u GPU%s, each an arena of %.0f bytes (M) reserved with one cudaMalloc", gpus, gpus == 1 ? "" : "s",
+                memory_bytes);
+  lines.emplace_back(line);
+  for (const auto& [bytes, count] : data_of_size) {
+    const std::uint64_t slot = arena_slot_bytes(bytes);
+    const double fit = std::floor(memory_bytes / static_cast<double>(slot));
+    std::snprintf(line, sizeof line, "  %zu data of %llu bytes: slots of %llu bytes, %.0f fit in M (%s)", count,
+                  static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(slot), fit,
+                  fit >= static_cast<double>(count) ? "all of them" : "evictions needed");
+    lines.emplace_back(line);
+  }
+  if (data_of_size.size() > 1) {
+    lines.emplace_back("  slots of one size serve that size only: with several sizes the arena can run out before M is reached");
+  }
+  if (plan.outputs > 0) {
+    std::snprintf(line, sizeof line, "  beside it, the products' outputs: %u tiles, %.0f bytes per GPU", plan.outputs, output_pool_bytes(plan));
+    lines.emplace_back(line);
+  }
+  return lines;
+}
+
+Status cuda_runs(const KernelPlan& plan) {
+  if (plan.precision != Precision::Single) {
+    return make_error("the CUDA executor computes in fp32 only; this " + plan.what + " plan is " + to_string(plan.precision));
+  }
+  for (const TaskKernel& k : plan.tasks) {
+    if (k.op == Op::Fill || k.op == Op::Wait) {
+      return make_error(std::string("the CUDA executor runs computed kernels only; this ") + plan.what + " plan has " +
+                        (k.op == Op::Fill ? "fills" : "waits"));
+    }
+  }
+  return Status::success();
+}
+
+std::vector<std::string> plan_lines(const Workload& workload, const KernelPlan& plan) {
+  std::vector<std::string> lines;
+  lines.push_back(std::string(to_string(plan.precision)) + " tiles of " + std::to_string(plan.b) + " x " + std::to_string(plan.b) +
+                  (plan.outputs > 0 ? ", " + std::to_string(plan.outputs) + " output tiles apart" : "") + "; result " +
+                  (plan.checkable ? "checked as " + plan.what : "not checked"));
+  if (!plan.notes.empty()) {
+    lines.insert(lines.end(), plan.notes.begin(), plan.notes.end());
+    return lines;
+  }
+  std::map<std::string, std::map<std::string, std::size_t>> calls;
+  for (TaskId t = 0; t < plan.tasks.size(); ++t) ++calls[workload.kinds()[workload.tasks()[t].kind]][to_string(plan.tasks[t].op)];
+  for (const auto& [kind, ops] : calls) {
+    for (const auto& [op, count] : ops) lines.push_back(kind + " (" + std::to_string(count) + " tasks): " + op);
+  }
+  return lines;
+}
+
+namespace {
+
+// One data's seeded values (make_tiles_as, and a Fill on the host): its own stream of the seed,
+// so that tiles are made on every core at once and still the same for a seed.
+template <class T>
+void seed_tile(const Workload& workload, const KernelPlan& plan, std::uint64_t seed, DataId d, std::vector<T>& values) {
+  const Data& data = workload.data()[d];
+  const double shift = static_cast<double>(plan.grid * plan.b);
+  Rng rng(seed ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(d) + 1)));
+  values.resize(data.bytes / element_size(plan.precision));
+  for (T& v : values) v = static_cast<T>(static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * 2 - 1);
+  const bool square = values.size() == static_cast<std::size_t>(plan.b * plan.b);
+  if (!square || data.row < 0 || data.row != data.col) return;
+  if (plan.spd || plan.dominant) {
+    for (std::int64_t r = 0; r < plan.b; ++r) at(values, plan.b, r, r) += static_cast<T>(shift);
+  }
+  if (plan.spd) {  // a symmetric diagonal tile (only its lower part is read)
+    for (std::int64_t c = 0; c < plan.b; ++c)
+      for (std::int64_t r = 0; r < c; ++r) at(values, plan.b, r, c) = at(values, plan.b, c, r);
+  }
+}
+
+}  // namespace
+
+template <class T>
+Tiles<T> make_tiles_as(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {
+  Tiles<T> tiles;
   tiles.data.resize(workload.data_count());
-  // Each data has its own stream of the seed, so that the tiles are made on every core at
-  // once (a 60x60 product holds 26 GB of tiles) and still the same for a seed.
-  const auto make = [&](DataId d) {
-    const Data& data = workload.data()[d];
-    Rng rng(seed ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(d) + 1)));
-    auto& values = tiles.data[d];
-    values.resize(data.bytes / 4);
-    for (float& v : values) v = static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * 2 - 1);
-    if ((spd || dominant) && data.row >= 0 && data.row == data.col) {
-      for (std::int64_t r = 0; r < plan.b; ++r) at(values, plan.b, r, r) += static_cast<float>(shift);
-    }
-    if (spd && data.row == data.col) {  // a symmetric diagonal tile (only its lower part is read)
-      for (std::int64_t c = 0; c < plan.b; ++c)
-        for (std::int64_t r = 0; r < c; ++r) at(values, plan.b, r, c) = at(values, plan.b, c, r);
-    }
-  };
   const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
   std::atomic<DataId> next{0};
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
-      for (DataId d = next++; d < workload.data_count(); d = next++) make(d);
+      for (DataId d = next++; d < workload.data_count(); d = next++) seed_tile(workload, plan, seed, d, tiles.data[d]);
     });
   }
   for (auto& thread : pool) thread.join();
-  tiles.outputs.assign(plan.outputs, std::vector<float>(static_cast<std::size_t>(plan.output_n * plan.output_n), 0.0f));
+  tiles.outputs.assign(plan.outputs, std::vector<T>(static_cast<std::size_t>(plan.output_n * plan.output_n), T(0)));
   return tiles;
 }
 
-void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
+template <class T>
+void run_on_host(const Workload& workload, const KernelPlan& plan, TaskId task, Tiles<T>& tiles, std::uint64_t seed) {
   const TaskKernel& k = plan.tasks[task];
   const std::int64_t b = plan.b;
   switch (k.op) {
@@ -185,7 +414,7 @@ void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
         for (std::int64_t r = 0; r < k.m; ++r) {
           double sum = k.op == Op::Accumulate ? at(C, k.m, r, c) : 0.0;
           for (std::int64_t p = 0; p < k.k; ++p) sum += static_cast<double>(at(A, k.m, r, p)) * at(B, k.k, p, c);
-          at(C, k.m, r, c) = static_cast<float>(sum);
+          at(C, k.m, r, c) = static_cast<T>(sum);
         }
       }
       return;
@@ -196,11 +425,11 @@ void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
         double d = at(L, b, j, j);
         for (std::int64_t p = 0; p < j; ++p) d -= static_cast<double>(at(L, b, j, p)) * at(L, b, j, p);
         const double root = std::sqrt(std::max(d, 1e-30));
-        at(L, b, j, j) = static_cast<float>(root);
+        at(L, b, j, j) = static_cast<T>(root);
         for (std::int64_t r = j + 1; r < b; ++r) {
           double v = at(L, b, r, j);
           for (std::int64_t p = 0; p < j; ++p) v -= static_cast<double>(at(L, b, r, p)) * at(L, b, j, p);
-          at(L, b, r, j) = static_cast<float>(v / root);
+          at(L, b, r, j) = static_cast<T>(v / root);
         }
       }
       return;
@@ -215,7 +444,7 @@ void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
         for (std::int64_t r = c; r < b; ++r) {
           double sum = 0;
           for (std::int64_t p = 0; p < b; ++p) sum += static_cast<double>(at(A, b, r, p)) * at(A, b, c, p);
-          at(C, b, r, c) = static_cast<float>(at(C, b, r, c) - sum);
+          at(C, b, r, c) = static_cast<T>(at(C, b, r, c) - sum);
         }
       }
       return;
@@ -231,7 +460,7 @@ void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
           for (std::int64_t p = 0; p < b; ++p) {
             sum += static_cast<double>(at(A, b, r, p)) * (k.op == Op::GemmNT ? at(B, b, c, p) : at(B, b, p, c));
           }
-          at(C, b, r, c) = static_cast<float>(at(C, b, r, c) - sum);
+          at(C, b, r, c) = static_cast<T>(at(C, b, r, c) - sum);
         }
       }
       return;
@@ -248,6 +477,11 @@ void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
     case Op::TrsmRightUpper:  // X U = B
       solve_right_upper(tiles.data[k.target], tiles.data[k.a], b, false);
       return;
+    case Op::Fill:
+      seed_tile(workload, plan, seed, k.target, tiles.data[k.target]);
+      return;
+    case Op::Wait:
+      return;
     case Op::TrsmLeftUnitLower: {  // L X = B, column by column
       const auto& L = tiles.data[k.a];
       auto& X = tiles.data[k.target];
@@ -255,7 +489,7 @@ void run_on_host(const KernelPlan& plan, TaskId task, HostTiles& tiles) {
         for (std::int64_t r = 0; r < b; ++r) {
           double v = at(X, b, r, c);
           for (std::int64_t p = 0; p < r; ++p) v -= static_cast<double>(at(L, b, r, p)) * at(X, b, p, c);
-          at(X, b, r, c) = static_cast<float>(v);
+          at(X, b, r, c) = static_cast<T>(v);
         }
       }
       return;
@@ -281,7 +515,8 @@ double relative_error(const std::vector<double>& x, const std::vector<double>& r
 }
 
 // sum += A · B on the rows `row` selects, A m x k and B k x n, column-major.
-void add_product(std::vector<double>& sum, const std::vector<float>& A, const std::vector<float>& B, std::int64_t m, std::int64_t n,
+template <class T>
+void add_product(std::vector<double>& sum, const std::vector<T>& A, const std::vector<T>& B, std::int64_t m, std::int64_t n,
                  std::int64_t k, const std::vector<char>& row) {
   for (std::int64_t c = 0; c < n; ++c)
     for (std::int64_t r = 0; r < m; ++r) {
@@ -294,7 +529,8 @@ void add_product(std::vector<double>& sum, const std::vector<float>& A, const st
 
 }  // namespace
 
-Verdict verify(const Workload& workload, const KernelPlan& plan, const HostTiles& input, const HostTiles& result,
+template <class T>
+Verdict verify(const Workload& workload, const KernelPlan& plan, const Tiles<T>& input, const Tiles<T>& result,
                std::size_t samples, std::uint64_t seed, double tolerance, std::size_t rows) {
   Verdict verdict;
   if (!plan.checkable) {
@@ -353,30 +589,37 @@ Verdict verify(const Workload& workload, const KernelPlan& plan, const HostTiles
   }
 
   // Factorizations: a sampled tile (i, j) of L·L^T or L·U against the input.
+  // The factored matrix's tiles: an imported workload's other data (a token of size 0) are not.
   std::map<std::pair<std::int32_t, std::int32_t>, DataId> tile;
-  for (DataId d = 0; d < workload.data_count(); ++d) tile[{workload.data()[d].row, workload.data()[d].col}] = d;
+  for (DataId d = 0; d < workload.data_count(); ++d) {
+    const Data& data = workload.data()[d];
+    if (data.row >= 0 && data.col >= 0 && data.bytes == n2 * element_size(plan.precision)) tile[{data.row, data.col}] = d;
+  }
   std::vector<std::pair<std::int32_t, std::int32_t>> positions;
   for (const auto& [position, id] : tile) positions.push_back(position);
   const bool cholesky = plan.what == "cholesky";
   // The factor's tile (i, k), with the triangle a diagonal tile contributes.
   enum class Part { Full, Lower, UnitLower, Upper };
   const auto factor = [&](std::int32_t i, std::int32_t k, Part part) {
-    std::vector<float> m = result.data[tile.at({i, k})];
+    std::vector<T> m = result.data[tile.at({i, k})];
     for (std::int64_t c = 0; c < b; ++c)
       for (std::int64_t r = 0; r < b; ++r) {
-        float& v = at(m, b, r, c);
+        T& v = at(m, b, r, c);
         if (part == Part::Lower && r < c) v = 0;
-        if (part == Part::UnitLower) v = r < c ? 0.0f : r == c ? 1.0f : v;
+        if (part == Part::UnitLower) v = r < c ? T(0) : r == c ? T(1) : v;
         if (part == Part::Upper && r > c) v = 0;
       }
     return m;
   };
-  const auto transpose = [&](const std::vector<float>& m) {
-    std::vector<float> t(m.size());
+  const auto transpose = [&](const std::vector<T>& m) {
+    std::vector<T> t(m.size());
     for (std::int64_t c = 0; c < b; ++c)
       for (std::int64_t r = 0; r < b; ++r) at(t, b, c, r) = at(m, b, r, c);
     return t;
   };
+  if (cholesky) {  // L·Lᵀ is symmetric: its lower triangle is checked (a matrix may hold both)
+    std::erase_if(positions, [](const auto& position) { return position.first < position.second; });
+  }
   for (std::size_t index : pick(positions.size())) {
     const auto [i, j] = positions[index];
     std::vector<double> product(n2, 0), reference(n2);
@@ -400,5 +643,14 @@ Verdict verify(const Workload& workload, const KernelPlan& plan, const HostTiles
   }
   return verdict;
 }
+
+template Tiles<float> make_tiles_as<float>(const Workload&, const KernelPlan&, std::uint64_t);
+template Tiles<double> make_tiles_as<double>(const Workload&, const KernelPlan&, std::uint64_t);
+template void run_on_host<float>(const Workload&, const KernelPlan&, TaskId, Tiles<float>&, std::uint64_t);
+template void run_on_host<double>(const Workload&, const KernelPlan&, TaskId, Tiles<double>&, std::uint64_t);
+template Verdict verify<float>(const Workload&, const KernelPlan&, const Tiles<float>&, const Tiles<float>&, std::size_t, std::uint64_t,
+                               double, std::size_t);
+template Verdict verify<double>(const Workload&, const KernelPlan&, const Tiles<double>&, const Tiles<double>&, std::size_t,
+                                std::uint64_t, double, std::size_t);
 
 }  // namespace tilelens::instrument

@@ -14,6 +14,7 @@
 #include "instrument/numeric.hpp"
 #include "analysis/calibration.hpp"
 #include "formats/platform_io.hpp"
+#include "formats/starpu_import.hpp"
 
 using namespace tilelens;
 using namespace tilelens::instrument;
@@ -27,13 +28,15 @@ namespace {
 // kernels run on those copies (numeric.hpp's reference), write-backs copy them home.
 // Operations end one at a time in the order they were issued. It checks what the engine
 // asks: room within M, loads into empty places, releases and write-backs of held copies.
+// Each node is one logical GPU; a Fill remakes its tile with `seed`, the tiles' seed.
+template <class T>
 class HostDevice final : public ExecutionDevice {
  public:
-  HostDevice(const Workload& w, const KernelPlan& plan, HostTiles& host, std::uint32_t nodes, double memory)
-      : w_(w), plan_(plan), host_(host), memory_(memory), used_(nodes, 0) {
+  HostDevice(const Workload& w, const KernelPlan& plan, Tiles<T>& host, std::uint32_t nodes, double memory, std::uint64_t seed)
+      : w_(w), plan_(plan), host_(host), memory_(memory), seed_(seed), used_(nodes, 0) {
     for (std::uint32_t n = 0; n < nodes; ++n) {
-      node_.push_back(HostTiles{std::vector<std::vector<float>>(w.data_count()), host.outputs});
-      for (auto& o : node_.back().outputs) std::fill(o.begin(), o.end(), 0.0f);
+      node_.push_back(Tiles<T>{std::vector<std::vector<T>>(w.data_count()), host.outputs});
+      for (auto& o : node_.back().outputs) std::fill(o.begin(), o.end(), T(0));
       held_.emplace_back(w.data_count(), 0);
     }
   }
@@ -49,7 +52,7 @@ class HostDevice final : public ExecutionDevice {
   }
   void allocate(std::uint32_t n, DataId d) override {
     take(n, d);
-    node_[n].data[d].assign(w_.data()[d].bytes / 4, 0.0f);
+    node_[n].data[d].assign(w_.data()[d].bytes / element_size(plan_.precision), T(0));
   }
   void release(std::uint32_t n, DataId d) override {
     if (!held_[n][d]) problems.push_back("release of a copy not held");
@@ -61,7 +64,7 @@ class HostDevice final : public ExecutionDevice {
     for (const Access& a : w_.accesses(task)) {
       if (node_[worker].data[a.data].empty()) problems.push_back("a kernel on a tile not resident");
     }
-    run_on_host(plan_, task, node_[worker]);
+    run_on_host(w_, plan_, task, node_[worker], seed_);
     queue_.push_back({false, worker});
     return kUnknownEnd;
   }
@@ -76,8 +79,8 @@ class HostDevice final : public ExecutionDevice {
 
   // The products' result: every node's outputs summed (each output is computed on one node).
   void gather_outputs() {
-    for (auto& o : host_.outputs) std::fill(o.begin(), o.end(), 0.0f);
-    for (const HostTiles& n : node_) {
+    for (auto& o : host_.outputs) std::fill(o.begin(), o.end(), T(0));
+    for (const Tiles<T>& n : node_) {
       for (std::size_t o = 0; o < host_.outputs.size(); ++o) {
         for (std::size_t i = 0; i < host_.outputs[o].size(); ++i) host_.outputs[o][i] += n.outputs[o][i];
       }
@@ -94,10 +97,11 @@ class HostDevice final : public ExecutionDevice {
   }
   const Workload& w_;
   const KernelPlan& plan_;
-  HostTiles& host_;
+  Tiles<T>& host_;
   double memory_;
+  std::uint64_t seed_;
   std::vector<double> used_;
-  std::vector<HostTiles> node_;
+  std::vector<Tiles<T>> node_;
   std::vector<std::vector<char>> held_;
   std::deque<std::pair<bool, std::uint32_t>> queue_;
   std::int64_t now_ = 0;
@@ -117,7 +121,7 @@ HostRun run_on_host_device(const std::string& spec, const std::string& scheduler
   const HostTiles input = make_tiles(w, *plan, 4);
   HostTiles host = input;
   Platform p = small_platform(static_cast<double>(w.largest_data_bytes()) * memory_items, gpus);
-  HostDevice device(w, *plan, host, gpus, p.memory_bytes);
+  HostDevice<float> device(w, *plan, host, gpus, p.memory_bytes, 4);
   auto scheduler = make_scheduler(scheduler_name);
   auto eviction = make_eviction(eviction_name);
   REQUIRE(scheduler.ok());
@@ -155,6 +159,93 @@ TEST_CASE("the engine driven by a device computes the right result under evictio
       CHECK(run.verdict.checked > 0);
     }
   }
+}
+
+TEST_CASE("real StarPU traces re-execute in fp64 on logical GPUs of the host device under two policies, verified", "[executor][starpu]") {
+  // The fixtures were recorded from a real StarPU (tests/starpu): Chameleon-named double
+  // kernels (dplgsy, dpotrf, dgetrf_nopiv, dtrsm, dsyrk, dgemm) and a panel_done task with no
+  // kernel. Their plans map each name to its call, run every tile's kernels in fp64 on two
+  // logical GPUs of the host device, under two policies, and must verify to fp64's tolerance.
+  const std::string fixtures = std::string(TILELENS_SOURCE_DIR) + "/tests/starpu/fixtures/";
+  for (const std::string app : {"cholesky", "lu"}) {
+    const std::string dir = fixtures + app + "/";
+    auto imported = import_starpu_files(dir + "tasks.rec", dir + "data.rec", dir + "paje.trace", {app, std::nullopt});
+    REQUIRE(imported.ok());
+    const Workload& w = imported->workload;
+    auto plan = plan_kernels(w);
+    REQUIRE(plan.ok());
+    INFO(app);
+    CHECK(plan->precision == Precision::Double);
+    CHECK(plan->b == 128);
+    CHECK(plan->checkable);
+    CHECK(plan->what == app);
+    std::map<Op, std::size_t> ops;
+    for (const TaskKernel& k : plan->tasks) ++ops[k.op];
+    CHECK(ops[Op::Fill] > 0);  // dplgsy
+    if (app == "lu") {
+      // Both LU panels: the row panel (unit lower, from the left) and the column panel.
+      CHECK(ops[Op::TrsmLeftUnitLower] > 0);
+      CHECK(ops[Op::TrsmRightUpper] == ops[Op::TrsmLeftUnitLower]);
+      CHECK(ops[Op::GemmNN] > 0);
+    } else {
+      CHECK(ops[Op::TrsmRightLowerT] > 0);
+      CHECK(ops[Op::GemmNT] > 0);
+    }
+    for (const std::string scheduler_name : {"dmdas", "darts"}) {
+      DYNAMIC_SECTION(app << " under " << scheduler_name) {
+        const HostTilesD input = make_tiles_as<double>(w, *plan, 7);
+        HostTilesD host = input;
+        Platform p = small_platform(static_cast<double>(w.largest_data_bytes()) * 6, 2);
+        HostDevice<double> device(w, *plan, host, 2, p.memory_bytes, 7);
+        auto scheduler = make_scheduler(scheduler_name);
+        auto eviction = make_eviction("lru");
+        REQUIRE(scheduler.ok());
+        ReplayOptions options;
+        options.platform = p;
+        options.buffer_depth = 2;
+        options.device = &device;
+        // Every tile is made on a GPU (dplgsy writes it first): StarPU drops such data at the
+        // end, and the result stays on the GPUs unless the flush writes them home too.
+        options.memory_model = *parse_memory_model("starpu:flush_homeless=1");
+        auto summary = replay(w, *scheduler->scheduler, *eviction->policy, options);
+        REQUIRE(summary.ok());
+        CHECK(device.problems.empty());
+        CHECK(summary->evictions > 0);
+        CHECK(summary->gpus.size() == 2);
+        CHECK(summary->gpus[0].tasks > 0);
+        CHECK(summary->gpus[1].tasks > 0);
+        const Verdict verdict = verify(w, *plan, input, host, 1000, 3, default_tolerance(plan->precision), 16);
+        INFO(verdict.detail);
+        CHECK(verdict.ok);
+        CHECK(verdict.checked > 10);
+        CHECK(verdict.worst < 1e-12);
+      }
+    }
+  }
+}
+
+TEST_CASE("execute --dry-run prints an imported trace's kernel plan and arena without a GPU", "[executor][cli]") {
+  const std::string dir = std::string(TILELENS_SOURCE_DIR) + "/tests/starpu/fixtures/lu/";
+  TempFile db("dry-run.db"), workload_file("dry-run.workload");
+  const auto imported = test::cli({"import", "starpu", dir + "tasks.rec", "--data", dir + "data.rec", "--paje", dir + "paje.trace",
+                                       "--db", db.path, "--workload-out", workload_file.path, "--memory", "1MiB"});
+  REQUIRE(imported.code == 0);
+  const auto from_file = test::cli({"execute", "--workload", workload_file.path, "--dry-run", "--memory", "1MiB", "--gpus", "2"});
+  INFO(from_file.err);
+  REQUIRE(from_file.code == 0);
+  CHECK_THAT(from_file.out, Catch::Contains("fp64 tiles of 128 x 128") && Catch::Contains("checked as lu") &&
+                                Catch::Contains("dgetrf_nopiv (6 tasks): getrf-nopiv") && Catch::Contains("dtrsm (15 tasks): trsm-left-unit-lower") && Catch::Contains("dtrsm (15 tasks): trsm-right-upper") &&
+                                Catch::Contains("2 GPUs, each an arena of 1048576 bytes") &&
+                                Catch::Contains("data of 131072 bytes: slots of 131072 bytes, 8 fit in M (evictions needed)") &&
+                                Catch::Contains("would refuse it") && Catch::Contains("fp64"));
+  // From the imported run: the waits last what StarPU measured.
+  const auto unnamed = test::cli({"execute", "--from-run", "1", "--db", db.path, "--dry-run"});
+  CHECK(unnamed.code == 2);
+  CHECK_THAT(unnamed.err, Catch::Contains("not a tilelens scheduler") && Catch::Contains("give --scheduler"));
+  const auto from_run = test::cli({"execute", "--from-run", "1", "--db", db.path, "--scheduler", "dmdas", "--dry-run"});
+  INFO(from_run.err);
+  REQUIRE(from_run.code == 0);
+  CHECK_THAT(from_run.out, Catch::Contains("panel_done") && Catch::Contains("a wait of its measured duration"));
 }
 
 TEST_CASE("with a device, the engine takes the replay's decisions", "[executor]") {

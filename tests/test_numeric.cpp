@@ -3,6 +3,8 @@
 // in any order its dependencies allow verifies; one run out of order, or a corrupted tile, fails.
 #include <catch2/catch.hpp>
 
+#include <numeric>
+
 #include "helpers.hpp"
 #include "instrument/numeric.hpp"
 
@@ -13,11 +15,12 @@ using test::generated;
 namespace {
 
 // Runs every task once in `order` and verifies the result against the input.
-Verdict run_in(const Workload& w, const KernelPlan& plan, const std::vector<TaskId>& order, HostTiles* out = nullptr) {
-  const HostTiles input = make_tiles(w, plan, 11);
-  HostTiles tiles = input;
-  for (TaskId t : order) run_on_host(plan, t, tiles);
-  const Verdict verdict = verify(w, plan, input, tiles, 1000, 3);
+template <class T = float>
+Verdict run_in(const Workload& w, const KernelPlan& plan, const std::vector<TaskId>& order, Tiles<T>* out = nullptr, std::size_t rows = 0) {
+  const Tiles<T> input = make_tiles_as<T>(w, plan, 11);
+  Tiles<T> tiles = input;
+  for (TaskId t : order) run_on_host(w, plan, t, tiles, 11);
+  const Verdict verdict = verify(w, plan, input, tiles, 1000, 3, default_tolerance(plan.precision), rows);
   if (out) *out = std::move(tiles);
   return verdict;
 }
@@ -104,18 +107,58 @@ TEST_CASE("products verify against a reference on sampled tiles, in any order", 
   }
 }
 
-TEST_CASE("the executor refuses workloads whose kernels it does not know, naming them", "[numeric][errors]") {
+TEST_CASE("fp64 plans compute in double: a Cholesky verifies a million times closer than in fp32", "[numeric]") {
+  const Workload w = generated("cholesky:N=3,b=8,elem=8");
+  const auto plan = plan_kernels(w);
+  REQUIRE(plan.ok());
+  CHECK(plan->precision == Precision::Double);
+  const Verdict in_double = run_in<double>(w, *plan, w.submission_order());
+  INFO(in_double.detail);
+  CHECK(in_double.ok);
+  CHECK(in_double.worst < 1e-13);
+  // The same plan on fp32 tiles is off by far more than fp64's tolerance: the check sees it.
+  const Verdict in_single = run_in<float>(w, *plan, w.submission_order());
+  CHECK_FALSE(in_single.ok);
+  CHECK(in_single.worst > 1e-9);
+  // And the executor of this build says it would not run it, naming the precision.
+  const Status cuda = cuda_runs(*plan);
+  REQUIRE_FALSE(cuda.ok());
+  CHECK_THAT(cuda.error().message, Catch::Contains("fp64"));
+}
+
+TEST_CASE("an imported task with no known call becomes a wait of its measured duration, or of its flops", "[numeric]") {
   WorkloadBuilder builder("imported");
-  const KindId kind = builder.kind("FOO");
+  const KindId foo = builder.kind("FOO");
+  const KindId complex = builder.kind("zgemm");
   const DataId d = builder.add_data({"d", 64});
   const std::array<Access, 1> a{{{d, AccessMode::Read}}};
-  builder.add_task(kind, a, 1);
+  builder.add_task(foo, a, 2e6);
+  builder.add_task(complex, a, 4e6);
   const auto w = std::move(builder).finish();
   REQUIRE(w.ok());
-  const auto plan = plan_kernels(*w);
-  REQUIRE_FALSE(plan.ok());
-  CHECK_THAT(plan.error().message, Catch::Contains("'imported' has no generator"));
-  const auto fp64 = plan_kernels(generated("cholesky:N=3,b=8,elem=8"));
-  REQUIRE_FALSE(fp64.ok());
-  CHECK_THAT(fp64.error().message, Catch::Contains("fp32"));
+  PlanOptions options;
+  options.wait_gflops = 1000;  // 1 flop per ps: 2e6 flops wait 2 µs
+  auto plan = plan_kernels(*w, options);
+  REQUIRE(plan.ok());
+  CHECK(plan->tasks[0].op == Op::Wait);
+  CHECK(plan->tasks[0].wait_ns == 2000);
+  CHECK(plan->tasks[1].op == Op::Wait);
+  CHECK_FALSE(plan->checkable);
+  const auto lines = plan_lines(*w, *plan);
+  const std::string all = std::accumulate(lines.begin(), lines.end(), std::string(), [](std::string x, const std::string& l) { return x + l + "\n"; });
+  CHECK_THAT(all, Catch::Contains("FOO (1 tasks): a wait") && Catch::Contains("not a BLAS or LAPACK kernel name") &&
+                      Catch::Contains("complex kernels are not mapped"));
+  options.measured_ns = {12345, 678};
+  plan = plan_kernels(*w, options);
+  REQUIRE(plan.ok());
+  CHECK(plan->tasks[0].wait_ns == 12345);
+  CHECK(plan->tasks[1].wait_ns == 678);
+  REQUIRE_FALSE(cuda_runs(*plan).ok());
+  CHECK_THAT(cuda_runs(*plan).error().message, Catch::Contains("waits"));
+}
+
+TEST_CASE("a generator with no kernels, or an element size other than 4 or 8, is refused by name", "[numeric][errors]") {
+  const auto half = plan_kernels(generated("cholesky:N=3,b=8,elem=2"));
+  REQUIRE_FALSE(half.ok());
+  CHECK_THAT(half.error().message, Catch::Contains("elem=2"));
 }

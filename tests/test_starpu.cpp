@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "formats/starpu_import.hpp"
+#include "model/kernels.hpp"
 #include "formats/workload_io.hpp"
 #include "helpers.hpp"
 

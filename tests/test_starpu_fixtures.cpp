@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "formats/starpu_import.hpp"
+#include "model/kernels.hpp"
 #include "schedulers/scheduler.hpp"
 #include "helpers.hpp"
 

@@ -35,13 +35,16 @@ Result<std::size_t> count_option(const ParsedArgs& args, const char* name, const
 }  // namespace
 
 const CommandSpec kExecute{
-    "tilelens execute (--workload SPEC | --from-run ID --db FILE) [options]",
+    "tilelens execute (--workload SPEC|FILE | --from-run ID --db FILE) [options]",
     "Run a seed workload's real kernels (cuBLAS/cuSOLVER, fp32) on NVIDIA GPUs under a scheduler and an\n"
     "eviction policy, each GPU's memory capped at --memory, and record what happened: task executions,\n"
     "loads as fetch or prefetch, evictions, write-backs (CUDA events), and CUPTI's activity records.\n"
     "The result is checked against a CPU reference on sampled tiles; a wrong result fails the run.\n"
     "The decisions are the replay engine's (docs/executor.md); --platform gives the schedulers' model, --gpus\n"
-    "the GPUs to run on (CUDA devices from --device on) and --memory M, the arena reserved on each.",
+    "the GPUs to run on (CUDA devices from --device on) and --memory M, the arena reserved on each.\n"
+    "--dry-run says, without a GPU, what would run: each kind's call (an imported workload's kernels are\n"
+    "mapped from their names: dgemm, spotrf, ...; others become waits of their measured duration), the\n"
+    "precision, the arena's slots, and whether this build's CUDA executor runs the plan.",
     execute_options({{"workload", "SPEC", "a seed workload spec (matmul2d:N=20, cholesky:N=10, ...)", ""},
      {"from-run", "ID", "re-execute the workload of a stored run (with its platform and depth) under another policy", ""},
      {"db", "FILE", "store the measured run here (and read --from-run from here)", ""},
@@ -57,11 +60,13 @@ const CommandSpec kExecute{
      {"verify", "TILES", "tiles checked against the CPU reference (0: no check)", "8"},
      {"verify-rows", "ROWS", "rows checked per tile (0: all)", "16"},
      {"json", "", "print the summary as JSON", ""},
-     {"trace-out", "FILE", "write the measured trace in tilelens' text form", ""}}),
+     {"trace-out", "FILE", "write the measured trace in tilelens' text form", ""},
+     {"dry-run", "", "print the kernel plan and the arena's layout, and exit: no GPU needed", ""}}),
     "Without a GPU (or in a build without CUDA) the command says so and exits with status 1.\n"
     "examples:\n"
     "  tilelens execute --workload matmul2d:N=20 --scheduler hfp --eviction belady --memory 500MiB --db m.db\n"
     "  tilelens execute --from-run 1 --db m.db --scheduler darts --eviction luf\n"
+    "  tilelens execute --workload app.workload --dry-run\n"
     "  tilelens calibrate --run 1 --db m.db --output h100.json && tilelens replay --workload matmul2d:N=20 --platform h100.json"};
 
 const CommandSpec kCalibrate{
@@ -121,6 +126,19 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
 
   auto prepared = core::prepare_execute(request);
   if (!prepared) return fail(err, prepared.error().message);
+  if (args.has("dry-run")) {
+    auto plan = core::plan_execute(*prepared);
+    if (!plan) return fail(err, plan.error().message);
+    out << "workload " << prepared->info.workload_spec << ": " << prepared->workload.task_count() << " tasks, "
+        << prepared->workload.data_count() << " data\n";
+    out << "kernels:\n";
+    for (const std::string& line : plan->kernels) out << "  " << line << "\n";
+    out << "arena:\n";
+    for (const std::string& line : plan->arena) out << "  " << line << "\n";
+    out << (plan->runs_on_gpu ? "the CUDA executor of this build runs this plan\n"
+                              : "the CUDA executor of this build would refuse it: " + plan->runs_on_gpu.error().message + "\n");
+    return 0;
+  }
   if (auto available = instrument::cuda_available(); !available) {
     err << "tilelens: execute needs a CUDA GPU: " << available.error().message << "\n";
     return 1;

@@ -271,7 +271,7 @@ class CudaDevice final : public ExecutionDevice {
   // Rewrites the engine's trace with the times the events measured, and the summary to match.
   void measure(Trace& trace, ReplaySummary& summary, const std::vector<CuptiRecord>* cupti) const;
   void teardown();
-  double output_pool_bytes() const { return static_cast<double>(plan_.outputs) * static_cast<double>(output_floats()) * 4; }
+  double output_pool_bytes() const { return instrument::output_pool_bytes(plan_); }
 
  private:
   std::size_t output_floats() const { return static_cast<std::size_t>(plan_.output_n * plan_.output_n); }
@@ -336,7 +336,7 @@ class CudaDevice final : public ExecutionDevice {
       }
     } else if (gpu.top + bytes <= gpu.arena_bytes) {
       offset = gpu.top;
-      gpu.top += (bytes + 255) / 256 * 256;
+      gpu.top += arena_slot_bytes(bytes);
     } else {
       // The engine keeps reserved bytes within M; with data of several sizes, slots of one
       // size cannot serve another and the arena can run out first.
@@ -643,6 +643,7 @@ Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& sched
   }
   auto plan = plan_kernels(workload);
   if (!plan) return plan.error();
+  if (auto runs = cuda_runs(*plan); !runs) return runs.error();
   const std::int64_t setup_begin = steady_ns();
   auto tiles = pinned_tiles(workload, *plan, options.seed);
   if (!tiles) return tiles.error();
@@ -728,6 +729,7 @@ Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std
   if (auto status = gpu_available(); !status) return status.error();
   auto plan = plan_kernels(workload);
   if (!plan) return plan.error();
+  if (auto runs = cuda_runs(*plan); !runs) return runs.error();
   BareFigures figures;
   TILELENS_CUDA_TRY(cudaSetDevice(device_index));
   auto tiles = pinned_tiles(workload, *plan, 1);
