@@ -65,6 +65,16 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
     if (!platform) return platform.error();
     options.platform = std::move(*platform);
   }
+  if (request.logical_gpus) {
+    if (*request.logical_gpus < 1 || *request.logical_gpus > kMaxWorkers) {
+      return make_error("--logical-gpus must be between 1 and " + std::to_string(kMaxWorkers));
+    }
+    if (request.platform.gpus && *request.platform.gpus != *request.logical_gpus) {
+      return make_error("--logical-gpus " + std::to_string(*request.logical_gpus) + " and --gpus " + std::to_string(*request.platform.gpus) +
+                        " disagree: --logical-gpus K runs K GPUs on one device");
+    }
+    options.platform.gpus = *request.logical_gpus;
+  }
   if (options.buffer_depth < 1) return make_error("--buffer must be a whole number of tasks, at least 1");
   auto memory_model = parse_memory_model(memory_model_spec);
   if (!memory_model) return make_error("--memory-model: " + memory_model.error().message);
@@ -96,6 +106,7 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   o.verify_samples = request.verify_tiles;
   o.verify_rows = request.verify_rows;
   o.first_device = request.first_device;
+  o.logical_gpus = request.logical_gpus.has_value();
 
   RunInfo& info = prepared.info;
   info = run_info_of(prepared.workload, workload_spec, prepared.scheduler.spec, prepared.eviction.spec, options);

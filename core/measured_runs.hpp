@@ -31,6 +31,7 @@ struct ExecuteRequest {
   std::size_t verify_tiles = 8;      // checked against the CPU reference (0: no check)
   std::size_t verify_rows = 16;      // per tile (0: all)
   int first_device = 0;
+  std::optional<std::uint32_t> logical_gpus;  // that many logical GPUs on first_device
 };
 
 // A request resolved, ready to run: the workload, the policies, the executor's options and

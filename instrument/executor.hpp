@@ -39,6 +39,10 @@ struct ExecuteOptions {
   std::size_t verify_samples = 8;     // tiles checked (0: no check)
   std::size_t verify_rows = 16;       // rows checked per tile (0: all)
   int first_device = 0;               // GPU k runs on CUDA device first_device + k
+  // Every GPU of the platform is a logical one on device first_device: its own arena of M,
+  // streams and handles, and GPU-to-GPU loads are device-to-device copies. So the multi-GPU
+  // paths (peer loads, invalidations) run on a machine with one GPU.
+  bool logical_gpus = false;
   // The engine hears that a task ended when its kernel starts, and queues the next kernel
   // behind it: no launch gap between kernels. Copies that touch a task's tiles wait on the
   // kernel's real end on the device (cudaStreamWaitEvent). Off: a task ends when its kernel does.

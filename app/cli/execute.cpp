@@ -54,6 +54,7 @@ const CommandSpec kExecute{
      {"buffer", "DEPTH", "tasks a GPU holds, running one included (StarPU's prefetch window)", "4"},
      {"memory-model", "SPEC", "how memory serves requests: starpu or fgcs, with key=value overrides (docs/replay.md); default the stored run's", "starpu"},
      {"device", "INDEX", "the first CUDA device", "0"},
+     {"logical-gpus", "K", "run K GPUs on the one device --device: K arenas of --memory and stream sets, GPU-to-GPU loads as device copies", ""},
      {"tf32", "", "TF32 tensor cores for the products (checked with a looser tolerance, 2e-2)", ""},
      {"no-cupti", "", "do not record CUPTI activity (to measure its overhead)", ""},
      {"seed", "N", "seed of the tiles' values", "1"},
@@ -67,6 +68,7 @@ const CommandSpec kExecute{
     "  tilelens execute --workload matmul2d:N=20 --scheduler hfp --eviction belady --memory 500MiB --db m.db\n"
     "  tilelens execute --from-run 1 --db m.db --scheduler darts --eviction luf\n"
     "  tilelens execute --workload app.workload --dry-run\n"
+    "  tilelens execute --workload cholesky:N=30 --scheduler darts --logical-gpus 2 --memory 2GiB\n"
     "  tilelens calibrate --run 1 --db m.db --output h100.json && tilelens replay --workload matmul2d:N=20 --platform h100.json"};
 
 const CommandSpec kCalibrate{
@@ -123,6 +125,11 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   request.verify_tiles = *tiles;
   request.verify_rows = *rows;
   request.first_device = static_cast<int>(*device);
+  if (args.has("logical-gpus")) {
+    auto logical = parse_integer(args.get("logical-gpus"));
+    if (!logical || *logical < 1 || *logical > kMaxWorkers) return fail(err, "--logical-gpus must be a number of GPUs, 1 or more");
+    request.logical_gpus = static_cast<std::uint32_t>(*logical);
+  }
 
   auto prepared = core::prepare_execute(request);
   if (!prepared) return fail(err, prepared.error().message);
@@ -135,6 +142,10 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     for (const std::string& line : plan->kernels) out << "  " << line << "\n";
     out << "arena:\n";
     for (const std::string& line : plan->arena) out << "  " << line << "\n";
+    if (prepared->options.logical_gpus) {
+      out << "  logical GPUs: all " << prepared->options.platform.gpus << " on CUDA device " << prepared->options.first_device
+          << ", GPU-to-GPU loads as device-to-device copies\n";
+    }
     out << (plan->runs_on_gpu ? "the CUDA executor of this build runs this plan\n"
                               : "the CUDA executor of this build would refuse it: " + plan->runs_on_gpu.error().message + "\n");
     return 0;

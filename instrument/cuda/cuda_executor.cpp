@@ -370,16 +370,17 @@ Status CudaDevice::setup() {
   int count = 0;
   TILELENS_CUDA_TRY(cudaGetDeviceCount(&count));
   const std::uint32_t K = options_.platform.gpus;
-  if (options_.first_device < 0 || options_.first_device + static_cast<int>(K) > count) {
-    return make_error("the platform has " + std::to_string(K) + " GPUs from device " + std::to_string(options_.first_device) +
-                      ", and this machine has " + std::to_string(count));
+  const int devices_needed = options_.logical_gpus ? 1 : static_cast<int>(K);
+  if (options_.first_device < 0 || options_.first_device + devices_needed > count) {
+    return make_error("the platform has " + std::to_string(K) + (options_.logical_gpus ? " logical GPUs on device " : " GPUs from device ") +
+                      std::to_string(options_.first_device) + ", and this machine has " + std::to_string(count));
   }
   task_op_.assign(w_.task_count(), kNoId);
   gpus_.resize(K);
   const std::uint64_t arena = static_cast<std::uint64_t>(options_.platform.memory_bytes);
   for (std::uint32_t g = 0; g < K; ++g) {
     Gpu& gpu = gpus_[g];
-    gpu.device = options_.first_device + static_cast<int>(g);
+    gpu.device = options_.first_device + (options_.logical_gpus ? 0 : static_cast<int>(g));
     TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
     for (auto& stream : gpu.streams) {
       TILELENS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -415,6 +416,7 @@ Status CudaDevice::setup() {
     }
     // Peer access where the devices allow it (GPU-to-GPU loads go direct then).
     for (std::uint32_t h = 0; h < g; ++h) {
+      if (gpus_[h].device == gpu.device) continue;  // logical GPUs: a copy within one device
       int can = 0;
       TILELENS_CUDA_TRY(cudaDeviceCanAccessPeer(&can, gpu.device, gpus_[h].device));
       if (!can) continue;
@@ -700,6 +702,7 @@ Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& sched
 
   Measurement& m = result.measurement;
   if (auto info = probe_device()) m.device = info->name;
+  if (options.logical_gpus) m.device += " (" + std::to_string(options.platform.gpus) + " logical GPUs)";
   m.tf32 = options.tf32;
   m.seed = options.seed;
   m.arena_bytes = options.platform.memory_bytes;
