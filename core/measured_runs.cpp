@@ -107,6 +107,8 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   o.verify_rows = request.verify_rows;
   o.first_device = request.first_device;
   o.logical_gpus = request.logical_gpus.has_value();
+  o.plan.measured_ns = prepared.measured_ns;
+  o.plan.wait_gflops = options.platform.default_gflops;
 
   RunInfo& info = prepared.info;
   info = run_info_of(prepared.workload, workload_spec, prepared.scheduler.spec, prepared.eviction.spec, options);
@@ -119,15 +121,11 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
 }
 
 Result<ExecutePlan> plan_execute(const PreparedExecute& prepared) {
-  instrument::PlanOptions options;
-  options.measured_ns = prepared.measured_ns;
-  options.wait_gflops = prepared.options.platform.default_gflops;
-  auto plan = instrument::plan_kernels(prepared.workload, options);
+  auto plan = instrument::plan_kernels(prepared.workload, prepared.options.plan);
   if (!plan) return plan.error();
   ExecutePlan out;
   out.kernels = instrument::plan_lines(prepared.workload, *plan);
   out.arena = instrument::arena_lines(prepared.workload, *plan, prepared.options.platform.memory_bytes, prepared.options.platform.gpus);
-  out.runs_on_gpu = instrument::cuda_runs(*plan);
   return out;
 }
 

@@ -44,16 +44,15 @@ struct PreparedExecute {
   RunInfo info;
   std::string database;
   // A measured run's own task durations (--from-run of a StarPU or CUDA run), by task id: the
-  // length of the waits that stand for kernels with no known call; empty otherwise.
+  // length of the waits that stand for kernels with no known call (options.plan has them too).
   std::vector<std::int64_t> measured_ns;
 };
 Result<PreparedExecute> prepare_execute(const ExecuteRequest& request);
 
 // What execute would run, said without a GPU (`tilelens execute --dry-run`): the kernel plan
-// of each kind, the arena on each GPU, and whether this build's CUDA executor runs the plan.
+// of each kind and the arena on each GPU.
 struct ExecutePlan {
   std::vector<std::string> kernels, arena;
-  Status runs_on_gpu;
 };
 Result<ExecutePlan> plan_execute(const PreparedExecute& prepared);
 

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "instrument/numeric.hpp"
 #include "trace/measurement.hpp"
 #include "replay/engine.hpp"
 
@@ -43,6 +44,8 @@ struct ExecuteOptions {
   // streams and handles, and GPU-to-GPU loads are device-to-device copies. So the multi-GPU
   // paths (peer loads, invalidations) run on a machine with one GPU.
   bool logical_gpus = false;
+  // How the plan is made (numeric.hpp): the waits' durations of an imported workload.
+  PlanOptions plan;
   // The engine hears that a task ended when its kernel starts, and queues the next kernel
   // behind it: no launch gap between kernels. Copies that touch a task's tiles wait on the
   // kernel's real end on the device (cudaStreamWaitEvent). Off: a task ends when its kernel does.

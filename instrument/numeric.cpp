@@ -329,19 +329,6 @@ std::vector<std::string> arena_lines(const Workload& workload, const KernelPlan&
   return lines;
 }
 
-Status cuda_runs(const KernelPlan& plan) {
-  if (plan.precision != Precision::Single) {
-    return make_error("the CUDA executor computes in fp32 only; this " + plan.what + " plan is " + to_string(plan.precision));
-  }
-  for (const TaskKernel& k : plan.tasks) {
-    if (k.op == Op::Fill || k.op == Op::Wait) {
-      return make_error(std::string("the CUDA executor runs computed kernels only; this ") + plan.what + " plan has " +
-                        (k.op == Op::Fill ? "fills" : "waits"));
-    }
-  }
-  return Status::success();
-}
-
 std::vector<std::string> plan_lines(const Workload& workload, const KernelPlan& plan) {
   std::vector<std::string> lines;
   lines.push_back(std::string(to_string(plan.precision)) + " tiles of " + std::to_string(plan.b) + " x " + std::to_string(plan.b) +
@@ -349,13 +336,30 @@ std::vector<std::string> plan_lines(const Workload& workload, const KernelPlan& 
                   (plan.checkable ? "checked as " + plan.what : "not checked"));
   if (!plan.notes.empty()) {
     lines.insert(lines.end(), plan.notes.begin(), plan.notes.end());
-    return lines;
+  } else {
+    std::map<std::string, std::map<std::string, std::size_t>> calls;
+    for (TaskId t = 0; t < plan.tasks.size(); ++t) ++calls[workload.kinds()[workload.tasks()[t].kind]][to_string(plan.tasks[t].op)];
+    for (const auto& [kind, ops] : calls) {
+      for (const auto& [op, count] : ops) lines.push_back(kind + " (" + std::to_string(count) + " tasks): " + op);
+    }
   }
-  std::map<std::string, std::map<std::string, std::size_t>> calls;
-  for (TaskId t = 0; t < plan.tasks.size(); ++t) ++calls[workload.kinds()[workload.tasks()[t].kind]][to_string(plan.tasks[t].op)];
-  for (const auto& [kind, ops] : calls) {
-    for (const auto& [op, count] : ops) lines.push_back(kind + " (" + std::to_string(count) + " tasks): " + op);
+  std::size_t computed = 0, fills = 0, waits = 0;
+  double flops = 0, wait_ns = 0;
+  for (const TaskKernel& k : plan.tasks) {
+    if (k.op == Op::Wait) {
+      ++waits;
+      wait_ns += static_cast<double>(k.wait_ns);
+    } else if (k.op == Op::Fill) {
+      ++fills;
+    } else {
+      ++computed;
+      flops += k.flops;
+    }
   }
+  char line[200];
+  std::snprintf(line, sizeof line, "in all: %zu cuBLAS/cuSOLVER calls (%.3g GFlop), %zu fills, %zu waits (%.3f ms)", computed, flops / 1e9,
+                fills, waits, wait_ns / 1e6);
+  lines.emplace_back(line);
   return lines;
 }
 

@@ -92,13 +92,8 @@ struct PlanOptions {
 // no kernels here or a task's accesses do not fit its kernel.
 Result<KernelPlan> plan_kernels(const Workload& workload, const PlanOptions& options = {});
 
-// Whether the CUDA executor of this tilelens runs the plan; the reason when not. It computes
-// in fp32 on tiles of one side, with no fills or waits: fp64 plans and the waits and fills of
-// imported workloads are planned, shown by --dry-run and run by the host reference, but not
-// yet on the GPU (docs/executor.md, "Imported workloads").
-Status cuda_runs(const KernelPlan& plan);
-
-// The plan in words, for `tilelens execute --dry-run`: per kind, its count and call.
+// The plan in words, for `tilelens execute --dry-run`: the precision and tile side, whether
+// the result is checked, per kind its count and call, and what the device will do in all.
 std::vector<std::string> plan_lines(const Workload& workload, const KernelPlan& plan);
 
 // The executor's memory on each GPU: an arena of M bytes carved into slots, a data of `bytes`

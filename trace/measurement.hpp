@@ -36,7 +36,7 @@ struct Measurement {
   bool cupti = false;             // CUPTI activity was recorded
   std::uint64_t cupti_records = 0;
   std::uint64_t cupti_dropped = 0;  // records CUPTI reported lost: never hidden
-  std::string verification;         // "passed", "FAILED: ...", or "not checked: ..."
+  std::string verification;         // "passed (fp32)" or "(fp64)", "FAILED: ...", or "not checked: ..."
   double worst_error = 0;
   std::uint64_t tiles_checked = 0;
   bool tf32 = false;

@@ -36,16 +36,18 @@ Result<std::size_t> count_option(const ParsedArgs& args, const char* name, const
 
 const CommandSpec kExecute{
     "tilelens execute (--workload SPEC|FILE | --from-run ID --db FILE) [options]",
-    "Run a seed workload's real kernels (cuBLAS/cuSOLVER, fp32) on NVIDIA GPUs under a scheduler and an\n"
-    "eviction policy, each GPU's memory capped at --memory, and record what happened: task executions,\n"
-    "loads as fetch or prefetch, evictions, write-backs (CUDA events), and CUPTI's activity records.\n"
+    "Run a workload's real kernels (cuBLAS/cuSOLVER; fp32, or fp64 for elem=8 and double traces) on NVIDIA\n"
+    "GPUs under a scheduler and an eviction policy, each GPU's memory capped at --memory, and record what\n"
+    "happened: task executions, loads as fetch or prefetch, evictions, write-backs (CUDA events), and\n"
+    "CUPTI's activity records.\n"
     "The result is checked against a CPU reference on sampled tiles; a wrong result fails the run.\n"
     "The decisions are the replay engine's (docs/executor.md); --platform gives the schedulers' model, --gpus\n"
     "the GPUs to run on (CUDA devices from --device on) and --memory M, the arena reserved on each.\n"
-    "--dry-run says, without a GPU, what would run: each kind's call (an imported workload's kernels are\n"
-    "mapped from their names: dgemm, spotrf, ...; others become waits of their measured duration), the\n"
-    "precision, the arena's slots, and whether this build's CUDA executor runs the plan.",
-    execute_options({{"workload", "SPEC", "a seed workload spec (matmul2d:N=20, cholesky:N=10, ...)", ""},
+    "An imported StarPU trace re-executes too: its kernels are mapped from their names (dgemm, spotrf,\n"
+    "dplgsy, ...), and a kind with no known call waits on the GPU for its measured duration.\n"
+    "--dry-run says, without a GPU, what would run: each kind's call, the precision, whether the result\n"
+    "is checked, and the arena's slots per data size.",
+    execute_options({{"workload", "SPEC|FILE", "a seed workload spec (matmul2d:N=20, cholesky:N=10, ...) or a workload file", ""},
      {"from-run", "ID", "re-execute the workload of a stored run (with its platform and depth) under another policy", ""},
      {"db", "FILE", "store the measured run here (and read --from-run from here)", ""},
      {"scheduler", "NAME[:k=v]", "scheduling policy; 'list' prints them (default: eager, or the stored run's)", "eager"},
@@ -146,8 +148,6 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
       out << "  logical GPUs: all " << prepared->options.platform.gpus << " on CUDA device " << prepared->options.first_device
           << ", GPU-to-GPU loads as device-to-device copies\n";
     }
-    out << (plan->runs_on_gpu ? "the CUDA executor of this build runs this plan\n"
-                              : "the CUDA executor of this build would refuse it: " + plan->runs_on_gpu.error().message + "\n");
     return 0;
   }
   if (auto available = instrument::cuda_available(); !available) {

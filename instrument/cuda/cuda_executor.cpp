@@ -136,13 +136,13 @@ struct Gpu {
   std::uint64_t arena_bytes = 0, top = 0;
   std::map<std::uint64_t, std::vector<std::uint64_t>> free_slots;  // by size
   std::vector<std::int64_t> slot;  // per data: offset in the arena, -1 when none
-  std::vector<float*> address;     // per data: the device address, for the kernels
+  std::vector<void*> address;      // per data: the device address, for the kernels
   // Launch-ahead: the engine hears that a task ended when its kernel starts, so copies that
   // touch its tiles wait on the kernel's real end event on the device.
   std::vector<cudaEvent_t> last_use;        // per data: end of the last kernel that used it here
   std::map<std::uint64_t, cudaEvent_t> slot_busy;  // per freed slot: end of the last kernel that used it
   std::vector<cudaEvent_t> fill_after;      // per data: its slot's previous tenant's last kernel
-  float* outputs = nullptr;
+  char* outputs = nullptr;
   cudaEvent_t origin = nullptr;
   std::unique_ptr<StreamWatcher> watchers[kStreams];
   // Events made before the run: creating two per operation during it would add two traced
@@ -152,8 +152,9 @@ struct Gpu {
 
 class CudaDevice final : public ExecutionDevice {
  public:
-  CudaDevice(const Workload& workload, const KernelPlan& plan, HostTiles& tiles, const ExecuteOptions& options)
-      : w_(workload), plan_(plan), tiles_(tiles), options_(options) {}
+  // `host[d]`: data d's pinned host tile (what loads read, write-backs write and fills copy).
+  CudaDevice(const Workload& workload, const KernelPlan& plan, std::vector<void*> host, const ExecuteOptions& options)
+      : w_(workload), plan_(plan), host_(std::move(host)), options_(options) {}
   ~CudaDevice() override { teardown(); }
 
   Status setup();
@@ -176,7 +177,7 @@ class CudaDevice final : public ExecutionDevice {
     }
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kToDevice])));
     if (source == kFromHost) {
-      check(TILELENS_CUDA(cudaMemcpyAsync(gpu.address[data], tiles_.data[data].data(), bytes, cudaMemcpyHostToDevice, gpu.streams[kToDevice])));
+      check(TILELENS_CUDA(cudaMemcpyAsync(gpu.address[data], host_[data], bytes, cudaMemcpyHostToDevice, gpu.streams[kToDevice])));
     } else {
       const Gpu& from = gpus_[static_cast<std::size_t>(source)];
       check(TILELENS_CUDA(cudaMemcpyPeerAsync(gpu.address[data], gpu.device, from.address[data], from.device, bytes, gpu.streams[kToDevice])));
@@ -195,7 +196,7 @@ class CudaDevice final : public ExecutionDevice {
     use(gpu.device);
     if (gpu.last_use[data]) check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kToHost], gpu.last_use[data], 0)));
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kToHost])));
-    check(TILELENS_CUDA(cudaMemcpyAsync(tiles_.data[data].data(), gpu.address[data], w_.data()[data].bytes, cudaMemcpyDeviceToHost,
+    check(TILELENS_CUDA(cudaMemcpyAsync(host_[data], gpu.address[data], w_.data()[data].bytes, cudaMemcpyDeviceToHost,
                           gpu.streams[kToHost])));
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kToHost])));
     untag();
@@ -225,8 +226,11 @@ class CudaDevice final : public ExecutionDevice {
     use(gpu.device);
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kCompute])));
     const TaskKernel& kernel = plan_.tasks[task];
-    float* output = kernel.output == kNoId ? nullptr : gpu.outputs + static_cast<std::size_t>(kernel.output) * output_floats();
-    if (auto status = gpu.kernels->launch(kernel, gpu.address, output); !status) fail(w_.task_label(task) + ": " + status.error().message);
+    void* output = kernel.output == kNoId ? nullptr : gpu.outputs + static_cast<std::size_t>(kernel.output) * output_tile_bytes();
+    // A fill copies the tile's seeded values, which its host tile holds: a fill is the data's
+    // first writer, so no write-back has replaced them.
+    const void* fill_from = kernel.op == instrument::Op::Fill ? host_[kernel.target] : nullptr;
+    if (auto status = gpu.kernels->launch(kernel, gpu.address, output, fill_from); !status) fail(w_.task_label(task) + ": " + status.error().message);
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kCompute])));
     untag();
     for (const Access& access : w_.accesses(task)) gpu.last_use[access.data] = ops_[index].end;
@@ -272,9 +276,11 @@ class CudaDevice final : public ExecutionDevice {
   void measure(Trace& trace, ReplaySummary& summary, const std::vector<CuptiRecord>* cupti) const;
   void teardown();
   double output_pool_bytes() const { return instrument::output_pool_bytes(plan_); }
+  // After finish(): each GPU's output pool, as bytes (the products' result is their sum).
+  const std::vector<std::vector<unsigned char>>& output_pools() const { return pools_; }
 
  private:
-  std::size_t output_floats() const { return static_cast<std::size_t>(plan_.output_n * plan_.output_n); }
+  std::size_t output_tile_bytes() const { return static_cast<std::size_t>(plan_.output_n * plan_.output_n) * element_size(plan_.precision); }
   void fail(const std::string& message) {
     if (error_.empty()) error_ = message;
   }
@@ -345,14 +351,15 @@ class CudaDevice final : public ExecutionDevice {
       return false;
     }
     gpu.slot[data] = static_cast<std::int64_t>(offset);
-    gpu.address[data] = reinterpret_cast<float*>(gpu.arena + offset);
+    gpu.address[data] = gpu.arena + offset;
     return true;
   }
   Status warm_up(Gpu& gpu);
 
   const Workload& w_;
   const KernelPlan& plan_;
-  HostTiles& tiles_;
+  std::vector<void*> host_;
+  std::vector<std::vector<unsigned char>> pools_;
   const ExecuteOptions& options_;
   std::vector<Gpu> gpus_;
   std::deque<Op> ops_;
@@ -385,7 +392,7 @@ Status CudaDevice::setup() {
     for (auto& stream : gpu.streams) {
       TILELENS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     }
-    auto kernels = DeviceKernels::create(gpu.streams[kCompute], plan_.b, options_.tf32);
+    auto kernels = DeviceKernels::create(gpu.streams[kCompute], plan_.b, plan_.precision, options_.tf32);
     if (!kernels) return kernels.error();
     gpu.kernels = std::make_unique<DeviceKernels>(std::move(*kernels));
     gpu.arena_bytes = arena;
@@ -436,7 +443,7 @@ Status CudaDevice::setup() {
 // Each kernel the plan uses, once, on scratch tiles: CUDA loads modules lazily at a kernel's
 // first launch (about 90 ms for cuBLAS's GEMMs on an H100), which must not count in the run.
 Status CudaDevice::warm_up(Gpu& gpu) {
-  std::size_t largest = static_cast<std::size_t>(plan_.output_n * plan_.output_n) * 4;
+  std::size_t largest = output_tile_bytes();
   for (const Data& d : w_.data()) largest = std::max<std::size_t>(largest, d.bytes);
   char* scratch = nullptr;
   TILELENS_CUDA_TRY(cudaMalloc(&scratch, 4 * largest));
@@ -444,8 +451,7 @@ Status CudaDevice::warm_up(Gpu& gpu) {
     (void)TILELENS_CUDA(cudaFree(scratch));
     return zeroed;
   }
-  std::vector<float*> address = {reinterpret_cast<float*>(scratch), reinterpret_cast<float*>(scratch + largest),
-                                 reinterpret_cast<float*>(scratch + 2 * largest)};
+  std::vector<void*> address = {scratch, scratch + largest, scratch + 2 * largest};
   std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>, TaskKernel> kinds;
   for (const TaskKernel& k : plan_.tasks) kinds.emplace(std::make_tuple(static_cast<int>(k.op), k.m, k.n, k.k), k);
   Status status = Status::success();
@@ -454,7 +460,9 @@ Status CudaDevice::warm_up(Gpu& gpu) {
     k.a = k.a == kNoId ? kNoId : 0;
     k.b = k.b == kNoId ? kNoId : 1;
     k.target = k.target == kNoId ? kNoId : 2;
-    if (auto s = gpu.kernels->launch(k, address, reinterpret_cast<float*>(scratch + 3 * largest)); !s) {
+    if (k.op == instrument::Op::Fill) continue;  // a copy: nothing to load
+    if (k.op == instrument::Op::Wait) k.wait_ns = 0;  // loads the wait kernel (the driver compiles its PTX) before the clock
+    if (auto s = gpu.kernels->launch(k, address, scratch + 3 * largest); !s) {
       status = make_error("warm-up of " + std::string(to_string(k.op)) + ": " + s.error().message);
       break;
     }
@@ -486,15 +494,11 @@ Status CudaDevice::finish() {
   if (plan_.outputs > 0) {
     // Each output was computed on one GPU; the others hold zeros there, so the sum of the
     // pools is the result.
-    const std::size_t n = output_floats();
-    std::vector<float> pool(static_cast<std::size_t>(plan_.outputs) * n);
+    pools_.clear();
     for (Gpu& gpu : gpus_) {
       TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
-      TILELENS_CUDA_TRY(cudaMemcpy(pool.data(), gpu.outputs, pool.size() * 4, cudaMemcpyDeviceToHost));
-      for (std::uint32_t o = 0; o < plan_.outputs; ++o) {
-        auto& out = tiles_.outputs[o];
-        for (std::size_t i = 0; i < n; ++i) out[i] += pool[o * n + i];
-      }
+      auto& pool = pools_.emplace_back(static_cast<std::size_t>(plan_.outputs) * output_tile_bytes());
+      TILELENS_CUDA_TRY(cudaMemcpy(pool.data(), gpu.outputs, pool.size(), cudaMemcpyDeviceToHost));
     }
   }
   return Status::success();
@@ -609,24 +613,35 @@ void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector
   sum_trace(trace, summary);
 }
 
-Result<HostTiles> pinned_tiles(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {
-  HostTiles tiles = make_tiles(workload, plan, seed);
+template <class T>
+Result<Tiles<T>> pinned_tiles(const Workload& workload, const KernelPlan& plan, std::uint64_t seed) {
+  Tiles<T> tiles = make_tiles_as<T>(workload, plan, seed);
   for (std::size_t i = 0; i < tiles.data.size(); ++i) {
     auto& values = tiles.data[i];
-    if (const Status pinned = TILELENS_CUDA(cudaHostRegister(values.data(), values.size() * sizeof(float), cudaHostRegisterDefault));
-        !pinned) {
-      for (std::size_t j = 0; j < i; ++j) (void)TILELENS_CUDA(cudaHostUnregister(tiles.data[j].data()));  // freed unpinned
+    if (values.empty()) continue;  // a data of no bytes (a token ordering tasks)
+    if (const Status pinned = TILELENS_CUDA(cudaHostRegister(values.data(), values.size() * sizeof(T), cudaHostRegisterDefault)); !pinned) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (!tiles.data[j].empty()) (void)TILELENS_CUDA(cudaHostUnregister(tiles.data[j].data()));  // freed unpinned
+      }
       return pinned.error();
     }
   }
   return tiles;
 }
-Status unpin(HostTiles& tiles) {
+template <class T>
+Status unpin(Tiles<T>& tiles) {
   Status first = Status::success();
   for (auto& values : tiles.data) {
+    if (values.empty()) continue;
     if (const Status s = TILELENS_CUDA(cudaHostUnregister(values.data())); !s && first) first = s;
   }
   return first;
+}
+template <class T>
+std::vector<void*> host_addresses(Tiles<T>& tiles) {
+  std::vector<void*> host;
+  for (auto& values : tiles.data) host.push_back(values.data());
+  return host;
 }
 
 }  // namespace
@@ -637,24 +652,22 @@ Status gpu_available() {
   return Status::success();
 }
 
-Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
-                                      const ExecuteOptions& options) {
-  if (auto status = gpu_available(); !status) return status.error();
-  if (options.platform.cpus > 0 || options.platform.workers_per_memory != 1) {
-    return make_error("the executor runs one worker per GPU (no CPU workers, no shared memories)");
-  }
-  auto plan = plan_kernels(workload);
-  if (!plan) return plan.error();
-  if (auto runs = cuda_runs(*plan); !runs) return runs.error();
+namespace {
+
+// The run in the plan's element type T: tiles, verification and the products' sum are typed;
+// the device moves bytes.
+template <class T>
+Result<ExecuteResult> execute_typed(const Workload& workload, const Result<KernelPlan>& plan, Scheduler& scheduler, EvictionPolicy& eviction,
+                                    const ExecuteOptions& options) {
   const std::int64_t setup_begin = steady_ns();
-  auto tiles = pinned_tiles(workload, *plan, options.seed);
+  auto tiles = pinned_tiles<T>(workload, *plan, options.seed);
   if (!tiles) return tiles.error();
   struct Unpin {
-    HostTiles& tiles;
+    Tiles<T>& tiles;
     ~Unpin() { (void)unpin(tiles); }  // after the run: its result stands
   } unpin_at_exit{*tiles};
   // The factorizations overwrite their tiles: keep the input for the check.
-  std::optional<HostTiles> input;
+  std::optional<Tiles<T>> input;
   if (plan->checkable && plan->outputs == 0 && options.verify_samples > 0) {
     input.emplace();
     input->data = tiles->data;
@@ -662,7 +675,7 @@ Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& sched
 
   ExecuteResult result;
   std::unique_ptr<CuptiRecorder> recorder;
-  CudaDevice device(workload, *plan, *tiles, options);
+  CudaDevice device(workload, *plan, host_addresses(*tiles), options);
   if (auto status = device.setup(); !status) return status.error();
   if (options.cupti) {
     auto started = CuptiRecorder::start();
@@ -675,6 +688,9 @@ Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& sched
   replay_options.platform = options.platform;
   replay_options.buffer_depth = options.buffer_depth;
   replay_options.memory_model = options.memory_model;
+  // Data made on a GPU (an imported generator writes them first) are dropped at the end as
+  // StarPU drops them; a run whose result is checked brings them home instead.
+  if (plan->checkable && options.verify_samples > 0) replay_options.memory_model.flush_homeless = true;
   replay_options.device = &device;
   TraceRecorder trace;
   if (recorder) recorder->set_origin();
@@ -693,6 +709,15 @@ Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& sched
   if (!summary) return summary.error();
   if (!finished) return finished.error();
 
+  // Each output was computed on one GPU; the others hold zeros there, so the sum of the pools is the result.
+  for (const auto& bytes : device.output_pools()) {
+    const T* pool = reinterpret_cast<const T*>(bytes.data());
+    const std::size_t n = static_cast<std::size_t>(plan->output_n * plan->output_n);
+    for (std::uint32_t o = 0; o < plan->outputs; ++o) {
+      auto& out = tiles->outputs[o];
+      for (std::size_t i = 0; i < n; ++i) out[i] += pool[o * n + i];
+    }
+  }
   result.summary = *summary;
   result.trace = std::move(trace.trace);
   device.measure(result.trace, result.summary, capture ? &capture->records : nullptr);
@@ -719,23 +744,38 @@ Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& sched
     m.verification = "not checked: " + plan->what + " has no result to check";
   } else {
     const Verdict verdict = verify(workload, *plan, input ? *input : *tiles, *tiles, options.verify_samples, options.seed,
-                                   options.tf32 ? 2e-2 : 1e-3, options.verify_rows);
+                                   options.tf32 && plan->precision == Precision::Single ? 2e-2 : default_tolerance(plan->precision),
+                                   options.verify_rows);
     m.worst_error = verdict.worst;
     m.tiles_checked = verdict.checked;
     if (!verdict.ok) return make_error("the result is wrong: " + verdict.detail);
-    m.verification = "passed";
+    m.verification = std::string("passed (") + to_string(plan->precision) + ")";
   }
   return result;
 }
 
-Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std::size_t copies, int device_index) {
+}  // namespace
+
+Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction,
+                                      const ExecuteOptions& options) {
   if (auto status = gpu_available(); !status) return status.error();
-  auto plan = plan_kernels(workload);
+  if (options.platform.cpus > 0 || options.platform.workers_per_memory != 1) {
+    return make_error("the executor runs one worker per GPU (no CPU workers, no shared memories)");
+  }
+  auto plan = plan_kernels(workload, options.plan);
   if (!plan) return plan.error();
-  if (auto runs = cuda_runs(*plan); !runs) return runs.error();
+  if (plan->precision == Precision::Double) return execute_typed<double>(workload, plan, scheduler, eviction, options);
+  return execute_typed<float>(workload, plan, scheduler, eviction, options);
+}
+
+namespace {
+
+template <class T>
+Result<BareFigures> measure_bare_typed(const Workload& workload, const KernelPlan& plan_made, bool tf32, std::size_t copies, int device_index) {
+  const KernelPlan* plan = &plan_made;
   BareFigures figures;
   TILELENS_CUDA_TRY(cudaSetDevice(device_index));
-  auto tiles = pinned_tiles(workload, *plan, 1);
+  auto tiles = pinned_tiles<T>(workload, *plan, 1);
   if (!tiles) return tiles.error();
   cudaStream_t stream = nullptr;
   if (const Status created = TILELENS_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); !created) {
@@ -744,7 +784,7 @@ Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std
   }
   // Freed whatever happens; a failure here comes after the figures, which stand.
   struct Cleanup {
-    HostTiles& tiles;
+    Tiles<T>& tiles;
     cudaStream_t stream;
     std::vector<void*> buffers;
     std::vector<cudaEvent_t> events;
@@ -756,23 +796,24 @@ Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std
       (void)unpin(tiles);
     }
   } cleanup{*tiles, stream, {}, {}};
-  std::vector<float*> address(workload.data_count(), nullptr);
+  std::vector<void*> address(workload.data_count(), nullptr);
   for (DataId d = 0; d < workload.data_count(); ++d) {
+    if (workload.data()[d].bytes == 0) continue;
     void* p = nullptr;
     TILELENS_CUDA_TRY(cudaMalloc(&p, workload.data()[d].bytes));
     cleanup.buffers.push_back(p);
-    address[d] = static_cast<float*>(p);
+    address[d] = p;
     TILELENS_CUDA_TRY(cudaMemcpy(p, tiles->data[d].data(), workload.data()[d].bytes, cudaMemcpyHostToDevice));
   }
-  float* outputs = nullptr;
+  const std::size_t output_tile_bytes = static_cast<std::size_t>(plan->output_n * plan->output_n) * sizeof(T);
+  char* outputs = nullptr;
   if (plan->outputs > 0) {
     void* p = nullptr;
-    const std::size_t bytes = static_cast<std::size_t>(plan->outputs) * static_cast<std::size_t>(plan->output_n * plan->output_n) * 4;
-    TILELENS_CUDA_TRY(cudaMalloc(&p, bytes));
+    TILELENS_CUDA_TRY(cudaMalloc(&p, static_cast<std::size_t>(plan->outputs) * output_tile_bytes));
     cleanup.buffers.push_back(p);
-    outputs = static_cast<float*>(p);
+    outputs = static_cast<char*>(p);
   }
-  auto kernels = DeviceKernels::create(stream, plan->b, tf32);
+  auto kernels = DeviceKernels::create(stream, plan->b, plan->precision, tf32);
   if (!kernels) return kernels.error();
   cudaEvent_t begin = nullptr, end = nullptr;
   TILELENS_CUDA_TRY(cudaEventCreate(&begin));
@@ -782,8 +823,9 @@ Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std
   const auto run_all = [&]() -> Status {
     for (TaskId t : workload.submission_order()) {
       const TaskKernel& k = plan->tasks[t];
-      float* out = k.output == kNoId ? nullptr : outputs + static_cast<std::size_t>(k.output) * static_cast<std::size_t>(plan->output_n * plan->output_n);
-      if (auto s = kernels->launch(k, address, out); !s) return s;
+      void* out = k.output == kNoId ? nullptr : outputs + static_cast<std::size_t>(k.output) * output_tile_bytes;
+      const void* fill_from = k.op == instrument::Op::Fill ? tiles->data[k.target].data() : nullptr;
+      if (auto s = kernels->launch(k, address, out, fill_from); !s) return s;
     }
     return Status::success();
   };
@@ -824,6 +866,16 @@ Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std
   figures.h2d_bytes_per_s = *h2d;
   figures.d2h_bytes_per_s = *d2h;
   return figures;
+}
+
+}  // namespace
+
+Result<BareFigures> measure_bare_on_gpu(const Workload& workload, bool tf32, std::size_t copies, int device_index) {
+  if (auto status = gpu_available(); !status) return status.error();
+  auto plan = plan_kernels(workload);
+  if (!plan) return plan.error();
+  if (plan->precision == Precision::Double) return measure_bare_typed<double>(workload, *plan, tf32, copies, device_index);
+  return measure_bare_typed<float>(workload, *plan, tf32, copies, device_index);
 }
 
 }  // namespace tilelens::instrument
