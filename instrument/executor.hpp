@@ -30,12 +30,16 @@
 
 namespace tilelens::instrument {
 
+// Which API calls CUPTI traces to link kernel and copy records to their task (cupti_recorder.hpp).
+enum class CuptiApis : std::uint8_t { All, Launches };
+
 struct ExecuteOptions {
   Platform platform;  // gpus and memory_bytes (M) are used; the rest is the schedulers' model
   std::uint32_t buffer_depth = 4;
   MemoryModel memory_model{};  // the engine's (replay/engine.hpp): the same decisions as a replay
   bool tf32 = false;
   bool cupti = true;
+  CuptiApis cupti_apis = CuptiApis::All;
   std::uint64_t seed = 1;             // tile values
   std::size_t verify_samples = 8;     // tiles checked (0: no check)
   std::size_t verify_rows = 16;       // rows checked per tile (0: all)

@@ -59,6 +59,7 @@ const CommandSpec kExecute{
      {"logical-gpus", "K", "run K GPUs on the one device --device: K arenas of --memory and stream sets, GPU-to-GPU loads as device copies", ""},
      {"tf32", "", "TF32 tensor cores for the products (checked with a looser tolerance, 2e-2)", ""},
      {"no-cupti", "", "do not record CUPTI activity (to measure its overhead)", ""},
+     {"cupti-apis", "all|launches", "API calls CUPTI traces: all, or only the launches and copies that link records to tasks", "all"},
      {"seed", "N", "seed of the tiles' values", "1"},
      {"verify", "TILES", "tiles checked against the CPU reference (0: no check)", "8"},
      {"verify-rows", "ROWS", "rows checked per tile (0: all)", "16"},
@@ -115,6 +116,11 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.has("memory-model")) request.memory_model = args.get("memory-model");
   request.tf32 = args.has("tf32");
   request.cupti = !args.has("no-cupti");
+  if (args.has("cupti-apis")) {
+    const std::string apis = args.get("cupti-apis");
+    if (apis != "all" && apis != "launches") return fail(err, "--cupti-apis must be all or launches (got '" + apis + "')");
+    request.cupti_apis = apis == "all" ? instrument::CuptiApis::All : instrument::CuptiApis::Launches;
+  }
   auto seed = parse_integer(args.get("seed"));
   auto tiles = count_option(args, "verify", "--verify must be a count of tiles, 0 or more");
   auto rows = count_option(args, "verify-rows", "--verify-rows must be a count of rows, 0 or more");

@@ -678,7 +678,7 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
   CudaDevice device(workload, *plan, host_addresses(*tiles), options);
   if (auto status = device.setup(); !status) return status.error();
   if (options.cupti) {
-    auto started = CuptiRecorder::start();
+    auto started = CuptiRecorder::start(options.cupti_apis);
     if (!started) return started.error();
     recorder = std::move(*started);
   }

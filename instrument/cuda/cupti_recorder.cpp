@@ -154,15 +154,61 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
   s.records.insert(s.records.end(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
 }
 
-constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMCPY2,
-    CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_RUNTIME,         CUPTI_ACTIVITY_KIND_DRIVER,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_OVERHEAD};
+// The work on the device and the links to external ids: recorded in both modes.
+constexpr CUpti_ActivityKind kWorkKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+                                             CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+// CuptiApis::All adds every API call, synchronization (each event query of the stream
+// watchers) and CUPTI's own overhead.
+constexpr CUpti_ActivityKind kAllApiKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                               CUPTI_ACTIVITY_KIND_OVERHEAD};
+// CuptiApis::Launches: only the calls that put work on a stream, through which a kernel or
+// copy record gets its external id. cuBLAS launches through the driver, the rest through the
+// runtime.
+constexpr CUpti_CallbackId kLaunchRuntimeApis[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,   CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020};
+constexpr CUpti_CallbackId kLaunchDriverApis[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,      CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync,       CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async};
+
+// Turns the mode's activities on or off; when turning on, stops at the first failure.
+Status set_activities(CuptiApis apis, bool enable) {
+  const auto kind = [&](CUpti_ActivityKind k) { return TILELENS_CUDA(enable ? cuptiActivityEnable(k) : cuptiActivityDisable(k)); };
+  Status first = Status::success();
+  const auto keep = [&](const Status& s) {
+    if (!s && first) first = s;
+    return enable && !first;  // stop enabling at the first failure
+  };
+  for (CUpti_ActivityKind k : kWorkKinds) {
+    if (keep(kind(k))) return first;
+  }
+  if (apis == CuptiApis::All) {
+    for (CUpti_ActivityKind k : kAllApiKinds) {
+      if (keep(kind(k))) return first;
+    }
+    return first;
+  }
+  const std::uint8_t on = enable ? 1 : 0;
+  for (CUpti_CallbackId cbid : kLaunchRuntimeApis) {
+    if (keep(TILELENS_CUDA(cuptiActivityEnableRuntimeApi(cbid, on)))) return first;
+  }
+  for (CUpti_CallbackId cbid : kLaunchDriverApis) {
+    if (keep(TILELENS_CUDA(cuptiActivityEnableDriverApi(cbid, on)))) return first;
+  }
+  return first;
+}
 
 }  // namespace
 
-Result<std::unique_ptr<CuptiRecorder>> CuptiRecorder::start() {
+Result<std::unique_ptr<CuptiRecorder>> CuptiRecorder::start(CuptiApis apis) {
   Shared& s = shared();
   {
     std::lock_guard lock(s.mutex);
@@ -177,14 +223,13 @@ Result<std::unique_ptr<CuptiRecorder>> CuptiRecorder::start() {
     shared().active = false;
     return st.error();
   }
-  for (CUpti_ActivityKind kind : kKinds) {
-    if (auto st = TILELENS_CUDA(cuptiActivityEnable(kind)); !st) {
-      for (CUpti_ActivityKind k : kKinds) (void)TILELENS_CUDA(cuptiActivityDisable(k));  // some were never enabled
-      shared().active = false;
-      return st.error();
-    }
+  if (auto st = set_activities(apis, true); !st) {
+    (void)set_activities(apis, false);  // some were never enabled
+    shared().active = false;
+    return st.error();
   }
   auto recorder = std::unique_ptr<CuptiRecorder>(new CuptiRecorder());
+  recorder->apis_ = apis;
   recorder->set_origin();
   return recorder;
 }
@@ -211,7 +256,7 @@ void CuptiRecorder::pop() {
 Result<CuptiRecorder::Capture> CuptiRecorder::finish() {
   finished_ = true;
   note(TILELENS_CUDA(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)));
-  for (CUpti_ActivityKind kind : kKinds) note(TILELENS_CUDA(cuptiActivityDisable(kind)));
+  note(set_activities(apis_, false));
   note(TILELENS_CUDA(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)));
   Shared& s = shared();
   std::lock_guard lock(s.mutex);

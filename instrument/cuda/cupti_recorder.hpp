@@ -1,22 +1,26 @@
 // CUPTI activity recording for the executor (REFERENCE.md, CUPTI): concurrent kernels,
-// memcpy, memset, runtime calls, synchronization, overhead and external correlation, with
-// the executor's operation ids pushed as external correlation ids. One recorder at a time
-// per process (CUPTI's buffers are process-wide). Built with the CUDA side only.
+// memcpy, memset and external correlation, with the executor's operation ids pushed as
+// external correlation ids, and the API calls that link them: every runtime and driver call,
+// synchronization and overhead (CuptiApis::All), or only the launches and asynchronous copies
+// and memsets (CuptiApis::Launches, cuptiActivityEnableRuntimeApi/DriverApi: far fewer records
+// per task). One recorder at a time per process (CUPTI's buffers are process-wide). Built with
+// the CUDA side only.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "trace/measurement.hpp"
+#include "instrument/executor.hpp"
 #include "model/result.hpp"
+#include "trace/measurement.hpp"
 
 namespace tilelens::instrument {
 
 class CuptiRecorder {
  public:
   // Registers the buffers and enables the activity kinds; fails with CUPTI's message.
-  static Result<std::unique_ptr<CuptiRecorder>> start();
+  static Result<std::unique_ptr<CuptiRecorder>> start(CuptiApis apis = CuptiApis::All);
   ~CuptiRecorder();
   // The run's clock starts now: record times are given relative to it.
   void set_origin();
@@ -34,6 +38,7 @@ class CuptiRecorder {
  private:
   CuptiRecorder() = default;
   bool finished_ = false;
+  CuptiApis apis_ = CuptiApis::All;
 };
 
 }  // namespace tilelens::instrument

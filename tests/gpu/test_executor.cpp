@@ -142,6 +142,32 @@ int main() {
     check(static_cast<bool>(result), std::string("TF32: ") + (result ? "" : result.error().message));
     if (result) check(!result->measurement.cupti && result->cupti_records.empty(), "TF32 without CUPTI: no records");
   }
+  // CUPTI tracing only the launches and copies still links every task's kernels and every
+  // load's copy.
+  for (const std::string& spec : {std::string("cholesky:N=6,b=256"), std::string("matmul2d:N=6,b=256")}) {
+    auto workload = generate_workload(spec);
+    auto scheduler = make_scheduler("dmdas");
+    auto eviction = make_eviction("lru");
+    ExecuteOptions options;
+    options.platform = capped(*workload, 0.4);
+    options.cupti_apis = CuptiApis::Launches;
+    auto result = execute(*workload, *scheduler->scheduler, *eviction->policy, options);
+    ++runs;
+    if (!result) {
+      check(false, spec + " with CUPTI tracing the launches only: " + result.error().message);
+      continue;
+    }
+    std::set<std::uint64_t> tasks, loads;
+    for (const CuptiRecord& r : result->cupti_records) {
+      if (r.kind == CuptiRecord::Kind::Kernel && external_kind(r.external) == ExternalKind::Task) tasks.insert(external_index(r.external));
+      if (r.kind == CuptiRecord::Kind::Memcpy && external_kind(r.external) == ExternalKind::Load) loads.insert(external_index(r.external));
+    }
+    check(tasks.size() == workload->task_count(), spec + " with CUPTI tracing the launches only: kernel records for " +
+                                                      std::to_string(tasks.size()) + " of " + std::to_string(workload->task_count()) + " tasks");
+    check(loads.size() == result->trace.loads.size(), spec + " with CUPTI tracing the launches only: copy records for " +
+                                                          std::to_string(loads.size()) + " of " + std::to_string(result->trace.loads.size()) + " loads");
+    std::printf("%-22s CUPTI, launches only: %zu records, every task and load linked\n", spec.c_str(), result->cupti_records.size());
+  }
   // Two logical GPUs on one device: the multi-GPU paths (GPU-to-GPU loads, invalidations of
   // stale copies) run on real hardware and the result still verifies.
   for (const std::string& name : {std::string("dmdas"), std::string("darts")}) {
