@@ -1,6 +1,8 @@
 // Merging databases (tilelens db merge): another file's runs copied into this one, each row
 // once. The tables and columns come from the schema, so a table added later is merged too.
 #include <algorithm>
+#include <future>
+#include <thread>
 
 #include "store/schema.hpp"
 #include "store/store_internal.hpp"
@@ -122,15 +124,56 @@ Result<Store::MergeReport> merge_attached(Connection& c) {
   return report;
 }
 
+// The source must be a tilelens database of this very schema version, whole: opened as such
+// (an older one is refused, not upgraded: merging must not write to its inputs). Any thread.
+Status check_source(const std::string& path) {
+  auto source = Store::open(path, Store::OpenMode::ReadOnly);
+  if (!source) return make_error("cannot merge " + path + ": " + source.error().message);
+  return Status::success();
+}
+
 }  // namespace
 
 Result<Store::MergeReport> Store::merge_from(const std::string& path) {
-  // The source must be a tilelens database of this very schema version: open it as such first
-  // (an older one is refused, not upgraded: merging must not write to its inputs).
-  {
-    auto source = Store::open(path, OpenMode::ReadOnly);
-    if (!source) return make_error("cannot merge " + path + ": " + source.error().message);
+  if (auto checked = check_source(path); !checked) return checked.error();
+  return merge_checked(path);
+}
+
+Result<Store::MergeReport> Store::merge_all(const std::vector<std::string>& paths, const MergeCallback& merged) {
+  // Checks run ahead on up to one thread per core (at least one besides this one), each on its
+  // own connection; the copies stay on this connection, in order.
+  const std::size_t ahead = std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  std::vector<std::future<Status>> checks(paths.size());
+  const auto start_check = [&](std::size_t i) {
+    if (i < paths.size()) checks[i] = std::async(std::launch::async, check_source, paths[i]);
+  };
+  for (std::size_t i = 0; i < std::min(ahead, paths.size()); ++i) start_check(i);
+  // A failure returns before the later checks are waited for: wait for them anyway (their
+  // futures' destructors), so no check outlives the call.
+  struct Drain {
+    std::vector<std::future<Status>>& checks;
+    ~Drain() {
+      for (auto& check : checks) {
+        if (check.valid()) check.wait();
+      }
+    }
+  } drain{checks};
+  MergeReport total;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const Status checked = checks[i].get();
+    start_check(i + ahead);
+    if (!checked) return checked.error();
+    auto report = merge_checked(paths[i]);
+    if (!report) return report.error();
+    total.workloads_added += report->workloads_added;
+    total.runs_added += report->runs_added;
+    total.runs_skipped += report->runs_skipped;
+    if (merged) merged(paths[i], *report);
   }
+  return total;
+}
+
+Result<Store::MergeReport> Store::merge_checked(const std::string& path) {
   Connection& c = impl_->connection;
   {
     auto attach = c.prepare("ATTACH DATABASE ?1 AS src");

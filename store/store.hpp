@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -134,6 +135,13 @@ class Store {
     std::size_t workloads_added = 0, runs_added = 0, runs_skipped = 0;
   };
   Result<MergeReport> merge_from(const std::string& path);
+  // Several files merged in order, each as merge_from does (one transaction each), while the
+  // next inputs are checked (opened, schema, SQLite's integrity check: the costliest step for
+  // a file of traces) on other threads ahead of their turn. `merged` hears of each file once
+  // it is merged; at the first failure the merge stops, the files merged before it stay, and
+  // the error names the file. Returns the totals.
+  using MergeCallback = std::function<void(const std::string& path, const MergeReport& report)>;
+  Result<MergeReport> merge_all(const std::vector<std::string>& paths, const MergeCallback& merged = {});
 
   // A second connection to this file for another thread, without checking the file again;
   // it waits up to `busy_ms` for the write lock.
@@ -142,6 +150,7 @@ class Store {
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);
+  Result<MergeReport> merge_checked(const std::string& path);  // merge_from once the source is checked
   std::unique_ptr<Impl> impl_;
 };
 

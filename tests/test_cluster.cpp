@@ -3,6 +3,7 @@
 // inputs whose runs do not read back.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -191,4 +192,30 @@ TEST_CASE("a merge is atomic and refuses another schema version, naming it", "[c
   REQUIRE(test::cli({"db", "merge", target.path, source.path}).code == 0);
   const auto count = [](const std::string& path) { return db::Store::open(path, db::Store::OpenMode::ReadOnly)->list_runs()->size(); };
   CHECK(count(target.path) == 1 + count(source.path));  // the target's own run stays outside the source's sweep
+}
+
+TEST_CASE("several inputs: checked ahead on other threads, merged in order, stopped at the first bad one", "[cluster][db]") {
+  TempFile first("merge-all-1.db"), damaged("merge-all-2.db"), last("merge-all-3.db"), target("merge-all-target.db");
+  REQUIRE(test::cli({"replay", "--workload", "matmul2d:N=4", "--memory", "4items", "--db", first.path}).code == 0);
+  REQUIRE(test::cli({"replay", "--workload", "matmul2d:N=5", "--memory", "4items", "--db", last.path}).code == 0);
+  {
+    std::ofstream garbage(damaged.path, std::ios::binary);
+    garbage << "SQLite format 3" << std::string(4096, '\x7f');
+  }
+  const auto merged = test::cli({"db", "merge", target.path, first.path, damaged.path, last.path});
+  CHECK(merged.code == 2);
+  CHECK_THAT(merged.err, Catch::Contains(damaged.path) && Catch::Contains("merged before it: 1 runs from 1 file"));
+  CHECK_THAT(merged.out, Catch::Contains(first.path + ": 1 runs added"));
+  CHECK_THAT(merged.out, !Catch::Contains(last.path));
+  CHECK(loads_by_key(target.path) == loads_by_key(first.path));
+  // Without the damaged file, every input goes in, in order, and the totals add up.
+  auto store = db::Store::open(target.path);
+  REQUIRE(store.ok());
+  std::vector<std::string> heard;
+  auto total = store->merge_all({first.path, last.path}, [&](const std::string& path, const db::Store::MergeReport&) { heard.push_back(path); });
+  REQUIRE(total.ok());
+  CHECK(heard == std::vector<std::string>{first.path, last.path});
+  CHECK(total->runs_added == 1);  // the first file's run is there already
+  CHECK(total->runs_skipped == 1);
+  CHECK(store->list_runs()->size() == 2);
 }

@@ -73,12 +73,9 @@ int cmd_bench_cluster(const ParsedArgs& args, std::ostream& out, std::ostream& e
   const auto begin = std::chrono::steady_clock::now();
   auto merged = db::Store::open((folder / "merged.db").string());
   if (!merged) return fail(err, merged.error().message);
-  std::size_t runs = 0;
-  for (const auto& part : parts) {
-    auto report = merged->merge_from(part);
-    if (!report) return fail(err, report.error().message);
-    runs += report->runs_added;
-  }
+  auto report = merged->merge_all(parts);
+  if (!report) return fail(err, report.error().message);
+  const std::size_t runs = report->runs_added;
   const double merge_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   out << "  balance: slowest shard " << format_fixed(slowest, 2) << " s against a mean of " << format_fixed(mean, 2) << " s: "
       << format_fixed(slowest / mean, 2) << "x (target: 1.30x at most)\n";

@@ -43,22 +43,22 @@ int cmd_db_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   }
   auto store = db::Store::open(target);
   if (!store) return fail(err, store.error().message);
-  std::size_t runs = 0, skipped = 0, workloads = 0;
-  for (std::size_t i = 1; i < args.positional.size(); ++i) {
-    auto report = store->merge_from(args.positional[i]);
-    if (!report) {
-      err << "tilelens: " << report.error().message << "\n";
-      err << "merged before it: " << runs << " runs from " << i - 1 << " file" << (i == 2 ? "" : "s") << "; " << target
-          << " holds them, and nothing of " << args.positional[i] << "\n";
-      return 2;
-    }
-    out << args.positional[i] << ": " << report->runs_added << " runs added, " << report->runs_skipped << " already there or incomplete, "
-        << report->workloads_added << " new workloads\n";
-    runs += report->runs_added;
-    skipped += report->runs_skipped;
-    workloads += report->workloads_added;
+  const std::vector<std::string> inputs(args.positional.begin() + 1, args.positional.end());
+  std::size_t files = 0, runs = 0;
+  auto total = store->merge_all(inputs, [&](const std::string& path, const db::Store::MergeReport& report) {
+    out << path << ": " << report.runs_added << " runs added, " << report.runs_skipped << " already there or incomplete, "
+        << report.workloads_added << " new workloads\n";
+    ++files;
+    runs += report.runs_added;
+  });
+  if (!total) {
+    err << "tilelens: " << total.error().message << "\n";
+    err << "merged before it: " << runs << " runs from " << files << " file" << (files == 1 ? "" : "s") << "; " << target
+        << " holds them, and nothing of " << inputs[files] << "\n";
+    return 2;
   }
-  out << target << ": " << runs << " runs added, " << skipped << " skipped, " << workloads << " new workloads\n";
+  out << target << ": " << total->runs_added << " runs added, " << total->runs_skipped << " skipped, " << total->workloads_added
+      << " new workloads\n";
   return 0;
 }
 

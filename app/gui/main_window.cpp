@@ -231,11 +231,11 @@ bool MainWindow::open_databases(const QStringList& paths, QString* error) {
   {
     auto store = db::Store::open(merged.toStdString());
     if (!store) return report(this, store.error().message, error);
+    std::vector<std::string> inputs;
     for (const QString& file : files) {
-      if (QFileInfo(file).absoluteFilePath() == QFileInfo(merged).absoluteFilePath()) continue;
-      auto added = store->merge_from(file.toStdString());
-      if (!added) return report(this, added.error().message, error);
+      if (QFileInfo(file).absoluteFilePath() != QFileInfo(merged).absoluteFilePath()) inputs.push_back(file.toStdString());
     }
+    if (auto added = store->merge_all(inputs); !added) return report(this, added.error().message, error);
   }
   if (!open_database(merged, error)) return false;
   setWindowTitle(QString("tilelens - %1 databases merged (%2)").arg(files.size()).arg(paths.join(", ")));
