@@ -187,6 +187,7 @@ Result<KernelPlan> plan_imported(const Workload& workload, const PlanOptions& op
   for (const Data& d : workload.data()) plan.grid = std::max<std::int64_t>(plan.grid, std::max(d.row, d.col) + 1);
 
   std::vector<Family> family_of(workload.data_count(), Family::None);
+  std::vector<char> accessed(workload.data_count(), 0);  // by a task before, in submission order
   std::map<std::string, std::map<std::string, std::size_t>> became;  // kind -> what it became -> tasks
   bool writes_unknown = false, has_potrf = false, has_getrf = false;
   plan.tasks.resize(workload.task_count());
@@ -197,6 +198,8 @@ Result<KernelPlan> plan_imported(const Workload& workload, const PlanOptions& op
     kernel.flops = task.flops;
     std::vector<DataId> reads, writes;
     for (const Access& a : workload.accesses(t)) (a.mode == AccessMode::Read ? reads : writes).push_back(a.data);
+    const bool fresh_target = writes.size() == 1 && !accessed[writes[0]];
+    for (const Access& a : workload.accesses(t)) accessed[a.data] = 1;
     const auto wait = [&](const std::string& why) {
       kernel = TaskKernel{};
       kernel.op = Op::Wait;
@@ -260,9 +263,14 @@ Result<KernelPlan> plan_imported(const Workload& workload, const PlanOptions& op
       kernel.a = reads[0];
       kernel.b = reads[1];
       kernel.target = writes[0];
-    } else if ((k == "plgsy" || k == "plghe" || k == "plrnt") && fits(0, 1)) {
+    } else if ((k == "plgsy" || k == "plghe" || k == "plrnt") && fits(0, 1) && fresh_target) {
+      // Only as the tile's first access: the executor fills from the tile's host copy, which
+      // holds the seeded values until a write-back replaces them.
       kernel.op = Op::Fill;
       kernel.target = writes[0];
+    } else if ((k == "plgsy" || k == "plghe" || k == "plrnt") && fits(0, 1)) {
+      wait("a generator on a tile used before: its values would not be the seed's");
+      continue;
     } else {
       wait(mapped ? "its accesses are not the call's: " + std::to_string(reads.size()) + " read, " + std::to_string(writes.size()) + " written"
                   : "no call mapped for " + k);
@@ -372,7 +380,8 @@ void seed_tile(const Workload& workload, const KernelPlan& plan, std::uint64_t s
   const Data& data = workload.data()[d];
   const double shift = static_cast<double>(plan.grid * plan.b);
   Rng rng(seed ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(d) + 1)));
-  values.resize(data.bytes / element_size(plan.precision));
+  // Whole elements covering every byte: loads and write-backs copy data.bytes.
+  values.resize((data.bytes + element_size(plan.precision) - 1) / element_size(plan.precision));
   for (T& v : values) v = static_cast<T>(static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * 2 - 1);
   const bool square = values.size() == static_cast<std::size_t>(plan.b * plan.b);
   if (!square || data.row < 0 || data.row != data.col) return;

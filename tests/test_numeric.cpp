@@ -153,6 +153,36 @@ TEST_CASE("an imported task with no known call becomes a wait of its measured du
   CHECK_THAT(plan_lines(*w, *plan).back(), Catch::Contains("0 cuBLAS/cuSOLVER calls") && Catch::Contains("2 waits (0.013 ms)"));
 }
 
+TEST_CASE("an imported generator fills a tile only as its first access, and odd-sized data get whole elements", "[numeric]") {
+  WorkloadBuilder builder("imported");
+  const KindId plgsy = builder.kind("dplgsy"), potrf = builder.kind("dpotrf"), other = builder.kind("sort_keys");
+  const DataId tile = builder.add_data({"A_0_0", 8 * 8 * 8, 'A', 0, 0});
+  const DataId odd = builder.add_data({"keys", 12});  // 12 bytes: one and a half doubles
+  const std::array<Access, 1> fill{{{tile, AccessMode::Write}}}, factor{{{tile, AccessMode::ReadWrite}}}, keys{{{odd, AccessMode::ReadWrite}}};
+  builder.add_task(plgsy, fill, 0);
+  builder.add_task(potrf, factor, 100);
+  builder.add_task(plgsy, fill, 0);  // again, after the tile was factored
+  builder.add_task(other, keys, 50);
+  builder.derive_data_dependencies();
+  auto w = std::move(builder).finish();
+  REQUIRE(w.ok());
+  auto plan = plan_kernels(*w);
+  REQUIRE(plan.ok());
+  CHECK(plan->precision == Precision::Double);
+  CHECK(plan->b == 8);
+  CHECK(plan->tasks[0].op == Op::Fill);
+  CHECK(plan->tasks[1].op == Op::Potrf);
+  CHECK(plan->tasks[2].op == Op::Wait);  // its values would not be the seed's
+  CHECK(plan->tasks[3].op == Op::Wait);
+  CHECK_FALSE(plan->checkable);  // a wait writes a tile
+  const auto lines = plan_lines(*w, *plan);
+  const std::string all = std::accumulate(lines.begin(), lines.end(), std::string(), [](std::string x, const std::string& l) { return x + l + "\n"; });
+  CHECK_THAT(all, Catch::Contains("a generator on a tile used before"));
+  const HostTilesD tiles = make_tiles_as<double>(*w, *plan, 3);
+  CHECK(tiles.data[tile].size() == 64);
+  CHECK(tiles.data[odd].size() * sizeof(double) >= 12);  // every byte a load or write-back copies is there
+}
+
 TEST_CASE("a generator with no kernels, or an element size other than 4 or 8, is refused by name", "[numeric][errors]") {
   const auto half = plan_kernels(generated("cholesky:N=3,b=8,elem=2"));
   REQUIRE_FALSE(half.ok());

@@ -176,7 +176,9 @@ class CudaDevice final : public ExecutionDevice {
       check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kToDevice], gpus_[static_cast<std::size_t>(source)].last_use[data], 0)));
     }
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kToDevice])));
-    if (source == kFromHost) {
+    if (bytes == 0) {
+      // a data of no bytes (a token ordering an imported workload's tasks): nothing to copy
+    } else if (source == kFromHost) {
       check(TILELENS_CUDA(cudaMemcpyAsync(gpu.address[data], host_[data], bytes, cudaMemcpyHostToDevice, gpu.streams[kToDevice])));
     } else {
       const Gpu& from = gpus_[static_cast<std::size_t>(source)];
@@ -196,8 +198,10 @@ class CudaDevice final : public ExecutionDevice {
     use(gpu.device);
     if (gpu.last_use[data]) check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kToHost], gpu.last_use[data], 0)));
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kToHost])));
-    check(TILELENS_CUDA(cudaMemcpyAsync(host_[data], gpu.address[data], w_.data()[data].bytes, cudaMemcpyDeviceToHost,
-                          gpu.streams[kToHost])));
+    if (w_.data()[data].bytes > 0) {
+      check(TILELENS_CUDA(cudaMemcpyAsync(host_[data], gpu.address[data], w_.data()[data].bytes, cudaMemcpyDeviceToHost,
+                                          gpu.streams[kToHost])));
+    }
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kToHost])));
     untag();
     watch(node, kToHost, index);
@@ -224,11 +228,19 @@ class CudaDevice final : public ExecutionDevice {
     task_op_[task] = index;
     tag(external_id(ExternalKind::Task, task));
     use(gpu.device);
+    // A tile written without a load first (a fill, an allocated output) may sit in a slot whose
+    // previous tenant is still being copied to another GPU on that GPU's stream: wait for it.
+    for (const Access& access : w_.accesses(task)) {
+      if (gpu.fill_after[access.data]) {
+        check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kCompute], gpu.fill_after[access.data], 0)));
+        gpu.fill_after[access.data] = nullptr;
+      }
+    }
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kCompute])));
     const TaskKernel& kernel = plan_.tasks[task];
     void* output = kernel.output == kNoId ? nullptr : gpu.outputs + static_cast<std::size_t>(kernel.output) * output_tile_bytes();
     // A fill copies the tile's seeded values, which its host tile holds: a fill is the data's
-    // first writer, so no write-back has replaced them.
+    // first access (plan_imported makes no other fill), so no write-back has replaced them.
     const void* fill_from = kernel.op == instrument::Op::Fill ? host_[kernel.target] : nullptr;
     if (auto status = gpu.kernels->launch(kernel, gpu.address, output, fill_from); !status) fail(w_.task_label(task) + ": " + status.error().message);
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kCompute])));
@@ -556,7 +568,11 @@ void CudaDevice::measure(Trace& trace, ReplaySummary& summary, const std::vector
       if (r.external == 0) continue;
       const std::uint64_t index = external_index(r.external);
       Span* span = nullptr;
-      if (r.kind == CuptiRecord::Kind::Kernel && external_kind(r.external) == ExternalKind::Task && index < kernel_span.size()) {
+      // A task's time is that of its kernels; a fill's, of its copy.
+      const bool task_work = external_kind(r.external) == ExternalKind::Task && index < kernel_span.size() &&
+                             (r.kind == CuptiRecord::Kind::Kernel ||
+                              (r.kind == CuptiRecord::Kind::Memcpy && plan_.tasks[index].op == instrument::Op::Fill));
+      if (task_work) {
         span = &kernel_span[index];
       } else if (r.kind == CuptiRecord::Kind::Memcpy && external_kind(r.external) != ExternalKind::Task && index < copy_span.size()) {
         span = &copy_span[index];
@@ -690,7 +706,8 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
   replay_options.memory_model = options.memory_model;
   // Data made on a GPU (an imported generator writes them first) are dropped at the end as
   // StarPU drops them; a run whose result is checked brings them home instead.
-  if (plan->checkable && options.verify_samples > 0) replay_options.memory_model.flush_homeless = true;
+  const bool flushed_home = plan->checkable && options.verify_samples > 0 && !options.memory_model.flush_homeless;
+  if (flushed_home) replay_options.memory_model.flush_homeless = true;
   replay_options.device = &device;
   TraceRecorder trace;
   if (recorder) recorder->set_origin();
@@ -749,7 +766,8 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
     m.worst_error = verdict.worst;
     m.tiles_checked = verdict.checked;
     if (!verdict.ok) return make_error("the result is wrong: " + verdict.detail);
-    m.verification = std::string("passed (") + to_string(plan->precision) + ")";
+    m.verification = std::string("passed (") + to_string(plan->precision) +
+                     (flushed_home ? "; data made on a GPU were written home at the end to be checked" : "") + ")";
   }
   return result;
 }

@@ -169,7 +169,7 @@ constexpr CUpti_CallbackId kLaunchRuntimeApis[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,   CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020};
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000};
 constexpr CUpti_CallbackId kLaunchDriverApis[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,

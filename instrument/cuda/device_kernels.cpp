@@ -161,9 +161,12 @@ Status DeviceKernels::launch_wait(std::int64_t ns) {
   if (!wait_kernel_) {
     cudaLibrary_t library = nullptr;
     TILELENS_CUDA_TRY(cudaLibraryLoadData(&library, kWaitPtx, nullptr, nullptr, 0, nullptr, nullptr, 0));
-    wait_library_ = library;
     cudaKernel_t kernel = nullptr;
-    TILELENS_CUDA_TRY(cudaLibraryGetKernel(&kernel, library, "tilelens_wait"));
+    if (const Status found = TILELENS_CUDA(cudaLibraryGetKernel(&kernel, library, "tilelens_wait")); !found) {
+      (void)TILELENS_CUDA(cudaLibraryUnload(library));
+      return found;
+    }
+    wait_library_ = library;
     wait_kernel_ = kernel;
   }
   unsigned long long duration = static_cast<unsigned long long>(std::max<std::int64_t>(0, ns));

@@ -81,26 +81,33 @@ std::string run_plan(const std::string& name, const Workload& workload) {
 std::string check_wait() {
   cudaStream_t stream = nullptr;
   cudaEvent_t begin = nullptr, end = nullptr;
-  if (cudaStreamCreate(&stream) != cudaSuccess || cudaEventCreate(&begin) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess) {
-    return "wait: cannot create a stream and events";
-  }
-  auto kernels = DeviceKernels::create(stream, 8, Precision::Single, false);
-  if (!kernels) return "wait: " + kernels.error().message;
-  TaskKernel wait;
-  wait.op = Op::Wait;
-  wait.wait_ns = 0;
-  std::vector<void*> none;
-  if (auto s = kernels->launch(wait, none, nullptr); !s) return "wait: " + s.error().message;  // loads the PTX
-  wait.wait_ns = 2'000'000;
-  cudaEventRecord(begin, stream);
-  if (auto s = kernels->launch(wait, none, nullptr); !s) return "wait: " + s.error().message;
-  cudaEventRecord(end, stream);
-  cudaEventSynchronize(end);
+  std::string problem;
   float ms = 0;
-  cudaEventElapsedTime(&ms, begin, end);
-  cudaEventDestroy(begin);
-  cudaEventDestroy(end);
-  cudaStreamDestroy(stream);
+  if (cudaStreamCreate(&stream) != cudaSuccess || cudaEventCreate(&begin) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess) {
+    problem = "wait: cannot create a stream and events";
+  } else {
+    // The kernels' handles go before their stream.
+    auto kernels = DeviceKernels::create(stream, 8, Precision::Single, false);
+    TaskKernel wait;
+    wait.op = Op::Wait;
+    const std::vector<void*> none;
+    if (!kernels) {
+      problem = "wait: " + kernels.error().message;
+    } else if (auto loaded = kernels->launch(wait, none, nullptr); !loaded) {  // loads the PTX
+      problem = "wait: " + loaded.error().message;
+    } else {
+      wait.wait_ns = 2'000'000;
+      cudaEventRecord(begin, stream);
+      if (auto s = kernels->launch(wait, none, nullptr); !s) problem = "wait: " + s.error().message;
+      cudaEventRecord(end, stream);
+      cudaEventSynchronize(end);
+      cudaEventElapsedTime(&ms, begin, end);
+    }
+  }
+  if (begin) cudaEventDestroy(begin);
+  if (end) cudaEventDestroy(end);
+  if (stream) cudaStreamDestroy(stream);
+  if (!problem.empty()) return problem;
   std::printf("a wait of 2 ms lasted %.3f ms\n", static_cast<double>(ms));
   return ms >= 2.0f && ms < 20.0f ? "" : "wait: a wait of 2 ms lasted " + std::to_string(ms) + " ms";
 }
