@@ -326,6 +326,8 @@ Result<std::optional<Measurement>> Store::load_measurement(std::int64_t run_id) 
   m.output_pool_bytes = q.real("measurements.output_pool_bytes");
   m.wall_ns = q.integer("measurements.wall_ns");
   m.setup_ns = q.integer("measurements.setup_ns");
+  m.cupti_apis = q.text("measurements.cupti_apis");
+  m.kernels = q.text("measurements.kernels");
   return std::optional<Measurement>(std::move(m));
 }
 

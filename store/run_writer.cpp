@@ -121,6 +121,8 @@ void RunWriter::write_measurement(const Measurement& m, const std::vector<CuptiR
              .bind("output_pool_bytes", m.output_pool_bytes)
              .bind("wall_ns", m.wall_ns)
              .bind("setup_ns", m.setup_ns)
+             .bind("cupti_apis", m.cupti_apis)
+             .bind("kernels", m.kernels)
              .run());
   auto record = prepare_insert(*s.connection, "cupti_records");
   if (!record) return s.keep(record.error());

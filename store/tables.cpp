@@ -291,7 +291,10 @@ const std::vector<Table> kTables = {
       {"arena_bytes", "REAL NOT NULL", "M, the arena reserved on each GPU"},
       {"output_pool_bytes", "REAL NOT NULL", "the products' output pool, outside M"},
       {"wall_ns", "INTEGER NOT NULL", "the host's wall time of the run"},
-      {"setup_ns", "INTEGER NOT NULL", "the host's wall time of the setup before it"}},
+      {"setup_ns", "INTEGER NOT NULL", "the host's wall time of the setup before it"},
+      {"cupti_apis", "TEXT NOT NULL DEFAULT ''", "the API calls CUPTI traced: all, or launches (those linking records to tasks); empty when off", 10},
+      {"kernels", "TEXT NOT NULL DEFAULT ''",
+       "what ran, kind by kind, one line each: its call, a fill, or a wait of its measured duration (and why)", 10}},
      "", false, {}, "", 5},
     {"cupti_records",
      "CUPTI's activity records of a measured run, in start order; times in ns from the start of the run. "

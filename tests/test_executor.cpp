@@ -380,6 +380,8 @@ TEST_CASE("a measured run's measurement and CUPTI records are stored, read back 
   m.seed = 7;
   m.arena_bytes = 1e6;
   m.wall_ns = 123456;
+  m.cupti_apis = "launches";
+  m.kernels = "fp64 tiles of 128 x 128; result checked as lu\npanel_done (6 tasks): a wait of its measured duration";
   std::vector<CuptiRecord> records(2);
   records[0].kind = CuptiRecord::Kind::Kernel;
   records[0].external = external_id(ExternalKind::Task, 5);
@@ -401,6 +403,8 @@ TEST_CASE("a measured run's measurement and CUPTI records are stored, read back 
   CHECK((*back)->verification == "passed");
   CHECK((*back)->worst_error == m.worst_error);
   CHECK((*back)->wall_ns == 123456);
+  CHECK((*back)->cupti_apis == "launches");
+  CHECK((*back)->kernels == m.kernels);
   auto connection = db::Connection::open(file.path, db::Connection::Access::ReadOnly);
   REQUIRE(connection.ok());
   CHECK(*connection->query_integer("SELECT count(*) FROM cupti_records WHERE external_kind = 'task' AND external_index = 5") == 1);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -216,7 +217,7 @@ void print_csv_row(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
 }
 
 void print_measurement(const Measurement& m, std::ostream& out) {
-  out << "device       " << m.device << (m.tf32 ? " (TF32 tensor cores)" : " (fp32)") << "\n";
+  out << "device       " << m.device << (m.tf32 ? " (TF32 tensor cores for the products)" : "") << "\n";
   out << "arena        " << format_bytes(m.arena_bytes) << " per GPU";
   if (m.output_pool_bytes > 0) out << "; products' outputs " << format_bytes(m.output_pool_bytes) << " apart";
   out << "\n";
@@ -224,8 +225,15 @@ void print_measurement(const Measurement& m, std::ostream& out) {
   if (m.tiles_checked > 0) out << " (" << m.tiles_checked << " tiles, worst relative error " << m.worst_error << ")";
   out << "\n";
   out << "CUPTI        ";
-  if (m.cupti) out << format_count(static_cast<double>(m.cupti_records)) << " records, " << m.cupti_dropped << " dropped\n";
-  else out << "off\n";
+  if (m.cupti) {
+    out << format_count(static_cast<double>(m.cupti_records)) << " records, " << m.cupti_dropped << " dropped"
+        << (m.cupti_apis.empty() ? "" : ", tracing " + (m.cupti_apis == "all" ? std::string("every API call") : "the launches only")) << "\n";
+  } else {
+    out << "off\n";
+  }
+  std::istringstream kernels(m.kernels);
+  bool first = true;
+  for (std::string line; std::getline(kernels, line); first = false) out << (first ? "kernels      " : "             ") << line << "\n";
   out << "wall         " << format_duration(m.wall_ns) << " (setup " << format_duration(m.setup_ns) << " before it)\n";
 }
 

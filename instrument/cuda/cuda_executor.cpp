@@ -747,6 +747,8 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
   if (options.logical_gpus) m.device += " (" + std::to_string(options.platform.gpus) + " logical GPUs)";
   m.tf32 = options.tf32;
   m.seed = options.seed;
+  if (options.cupti) m.cupti_apis = options.cupti_apis == CuptiApis::All ? "all" : "launches";
+  for (const std::string& line : plan_lines(workload, *plan)) m.kernels += (m.kernels.empty() ? "" : "\n") + line;
   m.arena_bytes = options.platform.memory_bytes;
   m.output_pool_bytes = device.output_pool_bytes();
   if (capture) {
