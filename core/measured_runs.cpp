@@ -40,11 +40,14 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
     auto run = load_run(*store, *request.from_run, WithTrace::No);
     if (!run) return make_error("--from-run: " + run.error().message);
     if (run->run.info.mode != RunMode::Replay) {
+      // A measured run's own task durations: how long the waits that stand for kernels with
+      // no known call last.
       auto trace = store->load_trace(run->run);
       if (!trace) return make_error("--from-run: " + trace.error().message);
-      prepared.measured_ns.assign(run->workload.task_count(), 0);
+      auto& measured_ns = prepared.options.plan.measured_ns;
+      measured_ns.assign(run->workload.task_count(), 0);
       for (const TaskRecord& task : trace->tasks) {
-        if (task.task < prepared.measured_ns.size()) prepared.measured_ns[task.task] = task.end_ns - task.start_ns;
+        if (task.task < measured_ns.size()) measured_ns[task.task] = task.end_ns - task.start_ns;
       }
     }
     prepared.workload = std::move(run->workload);
@@ -108,7 +111,6 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   o.verify_rows = request.verify_rows;
   o.first_device = request.first_device;
   o.logical_gpus = request.logical_gpus.has_value();
-  o.plan.measured_ns = prepared.measured_ns;
   o.plan.wait_gflops = options.platform.default_gflops;
 
   RunInfo& info = prepared.info;

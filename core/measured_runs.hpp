@@ -44,9 +44,6 @@ struct PreparedExecute {
   instrument::ExecuteOptions options;
   RunInfo info;
   std::string database;
-  // A measured run's own task durations (--from-run of a StarPU or CUDA run), by task id: the
-  // length of the waits that stand for kernels with no known call (options.plan has them too).
-  std::vector<std::int64_t> measured_ns;
 };
 Result<PreparedExecute> prepare_execute(const ExecuteRequest& request);
 

@@ -183,7 +183,7 @@ Result<KernelPlan> plan_imported(const Workload& workload, const PlanOptions& op
   plan.b = side;
   plan.output_n = side;
   plan.precision = precision == 'd' ? Precision::Double : Precision::Single;
-  const std::uint64_t tile_bytes = static_cast<std::uint64_t>(side * side) * (precision == 'd' ? 8u : 4u);
+  const auto tile_bytes = static_cast<std::uint64_t>(side * side) * element_size(plan.precision);
   for (const Data& d : workload.data()) plan.grid = std::max<std::int64_t>(plan.grid, std::max(d.row, d.col) + 1);
 
   std::vector<Family> family_of(workload.data_count(), Family::None);
@@ -201,15 +201,14 @@ Result<KernelPlan> plan_imported(const Workload& workload, const PlanOptions& op
     const bool fresh_target = writes.size() == 1 && !accessed[writes[0]];
     for (const Access& a : workload.accesses(t)) accessed[a.data] = 1;
     const auto wait = [&](const std::string& why) {
+      const bool measured = t < options.measured_ns.size() && options.measured_ns[t] > 0;
       kernel = TaskKernel{};
       kernel.op = Op::Wait;
       kernel.flops = task.flops;
-      kernel.wait_ns = t < options.measured_ns.size() && options.measured_ns[t] > 0
-                           ? options.measured_ns[t]
-                           : static_cast<std::int64_t>(std::llround(task.flops / std::max(options.wait_gflops, 1e-9)));
+      kernel.wait_ns = measured ? options.measured_ns[t] : static_cast<std::int64_t>(std::llround(task.flops / std::max(options.wait_gflops, 1e-9)));
       if (!writes.empty()) writes_unknown = true;
-      ++became[kind]["a wait of its " + std::string(t < options.measured_ns.size() ? "measured duration" : "flops at " +
-                                                                                     std::to_string(static_cast<int>(options.wait_gflops)) + " GFlop/s") +
+      ++became[kind]["a wait of its " +
+                     (measured ? std::string("measured duration") : "flops at " + std::to_string(static_cast<int>(options.wait_gflops)) + " GFlop/s") +
                      " (" + why + ")"];
     };
     const auto name = parse_kernel_name(kind);
@@ -229,7 +228,8 @@ Result<KernelPlan> plan_imported(const Workload& workload, const PlanOptions& op
     for (DataId d : reads) {
       if (family == Family::None) family = family_of[d];
     }
-    const bool mapped = k == "potrf" || k == "getrf" || k == "trsm" || k == "syrk" || k == "gemm" || k == "plgsy" || k == "plrnt" || k == "plghe";
+    const bool generator = k == "plgsy" || k == "plghe" || k == "plrnt";  // Chameleon's
+    const bool mapped = generator || k == "potrf" || k == "getrf" || k == "trsm" || k == "syrk" || k == "gemm";
     if (mapped && !square) {
       wait("tiles not all " + std::to_string(side) + " x " + std::to_string(side));
       continue;
@@ -263,12 +263,12 @@ Result<KernelPlan> plan_imported(const Workload& workload, const PlanOptions& op
       kernel.a = reads[0];
       kernel.b = reads[1];
       kernel.target = writes[0];
-    } else if ((k == "plgsy" || k == "plghe" || k == "plrnt") && fits(0, 1) && fresh_target) {
+    } else if (generator && fits(0, 1) && fresh_target) {
       // Only as the tile's first access: the executor fills from the tile's host copy, which
       // holds the seeded values until a write-back replaces them.
       kernel.op = Op::Fill;
       kernel.target = writes[0];
-    } else if ((k == "plgsy" || k == "plghe" || k == "plrnt") && fits(0, 1)) {
+    } else if (generator && fits(0, 1)) {
       wait("a generator on a tile used before: its values would not be the seed's");
       continue;
     } else {

@@ -134,11 +134,6 @@ Status check_source(const std::string& path) {
 
 }  // namespace
 
-Result<Store::MergeReport> Store::merge_from(const std::string& path) {
-  if (auto checked = check_source(path); !checked) return checked.error();
-  return merge_checked(path);
-}
-
 Result<Store::MergeReport> Store::merge_all(const std::vector<std::string>& paths, const MergeCallback& merged) {
   // Checks run ahead on up to one thread per core (at least one besides this one), each on its
   // own connection; the copies stay on this connection, in order.

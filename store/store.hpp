@@ -124,22 +124,20 @@ class Store {
   // A name for one claiming sweep: host, process id and a counter, unique among live sweeps.
   static std::string new_claim_owner();
 
-  // Copies another database's runs into this one (tilelens db merge): workloads by content
-  // hash, platforms by their fields, sweeps by their spec, runs by run key within their sweep
-  // (a complete one before a failed one; incomplete runs and claims stay behind), each with
-  // everything recorded for it. Idempotent: merging a file twice, or shards that overlap,
-  // stores each run once. Atomic: one transaction, so an interrupted merge leaves this file
-  // unchanged. A source of another schema version is refused, naming both versions, and so
-  // is one whose copied runs do not read back (load_run) before the commit.
+  // Copies other databases' runs into this one (tilelens db merge), file by file in order:
+  // workloads by content hash, platforms by their fields, sweeps by their spec, runs by run key
+  // within their sweep (a complete one before a failed one; incomplete runs and claims stay
+  // behind), each with everything recorded for it. Idempotent: merging a file twice, or shards
+  // that overlap, stores each run once. Atomic per file: one transaction each, so an
+  // interrupted merge leaves this file as it was before that file. A source of another schema
+  // version is refused, naming both versions, and so is one whose copied runs do not read back
+  // (load_runs) before the commit. The next inputs are checked (opened, schema, SQLite's
+  // integrity check: the costliest step for a file of traces) on other threads ahead of their
+  // turn. `merged` hears of each file once it is merged; at the first failure the merge stops,
+  // the files merged before it stay, and the error names the file. Returns the totals.
   struct MergeReport {
     std::size_t workloads_added = 0, runs_added = 0, runs_skipped = 0;
   };
-  Result<MergeReport> merge_from(const std::string& path);
-  // Several files merged in order, each as merge_from does (one transaction each), while the
-  // next inputs are checked (opened, schema, SQLite's integrity check: the costliest step for
-  // a file of traces) on other threads ahead of their turn. `merged` hears of each file once
-  // it is merged; at the first failure the merge stops, the files merged before it stay, and
-  // the error names the file. Returns the totals.
   using MergeCallback = std::function<void(const std::string& path, const MergeReport& report)>;
   Result<MergeReport> merge_all(const std::vector<std::string>& paths, const MergeCallback& merged = {});
 
@@ -150,7 +148,7 @@ class Store {
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);
-  Result<MergeReport> merge_checked(const std::string& path);  // merge_from once the source is checked
+  Result<MergeReport> merge_checked(const std::string& path);  // one file of merge_all, once it is checked
   std::unique_ptr<Impl> impl_;
 };
 

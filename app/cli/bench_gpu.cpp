@@ -5,7 +5,8 @@
 //   bandwidth  host-to-device bandwidth of a transfer-bound run (small M, TF32 kernels),
 //              against bare pinned cudaMemcpyAsync calls of the same size (target >= 90%);
 //   cupti      the same run without CUPTI, tracing all API calls and only the launches, 9 rotated
-//              rounds: the median overheads, their spread and unlinked records (target: 3% at most);
+//              rounds: the median overheads, their spread, and the tasks and transfers no record
+//              is linked to (target: 3% at most, none unlinked);
 //   fidelity   loads measured against replayed for a static order with Belady and LRU, and
 //              the makespan replayed on the run's calibrated platform (target within 10%);
 //   fgcs       HFP, DMDAR and EAGER on matmul2d across the memory line: loads and GFlop/s.
@@ -193,7 +194,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     // The overhead is small against the run-to-run noise: it is measured round by round (one
     // run without CUPTI, one tracing every API call, one tracing only the launches; the order
     // rotates every round so drift cancels), and the median of the rounds' overheads is printed
-    // with their spread, and how many kernel and copy records no task claims.
+    // with their spread, and how many tasks and transfers no kernel or copy record is linked to.
     const int rounds = quick ? 3 : 9;
     out << "\n== cupti: the same run without CUPTI, tracing every API call (all) and only the launches, " << rounds
         << " rounds (target: median overhead 3% at most, every record linked)\n";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
@@ -135,7 +136,9 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   request.first_device = static_cast<int>(*device);
   if (args.has("logical-gpus")) {
     auto logical = parse_integer(args.get("logical-gpus"));
-    if (!logical || *logical < 1 || *logical > kMaxWorkers) return fail(err, "--logical-gpus must be a number of GPUs, 1 or more");
+    if (!logical || *logical < 0 || *logical > std::numeric_limits<std::uint32_t>::max()) {
+      return fail(err, "--logical-gpus must be a number of GPUs (got '" + args.get("logical-gpus") + "')");
+    }
     request.logical_gpus = static_cast<std::uint32_t>(*logical);
   }
 

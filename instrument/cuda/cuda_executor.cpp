@@ -504,8 +504,6 @@ Status CudaDevice::finish() {
     if (!factorizations && plan_.checkable) return factorizations;
   }
   if (plan_.outputs > 0) {
-    // Each output was computed on one GPU; the others hold zeros there, so the sum of the
-    // pools is the result.
     pools_.clear();
     for (Gpu& gpu : gpus_) {
       TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
@@ -673,10 +671,10 @@ namespace {
 // The run in the plan's element type T: tiles, verification and the products' sum are typed;
 // the device moves bytes.
 template <class T>
-Result<ExecuteResult> execute_typed(const Workload& workload, const Result<KernelPlan>& plan, Scheduler& scheduler, EvictionPolicy& eviction,
+Result<ExecuteResult> execute_typed(const Workload& workload, const KernelPlan& plan, Scheduler& scheduler, EvictionPolicy& eviction,
                                     const ExecuteOptions& options) {
   const std::int64_t setup_begin = steady_ns();
-  auto tiles = pinned_tiles<T>(workload, *plan, options.seed);
+  auto tiles = pinned_tiles<T>(workload, plan, options.seed);
   if (!tiles) return tiles.error();
   struct Unpin {
     Tiles<T>& tiles;
@@ -684,14 +682,14 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
   } unpin_at_exit{*tiles};
   // The factorizations overwrite their tiles: keep the input for the check.
   std::optional<Tiles<T>> input;
-  if (plan->checkable && plan->outputs == 0 && options.verify_samples > 0) {
+  if (plan.checkable && plan.outputs == 0 && options.verify_samples > 0) {
     input.emplace();
     input->data = tiles->data;
   }
 
   ExecuteResult result;
   std::unique_ptr<CuptiRecorder> recorder;
-  CudaDevice device(workload, *plan, host_addresses(*tiles), options);
+  CudaDevice device(workload, plan, host_addresses(*tiles), options);
   if (auto status = device.setup(); !status) return status.error();
   if (options.cupti) {
     auto started = CuptiRecorder::start(options.cupti_apis);
@@ -706,7 +704,7 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
   replay_options.memory_model = options.memory_model;
   // Data made on a GPU (an imported generator writes them first) are dropped at the end as
   // StarPU drops them; a run whose result is checked brings them home instead.
-  const bool flushed_home = plan->checkable && options.verify_samples > 0 && !options.memory_model.flush_homeless;
+  const bool flushed_home = plan.checkable && options.verify_samples > 0 && !options.memory_model.flush_homeless;
   if (flushed_home) replay_options.memory_model.flush_homeless = true;
   replay_options.device = &device;
   TraceRecorder trace;
@@ -729,8 +727,8 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
   // Each output was computed on one GPU; the others hold zeros there, so the sum of the pools is the result.
   for (const auto& bytes : device.output_pools()) {
     const T* pool = reinterpret_cast<const T*>(bytes.data());
-    const std::size_t n = static_cast<std::size_t>(plan->output_n * plan->output_n);
-    for (std::uint32_t o = 0; o < plan->outputs; ++o) {
+    const std::size_t n = static_cast<std::size_t>(plan.output_n * plan.output_n);
+    for (std::uint32_t o = 0; o < plan.outputs; ++o) {
       auto& out = tiles->outputs[o];
       for (std::size_t i = 0; i < n; ++i) out[i] += pool[o * n + i];
     }
@@ -748,7 +746,7 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
   m.tf32 = options.tf32;
   m.seed = options.seed;
   if (options.cupti) m.cupti_apis = options.cupti_apis == CuptiApis::All ? "all" : "launches";
-  for (const std::string& line : plan_lines(workload, *plan)) m.kernels += (m.kernels.empty() ? "" : "\n") + line;
+  for (const std::string& line : plan_lines(workload, plan)) m.kernels += (m.kernels.empty() ? "" : "\n") + line;
   m.arena_bytes = options.platform.memory_bytes;
   m.output_pool_bytes = device.output_pool_bytes();
   if (capture) {
@@ -759,16 +757,16 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const Result<Kerne
   }
   if (options.verify_samples == 0) {
     m.verification = "not checked: --verify 0";
-  } else if (!plan->checkable) {
-    m.verification = "not checked: " + plan->what + " has no result to check";
+  } else if (!plan.checkable) {
+    m.verification = "not checked: " + plan.what + " has no result to check";
   } else {
-    const Verdict verdict = verify(workload, *plan, input ? *input : *tiles, *tiles, options.verify_samples, options.seed,
-                                   options.tf32 && plan->precision == Precision::Single ? 2e-2 : default_tolerance(plan->precision),
+    const Verdict verdict = verify(workload, plan, input ? *input : *tiles, *tiles, options.verify_samples, options.seed,
+                                   options.tf32 && plan.precision == Precision::Single ? 2e-2 : default_tolerance(plan.precision),
                                    options.verify_rows);
     m.worst_error = verdict.worst;
     m.tiles_checked = verdict.checked;
     if (!verdict.ok) return make_error("the result is wrong: " + verdict.detail);
-    m.verification = std::string("passed (") + to_string(plan->precision) +
+    m.verification = std::string("passed (") + to_string(plan.precision) +
                      (flushed_home ? "; data made on a GPU were written home at the end to be checked" : "") + ")";
   }
   return result;
@@ -784,18 +782,17 @@ Result<ExecuteResult> execute_on_gpus(const Workload& workload, Scheduler& sched
   }
   auto plan = plan_kernels(workload, options.plan);
   if (!plan) return plan.error();
-  if (plan->precision == Precision::Double) return execute_typed<double>(workload, plan, scheduler, eviction, options);
-  return execute_typed<float>(workload, plan, scheduler, eviction, options);
+  if (plan->precision == Precision::Double) return execute_typed<double>(workload, *plan, scheduler, eviction, options);
+  return execute_typed<float>(workload, *plan, scheduler, eviction, options);
 }
 
 namespace {
 
 template <class T>
-Result<BareFigures> measure_bare_typed(const Workload& workload, const KernelPlan& plan_made, bool tf32, std::size_t copies, int device_index) {
-  const KernelPlan* plan = &plan_made;
+Result<BareFigures> measure_bare_typed(const Workload& workload, const KernelPlan& plan, bool tf32, std::size_t copies, int device_index) {
   BareFigures figures;
   TILELENS_CUDA_TRY(cudaSetDevice(device_index));
-  auto tiles = pinned_tiles<T>(workload, *plan, 1);
+  auto tiles = pinned_tiles<T>(workload, plan, 1);
   if (!tiles) return tiles.error();
   cudaStream_t stream = nullptr;
   if (const Status created = TILELENS_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); !created) {
@@ -825,15 +822,15 @@ Result<BareFigures> measure_bare_typed(const Workload& workload, const KernelPla
     address[d] = p;
     TILELENS_CUDA_TRY(cudaMemcpy(p, tiles->data[d].data(), workload.data()[d].bytes, cudaMemcpyHostToDevice));
   }
-  const std::size_t output_tile_bytes = static_cast<std::size_t>(plan->output_n * plan->output_n) * sizeof(T);
+  const std::size_t output_tile_bytes = static_cast<std::size_t>(plan.output_n * plan.output_n) * sizeof(T);
   char* outputs = nullptr;
-  if (plan->outputs > 0) {
+  if (plan.outputs > 0) {
     void* p = nullptr;
-    TILELENS_CUDA_TRY(cudaMalloc(&p, static_cast<std::size_t>(plan->outputs) * output_tile_bytes));
+    TILELENS_CUDA_TRY(cudaMalloc(&p, static_cast<std::size_t>(plan.outputs) * output_tile_bytes));
     cleanup.buffers.push_back(p);
     outputs = static_cast<char*>(p);
   }
-  auto kernels = DeviceKernels::create(stream, plan->b, plan->precision, tf32);
+  auto kernels = DeviceKernels::create(stream, plan.b, plan.precision, tf32);
   if (!kernels) return kernels.error();
   cudaEvent_t begin = nullptr, end = nullptr;
   TILELENS_CUDA_TRY(cudaEventCreate(&begin));
@@ -842,7 +839,7 @@ Result<BareFigures> measure_bare_typed(const Workload& workload, const KernelPla
   cleanup.events.push_back(end);
   const auto run_all = [&]() -> Status {
     for (TaskId t : workload.submission_order()) {
-      const TaskKernel& k = plan->tasks[t];
+      const TaskKernel& k = plan.tasks[t];
       void* out = k.output == kNoId ? nullptr : outputs + static_cast<std::size_t>(k.output) * output_tile_bytes;
       const void* fill_from = k.op == instrument::Op::Fill ? tiles->data[k.target].data() : nullptr;
       if (auto s = kernels->launch(k, address, out, fill_from); !s) return s;

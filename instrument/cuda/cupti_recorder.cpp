@@ -183,25 +183,27 @@ constexpr CUpti_CallbackId kLaunchDriverApis[] = {
 Status set_activities(CuptiApis apis, bool enable) {
   const auto kind = [&](CUpti_ActivityKind k) { return TILELENS_CUDA(enable ? cuptiActivityEnable(k) : cuptiActivityDisable(k)); };
   Status first = Status::success();
-  const auto keep = [&](const Status& s) {
+  // Keeps the first failure; true when the switches must stop there (enabling; disabling goes
+  // through them all).
+  const auto stop = [&](const Status& s) {
     if (!s && first) first = s;
-    return enable && !first;  // stop enabling at the first failure
+    return enable && !first;
   };
   for (CUpti_ActivityKind k : kWorkKinds) {
-    if (keep(kind(k))) return first;
+    if (stop(kind(k))) return first;
   }
   if (apis == CuptiApis::All) {
     for (CUpti_ActivityKind k : kAllApiKinds) {
-      if (keep(kind(k))) return first;
+      if (stop(kind(k))) return first;
     }
     return first;
   }
   const std::uint8_t on = enable ? 1 : 0;
   for (CUpti_CallbackId cbid : kLaunchRuntimeApis) {
-    if (keep(TILELENS_CUDA(cuptiActivityEnableRuntimeApi(cbid, on)))) return first;
+    if (stop(TILELENS_CUDA(cuptiActivityEnableRuntimeApi(cbid, on)))) return first;
   }
   for (CUpti_CallbackId cbid : kLaunchDriverApis) {
-    if (keep(TILELENS_CUDA(cuptiActivityEnableDriverApi(cbid, on)))) return first;
+    if (stop(TILELENS_CUDA(cuptiActivityEnableDriverApi(cbid, on)))) return first;
   }
   return first;
 }
