@@ -24,6 +24,12 @@ struct Shared {
   std::uint64_t dropped = 0;
   std::uint64_t origin = 0;
   bool active = false;
+  CuptiApis apis = CuptiApis::All;
+  CUpti_SubscriberHandle subscriber = nullptr;  // CuptiApis::Callbacks
+  // The launches' links (CuptiApis::Callbacks), under their own lock: the launching thread
+  // must not wait while a completed buffer is copied under `mutex`.
+  std::mutex launch_mutex;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> launches;
   std::string error;  // the first CUPTI call that failed where it could not be reported at once
 };
 Shared& shared() {
@@ -154,9 +160,9 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buff
   s.records.insert(s.records.end(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
 }
 
-// The work on the device and the links to external ids: recorded in both modes.
+// The work on the device: recorded in every mode.
 constexpr CUpti_ActivityKind kWorkKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-                                             CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+                                             CUPTI_ACTIVITY_KIND_MEMSET};
 // CuptiApis::All adds every API call, synchronization (each event query of the stream
 // watchers) and CUPTI's own overhead.
 constexpr CUpti_ActivityKind kAllApiKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
@@ -179,6 +185,21 @@ constexpr CUpti_CallbackId kLaunchDriverApis[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync,       CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
     CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async};
 
+// The task whose work the calling thread is putting on a stream (CuptiApis::Callbacks): the
+// executor's thread sets it around each operation, and CUPTI calls on_launch on that thread.
+thread_local std::uint64_t current_external = 0;
+
+// CuptiApis::Callbacks: CUPTI calls this on entering each launch or copy enabled below, with
+// the correlation id its kernel, memcpy or memset record will carry. Noting the pair costs a
+// function call and a push; no API record is made.
+void CUPTIAPI on_launch(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
+  const auto* call = static_cast<const CUpti_CallbackData*>(data);
+  if (call->callbackSite != CUPTI_API_ENTER || current_external == 0) return;
+  Shared& s = shared();
+  std::lock_guard lock(s.launch_mutex);
+  s.launches.emplace_back(call->correlationId, current_external);
+}
+
 // Turns the mode's activities on or off; when turning on, stops at the first failure.
 Status set_activities(CuptiApis apis, bool enable) {
   const auto kind = [&](CUpti_ActivityKind k) { return TILELENS_CUDA(enable ? cuptiActivityEnable(k) : cuptiActivityDisable(k)); };
@@ -192,6 +213,12 @@ Status set_activities(CuptiApis apis, bool enable) {
   for (CUpti_ActivityKind k : kWorkKinds) {
     if (stop(kind(k))) return first;
   }
+  if (apis == CuptiApis::Callbacks) {
+    // No API record: the links come from the callbacks (subscribe() below).
+    return first;
+  }
+  // The links to external ids come with the API records.
+  if (stop(kind(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION))) return first;
   if (apis == CuptiApis::All) {
     for (CUpti_ActivityKind k : kAllApiKinds) {
       if (stop(kind(k))) return first;
@@ -208,6 +235,26 @@ Status set_activities(CuptiApis apis, bool enable) {
   return first;
 }
 
+// CuptiApis::Callbacks: the callbacks on the launches and copies (the same calls as
+// CuptiApis::Launches traces), or none (unsubscribed) when `enable` is false.
+Status set_callbacks(bool enable) {
+  Shared& s = shared();
+  if (!enable) {
+    if (!s.subscriber) return Status::success();
+    const Status done = TILELENS_CUDA(cuptiUnsubscribe(s.subscriber));
+    s.subscriber = nullptr;
+    return done;
+  }
+  TILELENS_CUDA_TRY(cuptiSubscribe(&s.subscriber, on_launch, nullptr));
+  for (CUpti_CallbackId cbid : kLaunchRuntimeApis) {
+    TILELENS_CUDA_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid));
+  }
+  for (CUpti_CallbackId cbid : kLaunchDriverApis) {
+    TILELENS_CUDA_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<CuptiRecorder>> CuptiRecorder::start(CuptiApis apis) {
@@ -220,15 +267,23 @@ Result<std::unique_ptr<CuptiRecorder>> CuptiRecorder::start(CuptiApis apis) {
     s.dropped = 0;
     s.error.clear();
     s.active = true;
+    s.apis = apis;
+  }
+  {
+    std::lock_guard lock(s.launch_mutex);
+    s.launches.clear();
   }
   if (auto st = TILELENS_CUDA(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)); !st) {
     shared().active = false;
     return st.error();
   }
-  if (auto st = set_activities(apis, true); !st) {
+  Status enabled = set_activities(apis, true);
+  if (enabled && apis == CuptiApis::Callbacks) enabled = set_callbacks(true);
+  if (!enabled) {
     (void)set_activities(apis, false);  // some were never enabled
+    (void)set_callbacks(false);
     shared().active = false;
-    return st.error();
+    return enabled.error();
   }
   auto recorder = std::unique_ptr<CuptiRecorder>(new CuptiRecorder());
   recorder->apis_ = apis;
@@ -248,9 +303,18 @@ void CuptiRecorder::set_origin() {
 }
 
 void CuptiRecorder::push(std::uint64_t external) {
+  // Read without the lock: only start() and finish() write it, on the thread that calls this.
+  if (shared().apis == CuptiApis::Callbacks) {
+    current_external = external;
+    return;
+  }
   note(TILELENS_CUDA(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external)));
 }
 void CuptiRecorder::pop() {
+  if (shared().apis == CuptiApis::Callbacks) {
+    current_external = 0;
+    return;
+  }
   std::uint64_t last = 0;
   note(TILELENS_CUDA(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last)));
 }
@@ -259,6 +323,7 @@ Result<CuptiRecorder::Capture> CuptiRecorder::finish() {
   finished_ = true;
   note(TILELENS_CUDA(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)));
   note(set_activities(apis_, false));
+  note(set_callbacks(false));
   note(TILELENS_CUDA(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)));
   Shared& s = shared();
   std::lock_guard lock(s.mutex);
@@ -268,6 +333,11 @@ Result<CuptiRecorder::Capture> CuptiRecorder::finish() {
   capture.records = std::move(s.records);
   s.records.clear();
   capture.dropped = s.dropped;
+  {
+    std::lock_guard launches(s.launch_mutex);
+    for (const auto& [correlation, external] : s.launches) s.external_of[correlation] = external;
+    s.launches.clear();
+  }
   for (CuptiRecord& r : capture.records) {
     const auto link = s.external_of.find(r.correlation);
     if (link != s.external_of.end()) r.external = link->second;

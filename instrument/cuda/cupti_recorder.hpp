@@ -1,10 +1,15 @@
 // CUPTI activity recording for the executor (REFERENCE.md, CUPTI): concurrent kernels,
-// memcpy, memset and external correlation, with the executor's operation ids pushed as
-// external correlation ids, and the API calls that link them: every runtime and driver call,
-// synchronization and overhead (CuptiApis::All), or only the launches and asynchronous copies
-// and memsets (CuptiApis::Launches, cuptiActivityEnableRuntimeApi/DriverApi: far fewer records
-// per task). One recorder at a time per process (CUPTI's buffers are process-wide). Built with
-// the CUDA side only.
+// memcpy and memset records, each linked to the executor's operation (its external id), in one
+// of three ways (CuptiApis):
+// - All: the ids pushed as external correlation ids, and every runtime and driver call,
+//   synchronization and overhead traced (the records that carry the links);
+// - Launches: the same, with only the launches and asynchronous copies and memsets traced
+//   (cuptiActivityEnableRuntimeApi/DriverApi: far fewer records per task);
+// - Callbacks: no API record and no external correlation at all; CUPTI's callback API calls
+//   the recorder on entering those same launches and copies, with the correlation id their
+//   work's records will carry, and the recorder notes it beside the operation being issued.
+// One recorder at a time per process (CUPTI's buffers are process-wide). Built with the CUDA
+// side only.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +29,8 @@ class CuptiRecorder {
   ~CuptiRecorder();
   // The run's clock starts now: record times are given relative to it.
   void set_origin();
-  // Tags the CUDA calls made until pop() with `external` (ExternalKind and index).
+  // Tags the CUDA calls the calling thread makes until pop() with `external` (ExternalKind and
+  // index).
   static void push(std::uint64_t external);
   static void pop();
   // Flushes every buffer, disables the activities, links each record to its external id,
