@@ -106,6 +106,7 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   o.tf32 = request.tf32;
   o.cupti = request.cupti;
   o.cupti_apis = request.cupti_apis;
+  o.launch_ahead = request.launch_ahead;
   o.seed = request.seed;
   o.verify_samples = request.verify_tiles;
   o.verify_rows = request.verify_rows;

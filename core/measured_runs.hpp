@@ -28,6 +28,7 @@ struct ExecuteRequest {
   bool tf32 = false;
   bool cupti = true;
   instrument::CuptiApis cupti_apis = instrument::CuptiApis::All;
+  std::uint32_t launch_ahead = 1;    // kernels queued behind the running one (instrument::ExecuteOptions)
   std::uint64_t seed = 1;            // of the tiles' values
   std::size_t verify_tiles = 8;      // checked against the CPU reference (0: no check)
   std::size_t verify_rows = 16;      // per tile (0: all)

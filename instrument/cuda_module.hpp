@@ -15,7 +15,7 @@ namespace tilelens::instrument {
 // Bumped whenever this table or the behaviour of the types it passes change (a virtual
 // added to ReplayObserver, say): a module of another version is refused with a clear error
 // instead of being called.
-inline constexpr std::uint32_t kCudaModuleVersion = 3;
+inline constexpr std::uint32_t kCudaModuleVersion = 4;
 inline constexpr const char* kCudaModuleEntry = "tilelens_cuda_module";
 inline constexpr const char* kCudaModuleFile = "libtilelens_cuda.so";
 

@@ -9,8 +9,9 @@
 // for write-backs; every operation is bracketed by CUDA events, and a watcher thread per
 // stream waits on them in order and tells the engine what ended. A task's kernel is queued
 // only once its loads have ended (the engine starts a task when its data are resident), and
-// with launch-ahead (the default) the engine hears of a task's end when its kernel starts,
-// so the next kernel waits in the stream behind it; a load into a slot, a write-back or a
+// with launch-ahead (one kernel by default) the engine hears of a task's end when its kernel
+// starts, so the next kernel waits in the stream behind it (two: when the kernel before it
+// starts, so two wait); a load into a slot, a write-back or a
 // GPU-to-GPU copy then waits on the end event of the last kernel that used the tile there. After the run every time is
 // rewritten from the events (or CUPTI's kernel records), and loads are classified again on
 // measured times by the rule of DESIGN section 3.
@@ -21,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -30,8 +32,29 @@
 
 namespace tilelens::instrument {
 
-// Which API calls CUPTI traces to link kernel and copy records to their task (cupti_recorder.hpp).
-enum class CuptiApis : std::uint8_t { All, Launches };
+// How CUPTI's kernel and copy records are linked to their task (cupti_recorder.hpp): by tracing
+// every API call, only the launches and asynchronous copies (API records and external
+// correlation records), or no API call at all (Callbacks: CUPTI's callback API hands each
+// launch's correlation id to the executor, which notes its task; no record but the work's).
+enum class CuptiApis : std::uint8_t { All, Launches, Callbacks };
+// "all", "launches", "callbacks": the CLI's and the store's names. Inline: the CUDA module
+// uses them too, and links nothing of the loader's side.
+inline const char* to_string(CuptiApis apis) {
+  switch (apis) {
+    case CuptiApis::All: return "all";
+    case CuptiApis::Launches: return "launches";
+    case CuptiApis::Callbacks: return "callbacks";
+  }
+  return "all";
+}
+inline Result<CuptiApis> parse_cupti_apis(const std::string& name) {
+  for (CuptiApis apis : {CuptiApis::All, CuptiApis::Launches, CuptiApis::Callbacks}) {
+    if (name == to_string(apis)) return apis;
+  }
+  return make_error("CUPTI's API tracing must be all, launches or callbacks (got '" + name + "')");
+}
+
+inline constexpr std::uint32_t kLaunchAheadMax = 2;
 
 struct ExecuteOptions {
   Platform platform;  // gpus and memory_bytes (M) are used; the rest is the schedulers' model
@@ -50,10 +73,13 @@ struct ExecuteOptions {
   bool logical_gpus = false;
   // How the plan is made (numeric.hpp): the waits' durations of an imported workload.
   PlanOptions plan;
-  // The engine hears that a task ended when its kernel starts, and queues the next kernel
-  // behind it: no launch gap between kernels. Copies that touch a task's tiles wait on the
-  // kernel's real end on the device (cudaStreamWaitEvent). Off: a task ends when its kernel does.
-  bool launch_ahead = true;
+  // Kernels queued on a GPU's compute stream behind the running one. 1 (the default): the
+  // engine hears that a task ended when its kernel starts, and queues the next kernel behind
+  // it, so no launch gap separates them. 2: it hears it when the kernel before it starts, so
+  // a second kernel waits too, and the host's decisions for one task overlap two kernels
+  // (kLaunchAheadMax at most). 0: a task ends when its kernel does. Copies that touch a task's
+  // tiles always wait on the kernel's real end on the device (cudaStreamWaitEvent).
+  std::uint32_t launch_ahead = 1;
 };
 
 struct ExecuteResult {

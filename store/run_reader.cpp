@@ -1,5 +1,6 @@
 // Reading runs back: their rows (with their workload's and platform's), metrics, measurements
 // and traces. Every query selects the schema's columns (tables.cpp) and reads them by name.
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 
@@ -328,6 +329,7 @@ Result<std::optional<Measurement>> Store::load_measurement(std::int64_t run_id) 
   m.setup_ns = q.integer("measurements.setup_ns");
   m.cupti_apis = q.text("measurements.cupti_apis");
   m.kernels = q.text("measurements.kernels");
+  m.launch_ahead = static_cast<std::uint32_t>(std::clamp<std::int64_t>(q.integer("measurements.launch_ahead"), 0, 1000));
   return std::optional<Measurement>(std::move(m));
 }
 

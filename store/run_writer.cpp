@@ -123,6 +123,7 @@ void RunWriter::write_measurement(const Measurement& m, const std::vector<CuptiR
              .bind("setup_ns", m.setup_ns)
              .bind("cupti_apis", m.cupti_apis)
              .bind("kernels", m.kernels)
+             .bind("launch_ahead", static_cast<std::int64_t>(m.launch_ahead))
              .run());
   auto record = prepare_insert(*s.connection, "cupti_records");
   if (!record) return s.keep(record.error());

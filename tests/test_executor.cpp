@@ -244,6 +244,20 @@ TEST_CASE("execute --dry-run prints an imported trace's kernel plan and arena wi
   REQUIRE(logical.code == 0);
   CHECK_THAT(logical.out, Catch::Contains("3 GPUs, each an arena") && Catch::Contains("logical GPUs: all 3 on CUDA device 0") &&
                               Catch::Contains("fp32 tiles of 64 x 64") && Catch::Contains("in all: 20 cuBLAS/cuSOLVER calls"));
+  CHECK_THAT(logical.out, Catch::Contains("launch-ahead 1 kernel queued") && Catch::Contains("CUPTI on, records linked to tasks by all"));
+  // The ways of linking CUPTI's records and the launch-ahead depths, named in the plan; others refused.
+  const auto callbacks = test::cli({"execute", "--workload", "cholesky:N=4,b=64", "--cupti-apis", "callbacks", "--launch-ahead", "2", "--dry-run"});
+  INFO(callbacks.err);
+  REQUIRE(callbacks.code == 0);
+  CHECK_THAT(callbacks.out, Catch::Contains("launch-ahead 2 kernels queued") && Catch::Contains("linked to tasks by callbacks"));
+  const auto no_api = test::cli({"execute", "--workload", "cholesky:N=4,b=64", "--cupti-apis", "none", "--dry-run"});
+  CHECK(no_api.code == 2);
+  CHECK_THAT(no_api.err, Catch::Contains("--cupti-apis") && Catch::Contains("all, launches or callbacks") && Catch::Contains("'none'"));
+  for (const char* depth : {"3", "-1", "x"}) {
+    const auto deep = test::cli({"execute", "--workload", "cholesky:N=4,b=64", "--launch-ahead", depth, "--dry-run"});
+    CHECK(deep.code == 2);
+    CHECK_THAT(deep.err, Catch::Contains("--launch-ahead must be 0, 1 or 2"));
+  }
   const auto disagree = test::cli({"execute", "--workload", "cholesky:N=4,b=64", "--logical-gpus", "3", "--gpus", "2", "--dry-run"});
   CHECK(disagree.code == 2);
   CHECK_THAT(disagree.err, Catch::Contains("disagree"));
@@ -380,7 +394,8 @@ TEST_CASE("a measured run's measurement and CUPTI records are stored, read back 
   m.seed = 7;
   m.arena_bytes = 1e6;
   m.wall_ns = 123456;
-  m.cupti_apis = "launches";
+  m.cupti_apis = "callbacks";
+  m.launch_ahead = 2;
   m.kernels = "fp64 tiles of 128 x 128; result checked as lu\npanel_done (6 tasks): a wait of its measured duration";
   std::vector<CuptiRecord> records(2);
   records[0].kind = CuptiRecord::Kind::Kernel;
@@ -403,7 +418,8 @@ TEST_CASE("a measured run's measurement and CUPTI records are stored, read back 
   CHECK((*back)->verification == "passed");
   CHECK((*back)->worst_error == m.worst_error);
   CHECK((*back)->wall_ns == 123456);
-  CHECK((*back)->cupti_apis == "launches");
+  CHECK((*back)->cupti_apis == "callbacks");
+  CHECK((*back)->launch_ahead == 2);
   CHECK((*back)->kernels == m.kernels);
   auto connection = db::Connection::open(file.path, db::Connection::Access::ReadOnly);
   REQUIRE(connection.ok());

@@ -45,7 +45,8 @@ struct Measurement {
   double output_pool_bytes = 0;     // products' outputs, outside M
   std::int64_t wall_ns = 0;         // host time of the run, setup and the check after it excluded
   std::int64_t setup_ns = 0;        // tiles, pinning, arena, handles
-  std::string cupti_apis;           // the API calls CUPTI traced: "all" or "launches"; "" when off
+  std::string cupti_apis;           // how CUPTI linked records to tasks: "all", "launches" or "callbacks"; "" when off
+  std::uint32_t launch_ahead = 1;   // kernels queued behind the running one (instrument::ExecuteOptions)
   // What ran, kind by kind (instrument::plan_lines): each kind's call, fill or wait, so that
   // the tasks that only waited their measured duration are marked as such.
   std::string kernels;

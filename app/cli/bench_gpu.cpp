@@ -1,10 +1,12 @@
 // `tilelens bench gpu`: the CUDA executor's figures (issue "Instrumented CUDA executor"),
 // each measured in one run of this command and printed with its ratio:
 //   compute    executor GFlop/s with M above the working set, against a bare loop of the same
-//              cuBLAS/cuSOLVER calls on tiles already on the device (target >= 90%);
+//              cuBLAS/cuSOLVER calls on tiles already on the device, with 0, 1 and 2 kernels
+//              launched ahead (target >= 95%);
 //   bandwidth  host-to-device bandwidth of a transfer-bound run (small M, TF32 kernels),
 //              against bare pinned cudaMemcpyAsync calls of the same size (target >= 90%);
-//   cupti      the same run without CUPTI, tracing all API calls and only the launches, 9 rotated
+//   cupti      the same run without CUPTI and with each way of linking records to tasks (tracing
+//              all API calls, only the launches, none through CUPTI's callbacks), 9 rotated
 //              rounds: the median overheads, their spread, and the tasks and transfers no record
 //              is linked to (target: 3% at most, none unlinked);
 //   fidelity   loads measured against replayed for a static order with Belady and LRU, and
@@ -12,6 +14,7 @@
 //   fgcs       HFP, DMDAR and EAGER on matmul2d across the memory line: loads and GFlop/s.
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <set>
 #include <string_view>
 #include <cstdio>
@@ -36,7 +39,7 @@ struct Measured {
 };
 
 Result<Measured> run_executor(const Workload& w, const std::string& scheduler_spec, const std::string& eviction_spec, double memory,
-                              std::uint32_t depth, bool tf32, bool cupti, bool launch_ahead = true, std::uint32_t logical_gpus = 0,
+                              std::uint32_t depth, bool tf32, bool cupti, std::uint32_t launch_ahead = 1, std::uint32_t logical_gpus = 0,
                               instrument::CuptiApis apis = instrument::CuptiApis::All) {
   auto scheduler = make_scheduler(scheduler_spec);
   if (!scheduler) return scheduler.error();
@@ -153,17 +156,19 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
       }
       const bool dag = w->dependency_count() > 0;
       const double memory = static_cast<double>(w->working_set_bytes()) * 1.5;
-      auto run = run_executor(*w, dag ? "dmdas" : "eager", "lru", memory, 4, false, false);
-      auto waiting = run_executor(*w, dag ? "dmdas" : "eager", "lru", memory, 4, false, false, false);
-      if (!run || !waiting) {
-        report_error(!run ? run.error() : waiting.error());
-        continue;
+      std::snprintf(line, sizeof line, "%-16s bare %8.0f GFlop/s   executor, kernels launched ahead:", spec.c_str(), bare->gflops);
+      out << line;
+      for (std::uint32_t ahead = 0; ahead <= instrument::kLaunchAheadMax; ++ahead) {
+        auto run = run_executor(*w, dag ? "dmdas" : "eager", "lru", memory, 4, false, false, ahead);
+        if (!run) {
+          out << "\n";
+          report_error(run.error());
+          break;
+        }
+        std::snprintf(line, sizeof line, "   %u: %8.0f (%5.1f%%)", ahead, run->summary.gflops, run->summary.gflops / bare->gflops * 100);
+        out << line << std::flush;
       }
-      std::snprintf(line, sizeof line,
-                    "%-16s bare %8.0f GFlop/s   executor %8.0f GFlop/s   %5.1f%%   (without launch-ahead %8.0f, %5.1f%%)\n", spec.c_str(),
-                    bare->gflops, run->summary.gflops, run->summary.gflops / bare->gflops * 100, waiting->summary.gflops,
-                    waiting->summary.gflops / bare->gflops * 100);
-      out << line << std::flush;
+      out << "\n" << std::flush;
     }
   }
   if (wanted("bandwidth")) {
@@ -192,27 +197,30 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   }
   if (wanted("cupti")) {
     // The overhead is small against the run-to-run noise: it is measured round by round (one
-    // run without CUPTI, one tracing every API call, one tracing only the launches; the order
-    // rotates every round so drift cancels), and the median of the rounds' overheads is printed
-    // with their spread, and how many tasks and transfers no kernel or copy record is linked to.
-    const int rounds = quick ? 3 : 9;
-    out << "\n== cupti: the same run without CUPTI, tracing every API call (all) and only the launches, " << rounds
-        << " rounds (target: median overhead 3% at most, every record linked)\n";
+    // run without CUPTI, then one per way of linking records to tasks; the order rotates every
+    // round so drift cancels), and the median of the rounds' overheads is printed with their
+    // spread, and how many tasks and transfers no kernel or copy record is linked to.
+    const int rounds = quick ? 4 : 9;
+    constexpr instrument::CuptiApis kWays[] = {instrument::CuptiApis::All, instrument::CuptiApis::Launches, instrument::CuptiApis::Callbacks};
+    constexpr int kModes = 1 + static_cast<int>(std::size(kWays));  // off, then each way
+    out << "\n== cupti: the same run without CUPTI and linking records to tasks by tracing every API call (all), only the launches "
+           "(launches) or none, through CUPTI's callbacks (callbacks); "
+        << rounds << " rounds (target: median overhead 3% at most, every record linked)\n";
     for (const std::string& spec :
          quick ? std::vector<std::string>{"cholesky:N=8"} : std::vector<std::string>{"matmul2d:N=20", "cholesky:N=20"}) {
       auto w = generate_workload(spec);
       if (!w) return fail(err, w.error().message);
       const bool dag = w->dependency_count() > 0;
       std::vector<double> off;
-      std::vector<double> overhead[2];
-      std::size_t records[2] = {0, 0}, unlinked[2] = {0, 0};
+      std::vector<double> overhead[kModes - 1];
+      std::size_t records[kModes - 1] = {}, unlinked[kModes - 1] = {};
       for (int round = 0; round < rounds; ++round) {
-        double times[3] = {0, 0, 0};  // off, all, launches
+        double times[kModes] = {};
         bool ok = true;
-        for (int i = 0; i < 3; ++i) {
-          const int mode = (i + round) % 3;
+        for (int i = 0; i < kModes; ++i) {
+          const int mode = (i + round) % kModes;
           auto run = run_executor(*w, dag ? "dmdas" : "eager", "lru", static_cast<double>(w->working_set_bytes()) * 0.5, 4, false, mode > 0,
-                                  true, 0, mode == 2 ? instrument::CuptiApis::Launches : instrument::CuptiApis::All);
+                                  1, 0, mode > 0 ? kWays[mode - 1] : instrument::CuptiApis::All);
           if (!run) {
             report_error(run.error());
             ok = false;
@@ -226,19 +234,19 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
         }
         if (!ok || times[0] <= 0) continue;
         off.push_back(times[0]);
-        for (int m = 0; m < 2; ++m) overhead[m].push_back((times[m + 1] - times[0]) / times[0] * 100);
+        for (int m = 0; m + 1 < kModes; ++m) overhead[m].push_back((times[m + 1] - times[0]) / times[0] * 100);
       }
       if (off.empty()) continue;
       std::snprintf(line, sizeof line, "%-16s off %s\n", spec.c_str(), format_duration(static_cast<std::int64_t>(median(off))).c_str());
       out << line;
-      for (int m = 0; m < 2; ++m) {
+      for (int m = 0; m + 1 < kModes; ++m) {
         std::vector<double> sorted = overhead[m];
         std::sort(sorted.begin(), sorted.end());
         const auto quartile = [&](double q) { return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)]; };
         std::snprintf(line, sizeof line,
                       "  %-9s overhead median %+5.1f%% (rounds from %+.1f%% to %+.1f%%, middle half %+.1f%% to %+.1f%%), %zu records, %zu "
                       "tasks and transfers unlinked\n",
-                      m == 0 ? "all" : "launches", median(overhead[m]), sorted.front(), sorted.back(), quartile(0.25), quartile(0.75), records[m],
+                      to_string(kWays[m]), median(overhead[m]), sorted.front(), sorted.back(), quartile(0.25), quartile(0.75), records[m],
                       unlinked[m]);
         out << line;
       }
@@ -325,7 +333,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     auto w = generate_workload(quick ? "cholesky:N=10" : "cholesky:N=30");
     if (!w) return fail(err, w.error().message);
     for (const auto& [scheduler, policy] : std::vector<std::pair<std::string, std::string>>{{"dmdas", "lru"}, {"darts", "luf"}}) {
-      auto run = run_executor(*w, scheduler, policy, static_cast<double>(w->working_set_bytes()) * 0.25, 4, false, false, true, 2);
+      auto run = run_executor(*w, scheduler, policy, static_cast<double>(w->working_set_bytes()) * 0.25, 4, false, false, 1, 2);
       if (!run) {
         report_error(run.error());
         continue;

@@ -60,7 +60,9 @@ const CommandSpec kExecute{
      {"logical-gpus", "K", "run K GPUs on the one device --device: K arenas of --memory and stream sets, GPU-to-GPU loads as device copies", ""},
      {"tf32", "", "TF32 tensor cores for the products (checked with a looser tolerance, 2e-2)", ""},
      {"no-cupti", "", "do not record CUPTI activity (to measure its overhead)", ""},
-     {"cupti-apis", "all|launches", "API calls CUPTI traces: all, or only the launches and copies that link records to tasks", "all"},
+     {"cupti-apis", "all|launches|callbacks",
+      "how CUPTI's records are linked to tasks: tracing all API calls, only the launches and copies, or none (CUPTI's callbacks on them)", "all"},
+     {"launch-ahead", "D", "kernels queued on a GPU behind the running one: 0, 1 or 2", "1"},
      {"seed", "N", "seed of the tiles' values", "1"},
      {"verify", "TILES", "tiles checked against the CPU reference (0: no check)", "8"},
      {"verify-rows", "ROWS", "rows checked per tile (0: all)", "16"},
@@ -118,9 +120,16 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   request.tf32 = args.has("tf32");
   request.cupti = !args.has("no-cupti");
   if (args.has("cupti-apis")) {
-    const std::string apis = args.get("cupti-apis");
-    if (apis != "all" && apis != "launches") return fail(err, "--cupti-apis must be all or launches (got '" + apis + "')");
-    request.cupti_apis = apis == "all" ? instrument::CuptiApis::All : instrument::CuptiApis::Launches;
+    auto apis = instrument::parse_cupti_apis(args.get("cupti-apis"));
+    if (!apis) return fail(err, "--cupti-apis: " + apis.error().message);
+    request.cupti_apis = *apis;
+  }
+  if (args.has("launch-ahead")) {
+    auto ahead = parse_integer(args.get("launch-ahead"));
+    if (!ahead || *ahead < 0 || *ahead > instrument::kLaunchAheadMax) {
+      return fail(err, "--launch-ahead must be 0, 1 or 2 kernels queued behind the running one (got '" + args.get("launch-ahead") + "')");
+    }
+    request.launch_ahead = static_cast<std::uint32_t>(*ahead);
   }
   auto seed = parse_integer(args.get("seed"));
   auto tiles = count_option(args, "verify", "--verify must be a count of tiles, 0 or more");
@@ -157,6 +166,10 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
       out << "  logical GPUs: all " << prepared->options.platform.gpus << " on CUDA device " << prepared->options.first_device
           << ", GPU-to-GPU loads as device-to-device copies\n";
     }
+    const instrument::ExecuteOptions& o = prepared->options;
+    out << "run:\n  launch-ahead " << o.launch_ahead << (o.launch_ahead == 1 ? " kernel" : " kernels")
+        << " queued behind the running one; CUPTI "
+        << (o.cupti ? std::string("on, records linked to tasks by ") + to_string(o.cupti_apis) : std::string("off")) << "\n";
     return 0;
   }
   if (auto available = instrument::cuda_available(); !available) {

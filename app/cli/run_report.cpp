@@ -227,10 +227,15 @@ void print_measurement(const Measurement& m, std::ostream& out) {
   out << "CUPTI        ";
   if (m.cupti) {
     out << format_count(static_cast<double>(m.cupti_records)) << " records, " << m.cupti_dropped << " dropped"
-        << (m.cupti_apis.empty() ? "" : ", tracing " + (m.cupti_apis == "all" ? std::string("every API call") : "the launches only")) << "\n";
+        << (m.cupti_apis == "all"        ? ", linked by tracing every API call"
+            : m.cupti_apis == "launches" ? ", linked by tracing the launches only"
+            : m.cupti_apis == "callbacks" ? ", linked by CUPTI's callbacks on the launches (no API traced)"
+                                          : "")
+        << "\n";
   } else {
     out << "off\n";
   }
+  out << "launch-ahead " << m.launch_ahead << (m.launch_ahead == 1 ? " kernel" : " kernels") << " queued behind the running one\n";
   std::istringstream kernels(m.kernels);
   bool first = true;
   for (std::string line; std::getline(kernels, line); first = false) out << (first ? "kernels      " : "             ") << line << "\n";

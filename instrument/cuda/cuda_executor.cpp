@@ -41,6 +41,7 @@ void try_enable_peer_access(int peer) {
 }
 
 enum class OpType : std::uint8_t { Kernel, Load, Writeback };
+constexpr std::uint32_t kNoOp = UINT32_MAX;
 enum StreamRole : std::uint32_t { kCompute = 0, kToDevice = 1, kToHost = 2, kStreams = 3 };
 
 struct Op {
@@ -51,6 +52,10 @@ struct Op {
   DataId data = kNoId;
   std::int32_t source = kFromHost;
   cudaEvent_t start = nullptr, end = nullptr;
+  // What the watcher waits on before the engine hears the operation ended: its end, or with
+  // launch-ahead the start of a kernel on the compute stream (ExecuteOptions::launch_ahead);
+  // none: at once.
+  cudaEvent_t signal = nullptr;
 };
 
 // Completions, as the watcher threads see them.
@@ -61,15 +66,12 @@ struct Completions {
   std::string error;
 };
 
-// Waits, in order, on the end events of the operations queued on one stream, and reports
+// Waits, in order, on the signal events of the operations queued on one stream, and reports
 // each as it ends. One thread per stream: a stream's operations end in order, so the oldest
 // is the only one worth waiting on.
 class StreamWatcher {
  public:
-  // `on_start`: an operation counts as ended when it starts (the compute stream's
-  // launch-ahead: the previous kernel ended then).
-  StreamWatcher(int device, std::deque<Op>& ops, Completions& done, bool on_start)
-      : device_(device), ops_(ops), done_(done), on_start_(on_start) {
+  StreamWatcher(int device, std::deque<Op>& ops, Completions& done) : device_(device), ops_(ops), done_(done) {
     thread_ = std::thread([this] { loop(); });
   }
   ~StreamWatcher() {
@@ -100,12 +102,14 @@ class StreamWatcher {
         op = queue_.front();
         queue_.pop_front();
       }
-      cudaEvent_t end = nullptr;
+      cudaEvent_t signal = nullptr;
       {
         std::lock_guard lock(done_.mutex);  // ops_ may grow (a deque keeps its elements in place)
-        end = on_start_ ? ops_[op].start : ops_[op].end;
+        signal = ops_[op].signal;
       }
-      if (const Status ended = TILELENS_CUDA(cudaEventSynchronize(end)); !ended) report(ended);
+      if (signal) {
+        if (const Status ended = TILELENS_CUDA(cudaEventSynchronize(signal)); !ended) report(ended);
+      }
       std::lock_guard lock(done_.mutex);
       done_.ops.push_back(op);
       done_.count.fetch_add(1, std::memory_order_release);
@@ -120,7 +124,6 @@ class StreamWatcher {
   int device_;
   std::deque<Op>& ops_;
   Completions& done_;
-  bool on_start_ = false;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::uint32_t> queue_;
@@ -148,6 +151,7 @@ struct Gpu {
   // Events made before the run: creating two per operation during it would add two traced
   // API calls to each (CUPTI's overhead grows with the calls).
   std::vector<cudaEvent_t> spare_events;
+  std::uint32_t previous_kernel = kNoOp;  // the last operation queued on the compute stream
 };
 
 class CudaDevice final : public ExecutionDevice {
@@ -246,6 +250,15 @@ class CudaDevice final : public ExecutionDevice {
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kCompute])));
     untag();
     for (const Access& access : w_.accesses(task)) gpu.last_use[access.data] = ops_[index].end;
+    // Launch-ahead D: the engine hears of this task's end when the kernel D - 1 places before
+    // it on the stream starts, at once when there is none (D = 2, the first kernel).
+    const std::uint32_t ahead = std::min(options_.launch_ahead, kLaunchAheadMax);
+    if (ahead == 1) {
+      ops_[index].signal = ops_[index].start;
+    } else if (ahead >= 2) {
+      ops_[index].signal = gpu.previous_kernel == kNoOp ? nullptr : ops_[gpu.previous_kernel].start;
+    }
+    gpu.previous_kernel = index;
     watch(worker, kCompute, index);
     return kUnknownEnd;
   }
@@ -316,6 +329,7 @@ class CudaDevice final : public ExecutionDevice {
     use(gpus_[gpu].device);
     op.start = event(gpus_[gpu]);
     op.end = event(gpus_[gpu]);
+    op.signal = op.end;
     return index;
   }
   // The engine's thread selects a device only when it changes (each call is one more API
@@ -423,7 +437,7 @@ Status CudaDevice::setup() {
     gpu.address.assign(w_.data_count(), nullptr);
     TILELENS_CUDA_TRY(cudaEventCreate(&gpu.origin));
     for (std::uint32_t role = 0; role < kStreams; ++role) {
-      gpu.watchers[role] = std::make_unique<StreamWatcher>(gpu.device, ops_, done_, role == kCompute && options_.launch_ahead);
+      gpu.watchers[role] = std::make_unique<StreamWatcher>(gpu.device, ops_, done_);
     }
     gpu.last_use.assign(w_.data_count(), nullptr);
     gpu.fill_after.assign(w_.data_count(), nullptr);
@@ -745,7 +759,8 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const KernelPlan& 
   if (options.logical_gpus) m.device += " (" + std::to_string(options.platform.gpus) + " logical GPUs)";
   m.tf32 = options.tf32;
   m.seed = options.seed;
-  if (options.cupti) m.cupti_apis = options.cupti_apis == CuptiApis::All ? "all" : "launches";
+  if (options.cupti) m.cupti_apis = to_string(options.cupti_apis);
+  m.launch_ahead = std::min(options.launch_ahead, kLaunchAheadMax);
   for (const std::string& line : plan_lines(workload, plan)) m.kernels += (m.kernels.empty() ? "" : "\n") + line;
   m.arena_bytes = options.platform.memory_bytes;
   m.output_pool_bytes = device.output_pool_bytes();

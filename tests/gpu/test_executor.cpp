@@ -8,6 +8,7 @@
 // Exits 77 (CTest's skip) when no CUDA device is present, saying why.
 #include <cstdio>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -114,7 +115,8 @@ int main() {
         options.platform = platform;
         options.buffer_depth = 1;
         options.memory_model = timeless;
-        options.launch_ahead = policy == "lru";  // both ways: the decisions do not depend on it
+        // Every launch-ahead depth: the decisions do not depend on it.
+        options.launch_ahead = (policy == "lru" ? 1u : 0u) + (order == "rcm" ? 1u : 0u);
         auto measured = execute(*workload, *s2->scheduler, *e2->policy, options);
         if (!replayed || !measured) {
           check(false, spec + " " + order + "/" + policy + ": " + (!replayed ? replayed.error().message : measured.error().message));
@@ -142,31 +144,38 @@ int main() {
     check(static_cast<bool>(result), std::string("TF32: ") + (result ? "" : result.error().message));
     if (result) check(!result->measurement.cupti && result->cupti_records.empty(), "TF32 without CUPTI: no records");
   }
-  // CUPTI tracing only the launches and copies still links every task's kernels and every
-  // load's copy.
-  for (const std::string& spec : {std::string("cholesky:N=6,b=256"), std::string("matmul2d:N=6,b=256")}) {
+  // CUPTI tracing only the launches and copies, or no API call (callbacks), still links every
+  // task's kernels and every load's copy.
+  for (const auto& [apis, spec] : std::vector<std::pair<CuptiApis, std::string>>{{CuptiApis::Launches, "cholesky:N=6,b=256"},
+                                                                                  {CuptiApis::Launches, "matmul2d:N=6,b=256"},
+                                                                                  {CuptiApis::Callbacks, "cholesky:N=6,b=256"},
+                                                                                  {CuptiApis::Callbacks, "matmul2d:N=6,b=256"}}) {
     auto workload = generate_workload(spec);
     auto scheduler = make_scheduler("dmdas");
     auto eviction = make_eviction("lru");
     ExecuteOptions options;
     options.platform = capped(*workload, 0.4);
-    options.cupti_apis = CuptiApis::Launches;
+    options.cupti_apis = apis;
+    options.launch_ahead = apis == CuptiApis::Callbacks ? 2 : 1;
     auto result = execute(*workload, *scheduler->scheduler, *eviction->policy, options);
     ++runs;
+    const std::string mode = std::string(" with CUPTI linking by ") + to_string(apis);
     if (!result) {
-      check(false, spec + " with CUPTI tracing the launches only: " + result.error().message);
+      check(false, spec + mode + ": " + result.error().message);
       continue;
     }
+    check(result->measurement.cupti_apis == to_string(apis), spec + mode + ": the run says it traced " + result->measurement.cupti_apis);
     std::set<std::uint64_t> tasks, loads;
     for (const CuptiRecord& r : result->cupti_records) {
       if (r.kind == CuptiRecord::Kind::Kernel && external_kind(r.external) == ExternalKind::Task) tasks.insert(external_index(r.external));
       if (r.kind == CuptiRecord::Kind::Memcpy && external_kind(r.external) == ExternalKind::Load) loads.insert(external_index(r.external));
     }
-    check(tasks.size() == workload->task_count(), spec + " with CUPTI tracing the launches only: kernel records for " +
-                                                      std::to_string(tasks.size()) + " of " + std::to_string(workload->task_count()) + " tasks");
-    check(loads.size() == result->trace.loads.size(), spec + " with CUPTI tracing the launches only: copy records for " +
-                                                          std::to_string(loads.size()) + " of " + std::to_string(result->trace.loads.size()) + " loads");
-    std::printf("%-22s CUPTI, launches only: %zu records, every task and load linked\n", spec.c_str(), result->cupti_records.size());
+    check(tasks.size() == workload->task_count(), spec + mode + ": kernel records for " + std::to_string(tasks.size()) + " of " +
+                                                      std::to_string(workload->task_count()) + " tasks");
+    check(loads.size() == result->trace.loads.size(), spec + mode + ": copy records for " + std::to_string(loads.size()) + " of " +
+                                                          std::to_string(result->trace.loads.size()) + " loads");
+    std::printf("%-22s CUPTI linking by %-9s: %zu records, every task and load linked\n", spec.c_str(), to_string(apis),
+                result->cupti_records.size());
   }
   // Two logical GPUs on one device: the multi-GPU paths (GPU-to-GPU loads, invalidations of
   // stale copies) run on real hardware and the result still verifies.
@@ -179,6 +188,7 @@ int main() {
     options.platform.gpus = 2;
     options.logical_gpus = true;
     options.verify_rows = 0;
+    options.launch_ahead = name == "darts" ? 2 : 1;  // the copies' waits on kernels two deep too
     auto result = execute(*workload, *scheduler->scheduler, *eviction->policy, options);
     ++runs;
     if (!result) {
