@@ -471,3 +471,26 @@ TEST_CASE("execute says why it cannot run without a GPU, calibrate and fidelity 
   CHECK_THAT(test::cli({"replay", "--workload", "cholesky:N=6", "--platform", "missing.json"}).err,
              Catch::Contains("missing.json") && Catch::Contains("cannot open"));
 }
+
+TEST_CASE("CUPTI records linked to nothing: kernels and copies into a GPU count, copies out and memsets do not", "[executor]") {
+  const auto record = [](CuptiRecord::Kind kind, const char* name, std::uint64_t external) {
+    CuptiRecord r;
+    r.kind = kind;
+    r.name = name;
+    r.external = external;
+    return r;
+  };
+  std::vector<CuptiRecord> records = {
+      record(CuptiRecord::Kind::Kernel, "sgemm", external_id(ExternalKind::Task, 0)),
+      record(CuptiRecord::Kind::Memcpy, "HtoD", external_id(ExternalKind::Load, 0)),
+      record(CuptiRecord::Kind::Memcpy, "DtoH", 0),  // the outputs brought home after the run
+      record(CuptiRecord::Kind::Memset, "memset", 0),
+      record(CuptiRecord::Kind::Runtime, "runtime cbid 211", 0),
+  };
+  CHECK(unlinked_work_records(records) == 0);
+  records.push_back(record(CuptiRecord::Kind::Kernel, "potrf_panel", 0));  // one of a task's kernels missed
+  records.push_back(record(CuptiRecord::Kind::Memcpy, "PtoP", 0));
+  records.push_back(record(CuptiRecord::Kind::Memcpy, "DtoD", 0));
+  records.push_back(record(CuptiRecord::Kind::Memcpy, "HtoD", 0));
+  CHECK(unlinked_work_records(records) == 4);
+}

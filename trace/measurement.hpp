@@ -3,6 +3,7 @@
 // it and the front ends print it without CUDA; the executor (instrument/) fills it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,19 @@ inline std::uint64_t external_id(ExternalKind kind, std::uint64_t index) {
 }
 inline ExternalKind external_kind(std::uint64_t id) { return static_cast<ExternalKind>(id >> 56); }
 inline std::uint64_t external_index(std::uint64_t id) { return id & ((1ull << 56) - 1); }
+
+// Kernel records and copies into a GPU (loads, fills, GPU-to-GPU) that no operation is linked
+// to. During a run each comes from a task or a load, so any is a link a cheaper way of linking
+// missed; a task partly linked would look shorter than it ran. Copies out of a GPU after the
+// run (the checks' status words, the outputs) and memsets are legitimately unlinked.
+inline std::size_t unlinked_work_records(const std::vector<CuptiRecord>& records) {
+  std::size_t unlinked = 0;
+  for (const CuptiRecord& r : records) {
+    const bool into_gpu = r.kind == CuptiRecord::Kind::Memcpy && (r.name == "HtoD" || r.name == "DtoD" || r.name == "PtoP");
+    if (r.external == 0 && (r.kind == CuptiRecord::Kind::Kernel || into_gpu)) ++unlinked;
+  }
+  return unlinked;
+}
 
 struct Measurement {
   std::string device;             // "NVIDIA H100 80GB HBM3"

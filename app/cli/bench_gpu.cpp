@@ -37,6 +37,7 @@ struct Measured {
   ReplaySummary summary;
   Trace trace;
   std::size_t cupti_records = 0, unlinked = 0;  // CUPTI's records; tasks and transfers no record is linked to
+  std::size_t unlinked_records = 0;              // kernel and load records linked to nothing (unlinked_work_records)
 };
 
 Result<Measured> run_executor(const Workload& w, const std::string& scheduler_spec, const std::string& eviction_spec, double memory,
@@ -75,7 +76,8 @@ Result<Measured> run_executor(const Workload& w, const std::string& scheduler_sp
                                       : missing(w.task_count(), with[static_cast<std::size_t>(ExternalKind::Task)]) +
                                             missing(result->trace.loads.size(), with[static_cast<std::size_t>(ExternalKind::Load)]) +
                                             missing(result->trace.writebacks.size(), with[static_cast<std::size_t>(ExternalKind::Writeback)]);
-  return Measured{result->summary, std::move(result->trace), result->cupti_records.size(), unlinked};
+  return Measured{result->summary, std::move(result->trace), result->cupti_records.size(), unlinked,
+                  unlinked_work_records(result->cupti_records)};
 }
 
 // The time the host-to-device stream was busy: the union of the load intervals.
@@ -223,7 +225,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
       const bool dag = w->dependency_count() > 0;
       std::vector<double> off;
       std::vector<double> overhead[kModes - 1];
-      std::size_t records[kModes - 1] = {}, unlinked[kModes - 1] = {};
+      std::size_t records[kModes - 1] = {}, unlinked[kModes - 1] = {}, stray[kModes - 1] = {};
       for (int round = 0; round < rounds; ++round) {
         double times[kModes] = {};
         bool ok = true;
@@ -240,6 +242,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
           if (mode > 0) {
             records[mode - 1] = std::max(records[mode - 1], run->cupti_records);
             unlinked[mode - 1] = std::max(unlinked[mode - 1], run->unlinked);
+            stray[mode - 1] = std::max(stray[mode - 1], run->unlinked_records);
           }
         }
         if (!ok || times[0] <= 0) continue;
@@ -254,10 +257,10 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
         std::sort(sorted.begin(), sorted.end());
         const auto quartile = [&](double q) { return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5)]; };
         std::snprintf(line, sizeof line,
-                      "  %-9s overhead median %+5.1f%% (rounds from %+.1f%% to %+.1f%%, middle half %+.1f%% to %+.1f%%), %zu records, %zu "
-                      "tasks and transfers unlinked\n",
+                      "  %-9s overhead median %+5.1f%% (rounds from %+.1f%% to %+.1f%%, middle half %+.1f%% to %+.1f%%), %zu records; "
+                      "unlinked: %zu tasks and transfers, %zu kernel and load records\n",
                       to_string(kWays[m]), median(overhead[m]), sorted.front(), sorted.back(), quartile(0.25), quartile(0.75), records[m],
-                      unlinked[m]);
+                      unlinked[m], stray[m]);
         out << line;
       }
       out << std::flush;

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -41,6 +42,9 @@ void try_enable_peer_access(int peer) {
 }
 
 enum class OpType : std::uint8_t { Kernel, Load, Writeback };
+// What must end before a slot takes a new tenant: the last kernel that used the old one, and
+// the last copy that read it out (they run on different streams, so neither implies the other).
+using SlotWaits = std::array<cudaEvent_t, 2>;
 constexpr std::uint32_t kNoOp = UINT32_MAX;
 enum StreamRole : std::uint32_t { kCompute = 0, kToDevice = 1, kToHost = 2, kStreams = 3 };
 
@@ -143,8 +147,9 @@ struct Gpu {
   // Launch-ahead: the engine hears that a task ended when its kernel starts, so copies that
   // touch its tiles wait on the kernel's real end event on the device.
   std::vector<cudaEvent_t> last_use;        // per data: end of the last kernel that used it here
-  std::map<std::uint64_t, cudaEvent_t> slot_busy;  // per freed slot: end of the last kernel that used it
-  std::vector<cudaEvent_t> fill_after;      // per data: its slot's previous tenant's last kernel
+  std::vector<cudaEvent_t> last_read_out;   // per data: end of the last copy reading it from here (write-back, load elsewhere)
+  std::map<std::uint64_t, SlotWaits> slot_busy;  // per freed slot: its last tenant's last kernel and last copy out
+  std::vector<SlotWaits> fill_after;        // per data: what its slot's previous tenant still does there
   char* outputs = nullptr;
   cudaEvent_t origin = nullptr;
   std::unique_ptr<StreamWatcher> watchers[kStreams];
@@ -172,10 +177,7 @@ class CudaDevice final : public ExecutionDevice {
     const std::size_t bytes = w_.data()[data].bytes;
     tag(external_id(ExternalKind::Load, index));
     use(gpu.device);
-    if (gpu.fill_after[data]) {
-      check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kToDevice], gpu.fill_after[data], 0)));
-      gpu.fill_after[data] = nullptr;
-    }
+    wait_for_slot(gpu, data, gpu.streams[kToDevice]);
     if (source != kFromHost && gpus_[static_cast<std::size_t>(source)].last_use[data]) {
       check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kToDevice], gpus_[static_cast<std::size_t>(source)].last_use[data], 0)));
     }
@@ -191,7 +193,7 @@ class CudaDevice final : public ExecutionDevice {
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kToDevice])));
     untag();
     // The source's copy may be evicted while this one reads it: its slot waits for the copy too.
-    if (source != kFromHost) gpus_[static_cast<std::size_t>(source)].last_use[data] = ops_[index].end;
+    if (source != kFromHost) gpus_[static_cast<std::size_t>(source)].last_read_out[data] = ops_[index].end;
     watch(node, kToDevice, index);
   }
 
@@ -208,6 +210,8 @@ class CudaDevice final : public ExecutionDevice {
     }
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].end, gpu.streams[kToHost])));
     untag();
+    // A copy freed while this one reads it keeps its slot until it ends.
+    gpu.last_read_out[data] = ops_[index].end;
     watch(node, kToHost, index);
   }
 
@@ -218,10 +222,12 @@ class CudaDevice final : public ExecutionDevice {
     const std::int64_t offset = gpu.slot[data];
     if (offset < 0) return;
     gpu.free_slots[w_.data()[data].bytes].push_back(static_cast<std::uint64_t>(offset));
-    if (gpu.last_use[data]) gpu.slot_busy[static_cast<std::uint64_t>(offset)] = gpu.last_use[data];
+    const SlotWaits busy{gpu.last_use[data], gpu.last_read_out[data]};
+    if (busy[0] || busy[1]) gpu.slot_busy[static_cast<std::uint64_t>(offset)] = busy;
     else gpu.slot_busy.erase(static_cast<std::uint64_t>(offset));
     gpu.last_use[data] = nullptr;
-    gpu.fill_after[data] = nullptr;
+    gpu.last_read_out[data] = nullptr;
+    gpu.fill_after[data] = {nullptr, nullptr};
     gpu.slot[data] = -1;
     gpu.address[data] = nullptr;
   }
@@ -234,12 +240,7 @@ class CudaDevice final : public ExecutionDevice {
     use(gpu.device);
     // A tile written without a load first (a fill, an allocated output) may sit in a slot whose
     // previous tenant is still being copied to another GPU on that GPU's stream: wait for it.
-    for (const Access& access : w_.accesses(task)) {
-      if (gpu.fill_after[access.data]) {
-        check(TILELENS_CUDA(cudaStreamWaitEvent(gpu.streams[kCompute], gpu.fill_after[access.data], 0)));
-        gpu.fill_after[access.data] = nullptr;
-      }
-    }
+    for (const Access& access : w_.accesses(task)) wait_for_slot(gpu, access.data, gpu.streams[kCompute]);
     check(TILELENS_CUDA(cudaEventRecord(ops_[index].start, gpu.streams[kCompute])));
     const TaskKernel& kernel = plan_.tasks[task];
     void* output = kernel.output == kNoId ? nullptr : gpu.outputs + static_cast<std::size_t>(kernel.output) * output_tile_bytes();
@@ -295,6 +296,8 @@ class CudaDevice final : public ExecutionDevice {
 
   const std::string& error() const { return error_; }
   const std::string& measure_error() const { return measure_error_; }
+  // Waits until every GPU has run all that was queued.
+  Status drain();
   // Waits for everything, checks the factorizations, and brings the outputs back.
   Status finish();
   // Rewrites the engine's trace with the times the events measured, and the summary to match.
@@ -349,6 +352,15 @@ class CudaDevice final : public ExecutionDevice {
     }
     return e;
   }
+  // The first operation to write data's slot waits, on its stream, for what the slot's
+  // previous tenant still does there.
+  void wait_for_slot(Gpu& gpu, DataId data, cudaStream_t stream) {
+    for (cudaEvent_t& busy : gpu.fill_after[data]) {
+      if (!busy) continue;
+      check(TILELENS_CUDA(cudaStreamWaitEvent(stream, busy, 0)));
+      busy = nullptr;
+    }
+  }
   void watch(std::uint32_t gpu, StreamRole role, std::uint32_t index) {
     ++in_flight_;
     gpus_[gpu].watchers[role]->watch(index);
@@ -363,7 +375,7 @@ class CudaDevice final : public ExecutionDevice {
       offset = free.back();
       free.pop_back();
       if (const auto busy = gpu.slot_busy.find(offset); busy != gpu.slot_busy.end()) {
-        gpu.fill_after[data] = busy->second;  // a load waits on it; a kernel writing here is behind it on the stream
+        gpu.fill_after[data] = busy->second;  // the load or the kernel that first writes the slot waits on them
         gpu.slot_busy.erase(busy);
       }
     } else if (gpu.top + bytes <= gpu.arena_bytes) {
@@ -440,7 +452,8 @@ Status CudaDevice::setup() {
       gpu.watchers[role] = std::make_unique<StreamWatcher>(gpu.device, ops_, done_);
     }
     gpu.last_use.assign(w_.data_count(), nullptr);
-    gpu.fill_after.assign(w_.data_count(), nullptr);
+    gpu.last_read_out.assign(w_.data_count(), nullptr);
+    gpu.fill_after.assign(w_.data_count(), SlotWaits{nullptr, nullptr});
     // Each task brings a kernel and, on average, a few copies; more are made if needed.
     const std::size_t expected = 2 * (3 * w_.task_count() / K + w_.data_count() + 16);
     gpu.spare_events.resize(expected);
@@ -506,6 +519,14 @@ void CudaDevice::begin_clock() {
     check(TILELENS_CUDA(cudaEventRecord(gpu.origin, gpu.streams[kCompute])));
   }
   current_device_ = gpus_.empty() ? -1 : gpus_.back().device;
+}
+
+Status CudaDevice::drain() {
+  for (Gpu& gpu : gpus_) {
+    TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
+    TILELENS_CUDA_TRY(cudaDeviceSynchronize());
+  }
+  return Status::success();
 }
 
 Status CudaDevice::finish() {
@@ -726,7 +747,10 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const KernelPlan& 
   device.begin_clock();
   const std::int64_t run_begin = steady_ns();
   auto summary = replay(workload, scheduler, eviction, replay_options, &trace);
-  result.measurement.wall_ns = steady_ns() - run_begin;  // the engine returns once every write-back ended
+  // The engine returns once every operation was reported ended; with launch-ahead the last
+  // kernels may still be queued then, so the wall time waits for the devices.
+  const Status drained = device.drain();
+  result.measurement.wall_ns = steady_ns() - run_begin;
   const Status finished = device.finish();
   std::optional<CuptiRecorder::Capture> capture;
   if (recorder) {
@@ -736,6 +760,7 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const KernelPlan& 
   }
   if (!device.error().empty()) return make_error(device.error());
   if (!summary) return summary.error();
+  if (!drained) return drained.error();
   if (!finished) return finished.error();
 
   // Each output was computed on one GPU; the others hold zeros there, so the sum of the pools is the result.

@@ -6,9 +6,11 @@
 #include <cupti.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace tilelens::instrument {
@@ -24,7 +26,8 @@ struct Shared {
   std::uint64_t dropped = 0;
   std::uint64_t origin = 0;
   bool active = false;
-  CuptiApis apis = CuptiApis::All;
+  // Read by push() and pop() on the executor's thread without the lock.
+  std::atomic<CuptiApis> apis{CuptiApis::All};
   CUpti_SubscriberHandle subscriber = nullptr;  // CuptiApis::Callbacks
   // The launches' links (CuptiApis::Callbacks), under their own lock: the launching thread
   // must not wait while a completed buffer is copied under `mutex`.
@@ -167,23 +170,55 @@ constexpr CUpti_ActivityKind kWorkKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERN
 // watchers) and CUPTI's own overhead.
 constexpr CUpti_ActivityKind kAllApiKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
                                                CUPTI_ACTIVITY_KIND_OVERHEAD};
-// CuptiApis::Launches: only the calls that put work on a stream, through which a kernel or
-// copy record gets its external id. cuBLAS launches through the driver, the rest through the
-// runtime.
-constexpr CUpti_CallbackId kLaunchRuntimeApis[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,   CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000};
-constexpr CUpti_CallbackId kLaunchDriverApis[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,          CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,      CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync,       CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
-    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async};
+// The calls that put work on a stream, through which a kernel, copy or memset record gets
+// its task: every kernel launch (the runtime's and the driver's, through which cuBLAS
+// launches; cooperative and graph launches; the per-thread-stream variants) and every
+// asynchronous copy and memset. CuptiApis::Launches traces them, CuptiApis::Callbacks hooks
+// them. Found by CUPTI's own names rather than listed, so that no variant a library uses is
+// missed, and a CUPTI older than these headers offers only the calls it knows.
+struct ApiCall {
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+};
+const std::vector<ApiCall>& stream_work_calls() {
+  static const std::vector<ApiCall> calls = [] {
+    std::vector<ApiCall> found;
+    const auto scan = [&](CUpti_CallbackDomain domain, std::uint32_t size) {
+      for (std::uint32_t cbid = 1; cbid < size; ++cbid) {
+        const char* name = nullptr;
+        if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name) continue;
+        const std::string_view call(name);
+        const bool launch = call.find("Launch") != std::string_view::npos;
+        const bool async_copy = (call.find("Memcpy") != std::string_view::npos || call.find("Memset") != std::string_view::npos) &&
+                                call.find("Async") != std::string_view::npos;
+        if (launch || async_copy) found.push_back({domain, cbid});
+      }
+    };
+    scan(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+    scan(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    return found;
+  }();
+  return calls;
+}
+
+// Switches one call's tracing or callback on (or off) for each of stream_work_calls(). A
+// call this CUPTI refuses is skipped (a library never makes it); none accepted is an error.
+template <class Switch>
+Status switch_stream_work_calls(Switch&& one) {
+  std::size_t accepted = 0;
+  Status first = Status::success();
+  for (const ApiCall& call : stream_work_calls()) {
+    const CUptiResult result = one(call);
+    if (result == CUPTI_SUCCESS) {
+      ++accepted;
+    } else if (result != CUPTI_ERROR_INVALID_PARAMETER && result != CUPTI_ERROR_NOT_SUPPORTED && first) {
+      first = TILELENS_CUDA(result);
+    }
+  }
+  if (!first) return first;
+  if (accepted == 0) return make_error("CUPTI accepted none of the launch and copy calls that link records to tasks");
+  return Status::success();
+}
 
 // The task whose work the calling thread is putting on a stream (CuptiApis::Callbacks): the
 // executor's thread sets it around each operation, and CUPTI calls on_launch on that thread.
@@ -195,6 +230,10 @@ thread_local std::uint64_t current_external = 0;
 void CUPTIAPI on_launch(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite != CUPTI_API_ENTER || current_external == 0) return;
+  // A runtime call and the driver call it makes share one correlation id: noted once.
+  thread_local std::uint32_t last_noted = 0;
+  if (call->correlationId == last_noted) return;
+  last_noted = call->correlationId;
   Shared& s = shared();
   std::lock_guard lock(s.launch_mutex);
   s.launches.emplace_back(call->correlationId, current_external);
@@ -226,33 +265,30 @@ Status set_activities(CuptiApis apis, bool enable) {
     return first;
   }
   const std::uint8_t on = enable ? 1 : 0;
-  for (CUpti_CallbackId cbid : kLaunchRuntimeApis) {
-    if (stop(TILELENS_CUDA(cuptiActivityEnableRuntimeApi(cbid, on)))) return first;
-  }
-  for (CUpti_CallbackId cbid : kLaunchDriverApis) {
-    if (stop(TILELENS_CUDA(cuptiActivityEnableDriverApi(cbid, on)))) return first;
-  }
+  (void)stop(switch_stream_work_calls([&](const ApiCall& call) {
+    return call.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(call.cbid, on)
+                                                      : cuptiActivityEnableDriverApi(call.cbid, on);
+  }));
   return first;
 }
 
-// CuptiApis::Callbacks: the callbacks on the launches and copies (the same calls as
-// CuptiApis::Launches traces), or none (unsubscribed) when `enable` is false.
-Status set_callbacks(bool enable) {
+// CuptiApis::Callbacks: subscribes, before any activity is enabled (CUPTI wants a subscriber
+// in place before a session starts; under Nsight or another tool it refuses, and says so).
+Status subscribe() {
   Shared& s = shared();
-  if (!enable) {
-    if (!s.subscriber) return Status::success();
-    const Status done = TILELENS_CUDA(cuptiUnsubscribe(s.subscriber));
-    s.subscriber = nullptr;
-    return done;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  if (const Status subscribed = TILELENS_CUDA(cuptiSubscribe(&subscriber, on_launch, nullptr)); !subscribed) {
+    return make_error(subscribed.error().message + " (linking by callbacks needs CUPTI's only subscriber: is another profiler attached?)");
   }
-  TILELENS_CUDA_TRY(cuptiSubscribe(&s.subscriber, on_launch, nullptr));
-  for (CUpti_CallbackId cbid : kLaunchRuntimeApis) {
-    TILELENS_CUDA_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid));
-  }
-  for (CUpti_CallbackId cbid : kLaunchDriverApis) {
-    TILELENS_CUDA_TRY(cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
-  }
-  return Status::success();
+  s.subscriber = subscriber;
+  return switch_stream_work_calls([&](const ApiCall& call) { return cuptiEnableCallback(1, subscriber, call.domain, call.cbid); });
+}
+Status unsubscribe() {
+  Shared& s = shared();
+  if (!s.subscriber) return Status::success();
+  const Status done = TILELENS_CUDA(cuptiUnsubscribe(s.subscriber));
+  s.subscriber = nullptr;
+  return done;
 }
 
 }  // namespace
@@ -273,16 +309,22 @@ Result<std::unique_ptr<CuptiRecorder>> CuptiRecorder::start(CuptiApis apis) {
     std::lock_guard lock(s.launch_mutex);
     s.launches.clear();
   }
+  if (apis == CuptiApis::Callbacks) {
+    if (const Status subscribed = subscribe(); !subscribed) {
+      (void)unsubscribe();
+      s.active = false;
+      return subscribed.error();
+    }
+  }
   if (auto st = TILELENS_CUDA(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)); !st) {
-    shared().active = false;
+    (void)unsubscribe();
+    s.active = false;
     return st.error();
   }
-  Status enabled = set_activities(apis, true);
-  if (enabled && apis == CuptiApis::Callbacks) enabled = set_callbacks(true);
-  if (!enabled) {
+  if (const Status enabled = set_activities(apis, true); !enabled) {
     (void)set_activities(apis, false);  // some were never enabled
-    (void)set_callbacks(false);
-    shared().active = false;
+    (void)unsubscribe();
+    s.active = false;
     return enabled.error();
   }
   auto recorder = std::unique_ptr<CuptiRecorder>(new CuptiRecorder());
@@ -303,15 +345,14 @@ void CuptiRecorder::set_origin() {
 }
 
 void CuptiRecorder::push(std::uint64_t external) {
-  // Read without the lock: only start() and finish() write it, on the thread that calls this.
-  if (shared().apis == CuptiApis::Callbacks) {
+  if (shared().apis.load(std::memory_order_relaxed) == CuptiApis::Callbacks) {
     current_external = external;
     return;
   }
   note(TILELENS_CUDA(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external)));
 }
 void CuptiRecorder::pop() {
-  if (shared().apis == CuptiApis::Callbacks) {
+  if (shared().apis.load(std::memory_order_relaxed) == CuptiApis::Callbacks) {
     current_external = 0;
     return;
   }
@@ -323,7 +364,7 @@ Result<CuptiRecorder::Capture> CuptiRecorder::finish() {
   finished_ = true;
   note(TILELENS_CUDA(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)));
   note(set_activities(apis_, false));
-  note(set_callbacks(false));
+  note(unsubscribe());
   note(TILELENS_CUDA(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)));
   Shared& s = shared();
   std::lock_guard lock(s.mutex);

@@ -170,6 +170,8 @@ int main() {
       if (r.kind == CuptiRecord::Kind::Kernel && external_kind(r.external) == ExternalKind::Task) tasks.insert(external_index(r.external));
       if (r.kind == CuptiRecord::Kind::Memcpy && external_kind(r.external) == ExternalKind::Load) loads.insert(external_index(r.external));
     }
+    check(unlinked_work_records(result->cupti_records) == 0,
+          spec + mode + ": " + std::to_string(unlinked_work_records(result->cupti_records)) + " kernel or load records linked to nothing");
     check(tasks.size() == workload->task_count(), spec + mode + ": kernel records for " + std::to_string(tasks.size()) + " of " +
                                                       std::to_string(workload->task_count()) + " tasks");
     check(loads.size() == result->trace.loads.size(), spec + mode + ": copy records for " + std::to_string(loads.size()) + " of " +
