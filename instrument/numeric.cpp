@@ -305,9 +305,11 @@ std::uint64_t arena_slot_bytes(std::uint64_t bytes) { return (bytes + 255) / 256
 
 std::size_t element_size(Precision precision) { return precision == Precision::Double ? 8 : 4; }
 
-double output_pool_bytes(const KernelPlan& plan) {
-  return static_cast<double>(plan.outputs) * static_cast<double>(plan.output_n * plan.output_n) * static_cast<double>(element_size(plan.precision));
+std::size_t output_tile_bytes(const KernelPlan& plan) {
+  return static_cast<std::size_t>(plan.output_n * plan.output_n) * element_size(plan.precision);
 }
+
+double output_pool_bytes(const KernelPlan& plan) { return static_cast<double>(plan.outputs) * static_cast<double>(output_tile_bytes(plan)); }
 
 std::vector<std::string> arena_lines(const Workload& workload, const KernelPlan& plan, double memory_bytes, std::uint32_t gpus) {
   std::map<std::uint64_t, std::size_t> data_of_size;

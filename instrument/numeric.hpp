@@ -101,6 +101,7 @@ std::vector<std::string> plan_lines(const Workload& workload, const KernelPlan& 
 // only by data of the same size; the products' outputs in a pool beside it.
 std::uint64_t arena_slot_bytes(std::uint64_t bytes);
 std::size_t element_size(Precision precision);
+std::size_t output_tile_bytes(const KernelPlan& plan);  // one output tile, output_n x output_n elements
 double output_pool_bytes(const KernelPlan& plan);
 // The layout in words, for --dry-run: per data size, how many data and how many slots fit in M.
 std::vector<std::string> arena_lines(const Workload& workload, const KernelPlan& plan, double memory_bytes, std::uint32_t gpus);

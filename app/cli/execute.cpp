@@ -167,8 +167,7 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
           << ", GPU-to-GPU loads as device-to-device copies\n";
     }
     const instrument::ExecuteOptions& o = prepared->options;
-    out << "run:\n  launch-ahead " << o.launch_ahead << (o.launch_ahead == 1 ? " kernel" : " kernels")
-        << " queued behind the running one; CUPTI "
+    out << "run:\n  launch-ahead " << launch_ahead_words(o.launch_ahead) << "; CUPTI "
         << (o.cupti ? std::string("on, records linked to tasks by ") + to_string(o.cupti_apis) : std::string("off")) << "\n";
     return 0;
   }

@@ -216,6 +216,10 @@ void print_csv_row(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
       << (run.id ? std::to_string(run.id) : "") << ',' << (run.id ? to_string(run.status) : "") << '\n';
 }
 
+std::string launch_ahead_words(std::uint32_t depth) {
+  return std::to_string(depth) + (depth == 1 ? " kernel" : " kernels") + " queued behind the running one";
+}
+
 void print_measurement(const Measurement& m, std::ostream& out) {
   out << "device       " << m.device << (m.tf32 ? " (TF32 tensor cores for the products)" : "") << "\n";
   out << "arena        " << format_bytes(m.arena_bytes) << " per GPU";
@@ -235,7 +239,7 @@ void print_measurement(const Measurement& m, std::ostream& out) {
   } else {
     out << "off\n";
   }
-  out << "launch-ahead " << m.launch_ahead << (m.launch_ahead == 1 ? " kernel" : " kernels") << " queued behind the running one\n";
+  out << "launch-ahead " << launch_ahead_words(m.launch_ahead) << "\n";
   std::istringstream kernels(m.kernels);
   bool first = true;
   for (std::string line; std::getline(kernels, line); first = false) out << (first ? "kernels      " : "             ") << line << "\n";

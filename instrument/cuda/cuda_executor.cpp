@@ -298,7 +298,7 @@ class CudaDevice final : public ExecutionDevice {
   const std::string& measure_error() const { return measure_error_; }
   // Waits until every GPU has run all that was queued.
   Status drain();
-  // Waits for everything, checks the factorizations, and brings the outputs back.
+  // After drain(): checks the factorizations, and brings the outputs back.
   Status finish();
   // Rewrites the engine's trace with the times the events measured, and the summary to match.
   void measure(Trace& trace, ReplaySummary& summary, const std::vector<CuptiRecord>* cupti) const;
@@ -308,7 +308,7 @@ class CudaDevice final : public ExecutionDevice {
   const std::vector<std::vector<unsigned char>>& output_pools() const { return pools_; }
 
  private:
-  std::size_t output_tile_bytes() const { return static_cast<std::size_t>(plan_.output_n * plan_.output_n) * element_size(plan_.precision); }
+  std::size_t output_tile_bytes() const { return instrument::output_tile_bytes(plan_); }
   void fail(const std::string& message) {
     if (error_.empty()) error_ = message;
   }
@@ -532,7 +532,6 @@ Status CudaDevice::drain() {
 Status CudaDevice::finish() {
   for (Gpu& gpu : gpus_) {
     TILELENS_CUDA_TRY(cudaSetDevice(gpu.device));
-    TILELENS_CUDA_TRY(cudaDeviceSynchronize());
     // cholesky-tasks runs its kernels for their cost on tiles that no order keeps positive
     // definite: its status words mean nothing (numeric.hpp).
     const Status factorizations = gpu.kernels->check_factorizations();
@@ -862,7 +861,7 @@ Result<BareFigures> measure_bare_typed(const Workload& workload, const KernelPla
     address[d] = p;
     TILELENS_CUDA_TRY(cudaMemcpy(p, tiles->data[d].data(), workload.data()[d].bytes, cudaMemcpyHostToDevice));
   }
-  const std::size_t output_tile_bytes = static_cast<std::size_t>(plan.output_n * plan.output_n) * sizeof(T);
+  const std::size_t output_tile_bytes = instrument::output_tile_bytes(plan);
   char* outputs = nullptr;
   if (plan.outputs > 0) {
     void* p = nullptr;
