@@ -28,6 +28,9 @@ export XDG_CONFIG_HOME="$out/config" XDG_DATA_HOME="$out/data" XDG_RUNTIME_DIR="
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 # Xvfb picks a free display itself (-displayfd) and writes its number once it accepts clients:
 # a display number of our own choosing can be taken by another test or a stale lock file.
+# -noreset: by default the server resets when its last client leaves (the xdotool probe
+# below), and a client connecting during that reset is refused ("could not connect to
+# display"), which failed one CI run.
 xvfb=""
 app=""
 cleanup() {
@@ -38,7 +41,7 @@ trap cleanup EXIT
 display=""
 for attempt in 1 2 3; do
   : >"$out/display"
-  Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$out/display" >"$out/xvfb.log" 2>&1 &
+  Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp -noreset 3>"$out/display" >"$out/xvfb.log" 2>&1 &
   xvfb=$!
   for _ in $(seq 100); do
     display=$(tr -dc '0-9' <"$out/display")
