@@ -113,6 +113,9 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   o.first_device = request.first_device;
   o.logical_gpus = request.logical_gpus.has_value();
   o.plan.wait_gflops = options.platform.default_gflops;
+  // The run records the platform it ran on (logical GPUs get their link).
+  o.platform = instrument::executed_platform(o);
+  options.platform = o.platform;
 
   RunInfo& info = prepared.info;
   info = run_info_of(prepared.workload, workload_spec, prepared.scheduler.spec, prepared.eviction.spec, options);

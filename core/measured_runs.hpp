@@ -27,7 +27,7 @@ struct ExecuteRequest {
   std::optional<std::string> memory_model;     // default: starpu, or the stored replay's
   bool tf32 = false;
   bool cupti = true;
-  instrument::CuptiApis cupti_apis = instrument::CuptiApis::All;
+  instrument::CuptiApis cupti_apis = instrument::CuptiApis::Callbacks;
   std::uint32_t launch_ahead = 1;    // kernels queued behind the running one (instrument::ExecuteOptions)
   std::uint64_t seed = 1;            // of the tiles' values
   std::size_t verify_tiles = 8;      // checked against the CPU reference (0: no check)

@@ -88,10 +88,18 @@ Status cuda_available() {
   return (*loaded)->available();
 }
 
+Platform executed_platform(const ExecuteOptions& options) {
+  Platform platform = options.platform;
+  if (options.logical_gpus && platform.gpus > 1 && platform.gpu_link_bandwidth <= 0) platform.gpu_link_bandwidth = kLogicalGpuLinkBandwidth;
+  return platform;
+}
+
 Result<ExecuteResult> execute(const Workload& workload, Scheduler& scheduler, EvictionPolicy& eviction, const ExecuteOptions& options) {
   const auto& loaded = module();
   if (!loaded) return loaded.error();
-  return (*loaded)->execute(workload, scheduler, eviction, options);
+  ExecuteOptions executed = options;
+  executed.platform = executed_platform(options);
+  return (*loaded)->execute(workload, scheduler, eviction, executed);
 }
 
 Result<BareFigures> measure_bare(const Workload& workload, bool tf32, std::size_t copies, int device) {

@@ -62,7 +62,9 @@ struct ExecuteOptions {
   MemoryModel memory_model{};  // the engine's (replay/engine.hpp): the same decisions as a replay
   bool tf32 = false;
   bool cupti = true;
-  CuptiApis cupti_apis = CuptiApis::All;
+  // Callbacks by default: on the lent H100 (docs/executor.md) it linked every record, for the
+  // least overhead; Launches linked none there, and All costs the most.
+  CuptiApis cupti_apis = CuptiApis::Callbacks;
   std::uint64_t seed = 1;             // tile values
   std::size_t verify_samples = 8;     // tiles checked (0: no check)
   std::size_t verify_rows = 16;       // rows checked per tile (0: all)
@@ -81,6 +83,16 @@ struct ExecuteOptions {
   // tiles always wait on the kernel's real end on the device (cudaStreamWaitEvent).
   std::uint32_t launch_ahead = 1;
 };
+
+// Logical GPUs share one device's memory: a load from another logical GPU is a copy inside
+// it, far faster than the bus. A platform naming no GPU link would have the engine bring every
+// such tile through the host instead (no load from the other GPU ever happened on the H100),
+// so the executor gives logical GPUs this link unless the platform names one. 1 TB/s: an H100
+// moved about 1.5 TB/s each way in a device-to-device copy; the figure only has to rank the
+// link above the bus for the engine's sources and the schedulers' transfer costs.
+inline constexpr double kLogicalGpuLinkBandwidth = 1e12;
+// The platform an execution runs on: options.platform, with the link above for logical GPUs.
+Platform executed_platform(const ExecuteOptions& options);
 
 struct ExecuteResult {
   ReplaySummary summary;  // measured

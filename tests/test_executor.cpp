@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "store/store.hpp"
+#include "db/store.hpp"
 #include "helpers.hpp"
 #include "instrument/executor.hpp"
 #include "instrument/numeric.hpp"
@@ -244,7 +244,13 @@ TEST_CASE("execute --dry-run prints an imported trace's kernel plan and arena wi
   REQUIRE(logical.code == 0);
   CHECK_THAT(logical.out, Catch::Contains("3 GPUs, each an arena") && Catch::Contains("logical GPUs: all 3 on CUDA device 0") &&
                               Catch::Contains("fp32 tiles of 64 x 64") && Catch::Contains("in all: 20 cuBLAS/cuSOLVER calls"));
-  CHECK_THAT(logical.out, Catch::Contains("launch-ahead 1 kernel queued") && Catch::Contains("CUPTI on, records linked to tasks by all"));
+  CHECK_THAT(logical.out, Catch::Contains("launch-ahead 1 kernel queued") && Catch::Contains("CUPTI on, records linked to tasks by callbacks"));
+  // Logical GPUs share one memory: without a --gpu-link the engine is given the device's own, so
+  // loads from the other GPU happen (on no link, every such tile went through the host).
+  CHECK_THAT(logical.out, Catch::Contains("GPU link 1000 GB/s"));
+  const auto linked = test::cli({"execute", "--workload", "cholesky:N=4,b=64", "--logical-gpus", "2", "--gpu-link", "50GB/s", "--memory", "4items", "--dry-run"});
+  INFO(linked.err);
+  CHECK_THAT(linked.out, Catch::Contains("GPU link 50 GB/s"));
   // The ways of linking CUPTI's records and the launch-ahead depths, named in the plan; others refused.
   const auto callbacks = test::cli({"execute", "--workload", "cholesky:N=4,b=64", "--cupti-apis", "callbacks", "--launch-ahead", "2", "--dry-run"});
   INFO(callbacks.err);

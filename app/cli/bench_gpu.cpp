@@ -42,7 +42,7 @@ struct Measured {
 
 Result<Measured> run_executor(const Workload& w, const std::string& scheduler_spec, const std::string& eviction_spec, double memory,
                               std::uint32_t depth, bool tf32, bool cupti, std::uint32_t launch_ahead = 1, std::uint32_t logical_gpus = 0,
-                              instrument::CuptiApis apis = instrument::CuptiApis::All) {
+                              instrument::CuptiApis apis = instrument::CuptiApis::Callbacks) {
   auto scheduler = make_scheduler(scheduler_spec);
   if (!scheduler) return scheduler.error();
   auto eviction = make_eviction(eviction_spec);
@@ -219,7 +219,8 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
            "(launches) or none, through CUPTI's callbacks (callbacks); "
         << rounds << " rounds (target: median overhead 3% at most, every record linked)\n";
     for (const std::string& spec :
-         quick ? std::vector<std::string>{"cholesky:N=8"} : std::vector<std::string>{"matmul2d:N=20", "cholesky:N=20"}) {
+         quick ? std::vector<std::string>{"cholesky:N=8"}
+               : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "cholesky:N=20", "lu:N=20"}) {
       auto w = generate_workload(spec);
       if (!w) return fail(err, w.error().message);
       const bool dag = w->dependency_count() > 0;

@@ -61,7 +61,7 @@ const CommandSpec kExecute{
      {"tf32", "", "TF32 tensor cores for the products (checked with a looser tolerance, 2e-2)", ""},
      {"no-cupti", "", "do not record CUPTI activity (to measure its overhead)", ""},
      {"cupti-apis", "all|launches|callbacks",
-      "how CUPTI's records are linked to tasks: tracing all API calls, only the launches and copies, or none (CUPTI's callbacks on them)", "all"},
+      "how CUPTI's records are linked to tasks: tracing all API calls, only the launches and copies, or none (CUPTI's callbacks on them)", "callbacks"},
      {"launch-ahead", "D", "kernels queued on a GPU behind the running one: 0, 1 or 2", "1"},
      {"seed", "N", "seed of the tiles' values", "1"},
      {"verify", "TILES", "tiles checked against the CPU reference (0: no check)", "8"},
@@ -164,7 +164,8 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     for (const std::string& line : plan->arena) out << "  " << line << "\n";
     if (prepared->options.logical_gpus) {
       out << "  logical GPUs: all " << prepared->options.platform.gpus << " on CUDA device " << prepared->options.first_device
-          << ", GPU-to-GPU loads as device-to-device copies\n";
+          << ", GPU-to-GPU loads as device-to-device copies (GPU link " << format_fixed(prepared->options.platform.gpu_link_bandwidth / 1e9, 0)
+          << " GB/s for the engine and the schedulers)\n";
     }
     const instrument::ExecuteOptions& o = prepared->options;
     out << "run:\n  launch-ahead " << launch_ahead_words(o.launch_ahead) << "; CUPTI "

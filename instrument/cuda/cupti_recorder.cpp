@@ -220,6 +220,30 @@ Status switch_stream_work_calls(Switch&& one) {
   return Status::success();
 }
 
+// Switches the API records of every call outside stream_work_calls() off (CuptiApis::Launches,
+// after both API kinds were switched on). A call this CUPTI refuses is skipped.
+Status switch_other_calls_off() {
+  const auto wanted = [](CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    for (const ApiCall& call : stream_work_calls()) {
+      if (call.domain == domain && call.cbid == cbid) return true;
+    }
+    return false;
+  };
+  const auto off = [&](CUpti_CallbackDomain domain, std::uint32_t size) -> Status {
+    for (std::uint32_t cbid = 1; cbid < size; ++cbid) {
+      if (wanted(domain, cbid)) continue;
+      const CUptiResult result = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(cbid, 0)
+                                                                       : cuptiActivityEnableDriverApi(cbid, 0);
+      if (result != CUPTI_SUCCESS && result != CUPTI_ERROR_INVALID_PARAMETER && result != CUPTI_ERROR_NOT_SUPPORTED) {
+        return TILELENS_CUDA(result);
+      }
+    }
+    return Status::success();
+  };
+  if (Status s = off(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE); !s) return s;
+  return off(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+}
+
 // The task whose work the calling thread is putting on a stream (CuptiApis::Callbacks): the
 // executor's thread sets it around each operation, and CUPTI calls on_launch on that thread.
 thread_local std::uint64_t current_external = 0;
@@ -264,11 +288,12 @@ Status set_activities(CuptiApis apis, bool enable) {
     }
     return first;
   }
-  const std::uint8_t on = enable ? 1 : 0;
-  (void)stop(switch_stream_work_calls([&](const ApiCall& call) {
-    return call.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(call.cbid, on)
-                                                      : cuptiActivityEnableDriverApi(call.cbid, on);
-  }));
+  // Launches: both API kinds on, then every call that puts no work on a stream switched off
+  // one by one. CUPTI's header also allows switching the few wanted calls on without the
+  // kinds, but on the lent H100 (CUDA 13.0, driver 580.159.04) that made no API record at all,
+  // so no kernel or copy record was linked to its task; this is the other way the header gives.
+  if (stop(kind(CUPTI_ACTIVITY_KIND_RUNTIME)) || stop(kind(CUPTI_ACTIVITY_KIND_DRIVER)) || !enable) return first;
+  (void)stop(switch_other_calls_off());
   return first;
 }
 
