@@ -9,7 +9,7 @@
 
 #include "analysis/bounds.hpp"
 #include "replay/engine.hpp"
-#include "store/store.hpp"
+#include "db/store.hpp"
 #include "trace/run.hpp"
 
 namespace tilelens::core {

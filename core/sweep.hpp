@@ -17,7 +17,7 @@
 
 #include "core/replay_request.hpp"
 #include "presets/experiments.hpp"
-#include "store/store.hpp"
+#include "db/store.hpp"
 
 namespace tilelens::core {
 

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "formats/workload_io.hpp"
-#include "store/store_internal.hpp"
+#include "db/store_internal.hpp"
 
 namespace tilelens::db {
 

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <climits>
 
-#include "store/store_internal.hpp"
+#include "db/store_internal.hpp"
 
 namespace tilelens::db {
 namespace {

@@ -1,6 +1,6 @@
 // Deleting runs with everything recorded for them, and the workloads no run uses any more.
 // The tables visited come from the schema: every table with a run_id (or a workload_id) column.
-#include "store/store_internal.hpp"
+#include "db/store_internal.hpp"
 
 namespace tilelens::db {
 

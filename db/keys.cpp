@@ -2,7 +2,7 @@
 // and the store's clock.
 #include <chrono>
 #include <ctime>
-#include "store/store_internal.hpp"
+#include "db/store_internal.hpp"
 
 namespace tilelens::db {
 // Every field, as a run key without the run's own parts: two platforms differing in any field

@@ -4,8 +4,8 @@
 #include <future>
 #include <thread>
 
-#include "store/schema.hpp"
-#include "store/store_internal.hpp"
+#include "db/schema.hpp"
+#include "db/store_internal.hpp"
 
 namespace tilelens::db {
 namespace {

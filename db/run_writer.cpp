@@ -1,7 +1,7 @@
 // Writing one run: its row, its records as the executor hands them over, its measurement and
 // its metrics, all in one transaction (store.hpp). Every row goes through the schema's named
 // INSERT (tables.cpp), its columns bound by name.
-#include "store/store_internal.hpp"
+#include "db/store_internal.hpp"
 
 namespace tilelens::db {
 

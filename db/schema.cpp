@@ -1,6 +1,6 @@
 // Creating, recognising and upgrading the schema; see schema.hpp. The tables themselves are
 // declared in tables.cpp.
-#include "store/schema.hpp"
+#include "db/schema.hpp"
 
 #include <algorithm>
 #include <array>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <vector>
 
-#include "store/tables.hpp"
+#include "db/tables.hpp"
 
 namespace tilelens::db {
 namespace {

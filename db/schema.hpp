@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "store/sqlite.hpp"
+#include "db/sqlite.hpp"
 
 namespace tilelens::db {
 

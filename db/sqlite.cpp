@@ -1,5 +1,5 @@
 // The SQLite layer; see sqlite.hpp.
-#include "store/sqlite.hpp"
+#include "db/sqlite.hpp"
 
 #include <sqlite3.h>
 

@@ -70,7 +70,7 @@ class Statement {
   Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bind_null(index);
   }
-  // By the parameter's name, ":name" in the SQL (the schema's INSERTs, store/tables.hpp). A
+  // By the parameter's name, ":name" in the SQL (the schema's INSERTs, db/tables.hpp). A
   // name the statement lacks makes the next step fail, naming it.
   Statement& bind(std::string_view name, std::int64_t value) { return bind(parameter(name), value); }
   Statement& bind(std::string_view name, double value) { return bind(parameter(name), value); }

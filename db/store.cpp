@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "store/schema.hpp"
-#include "store/store_internal.hpp"
+#include "db/schema.hpp"
+#include "db/store_internal.hpp"
 
 namespace tilelens::db {
 namespace {

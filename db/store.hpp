@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "store/sqlite.hpp"
+#include "db/sqlite.hpp"
 #include "trace/measurement.hpp"
 #include "trace/run.hpp"
 #include "trace/trace.hpp"

@@ -1,4 +1,4 @@
-// What the store's files share, internal to store/: the connection behind a Store, the state of
+// What the store's files share, internal to db/: the connection behind a Store, the state of
 // a run being written, the identity of the rows stored once, and small helpers.
 #pragma once
 
@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "store/sqlite.hpp"
-#include "store/store.hpp"
-#include "store/tables.hpp"
+#include "db/sqlite.hpp"
+#include "db/store.hpp"
+#include "db/tables.hpp"
 
 namespace tilelens::db {
 

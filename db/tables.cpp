@@ -2,11 +2,11 @@
 // of the run; task and data ids are the workload's own (0-based), so a trace row joins its
 // workload's tables on (workload_id, id); small enumerations are integers with a lookup table.
 // A change here bumps kSchemaVersion (schema.hpp) and marks what it adds with `since`.
-#include "store/tables.hpp"
+#include "db/tables.hpp"
 
 #include <stdexcept>
 
-#include "store/schema.hpp"
+#include "db/schema.hpp"
 
 namespace tilelens::db {
 namespace {
@@ -438,7 +438,7 @@ std::vector<std::string_view> workload_tables() {
 
 std::string schema_markdown() {
   std::string text = "Schema version " + std::to_string(kSchemaVersion) +
-                     ", generated from `store/tables.cpp` by `tilelens db schema --markdown`.\n";
+                     ", generated from `db/tables.cpp` by `tilelens db schema --markdown`.\n";
   for (const Table& table : kTables) {
     text += "\n### " + std::string(table.name) + "\n" + std::string(table.doc);
     if (table.since > 1) text += " (Since version " + std::to_string(table.since) + ".)";

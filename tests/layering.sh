@@ -13,11 +13,11 @@ declare -A allowed=(
   [eviction]="model schedulers"
   [replay]="model schedulers eviction trace"
   [formats]="model presets trace"
-  [store]="model presets trace formats"
+  [db]="model presets trace formats"
   [instrument]="model presets trace schedulers eviction replay"
-  [core]="model presets trace analysis schedulers eviction replay formats store instrument"
-  [app/cli]="model presets trace analysis schedulers eviction replay formats store instrument core"
-  [app/gui]="model presets trace analysis schedulers eviction replay formats store instrument core"
+  [core]="model presets trace analysis schedulers eviction replay formats db instrument"
+  [app/cli]="model presets trace analysis schedulers eviction replay formats db instrument core"
+  [app/gui]="model presets trace analysis schedulers eviction replay formats db instrument core"
 )
 status=0
 for folder in "${!allowed[@]}"; do

@@ -9,9 +9,9 @@
 
 #include "core/sweep.hpp"
 #include "helpers.hpp"
-#include "store/schema.hpp"
-#include "store/sqlite.hpp"
-#include "store/store.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite.hpp"
+#include "db/store.hpp"
 
 using namespace tilelens;
 using namespace tilelens::test;

@@ -12,7 +12,7 @@
 #include "core/runs.hpp"
 #include "core/sweep.hpp"
 #include "helpers.hpp"
-#include "store/store.hpp"
+#include "db/store.hpp"
 
 using namespace tilelens;
 using namespace tilelens::test;

@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "store/schema.hpp"
-#include "store/store.hpp"
-#include "store/tables.hpp"
+#include "db/schema.hpp"
+#include "db/store.hpp"
+#include "db/tables.hpp"
 #include "helpers.hpp"
 #include "model/rng.hpp"
 #include "formats/workload_io.hpp"

@@ -13,9 +13,9 @@
 #include "helpers.hpp"
 #include "model/model.hpp"
 #include "model/utf8.hpp"
-#include "store/schema.hpp"
-#include "store/sqlite.hpp"
-#include "store/store.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite.hpp"
+#include "db/store.hpp"
 
 using namespace tilelens;
 using namespace tilelens::test;

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "presets/experiments.hpp"
-#include "store/schema.hpp"
-#include "store/sqlite.hpp"
-#include "store/store.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite.hpp"
+#include "db/store.hpp"
 #include "helpers.hpp"
 
 using namespace tilelens;

@@ -14,7 +14,7 @@
 
 #include "app/cli/commands.hpp"
 #include "core/runs.hpp"
-#include "store/store.hpp"
+#include "db/store.hpp"
 #include "analysis/bounds.hpp"
 #include "presets/seed_workloads.hpp"
 #include "eviction/policy.hpp"

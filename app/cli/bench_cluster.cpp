@@ -13,7 +13,7 @@
 #include "app/cli/commands.hpp"
 #include "core/sweep.hpp"
 #include "model/units.hpp"
-#include "store/store.hpp"
+#include "db/store.hpp"
 
 namespace tilelens::cli {
 

@@ -1,11 +1,11 @@
-// `tilelens db schema`: the store's schema (store/tables.hpp) as SQL or as the markdown of
-// docs/database.md. `tilelens db merge`: databases merged into one (store/merge.cpp).
+// `tilelens db schema`: the store's schema (db/tables.hpp) as SQL or as the markdown of
+// docs/database.md. `tilelens db merge`: databases merged into one (db/merge.cpp).
 #include <ostream>
 
 #include "app/cli/commands.hpp"
-#include "store/schema.hpp"
-#include "store/store.hpp"
-#include "store/tables.hpp"
+#include "db/schema.hpp"
+#include "db/store.hpp"
+#include "db/tables.hpp"
 
 namespace tilelens::cli {
 

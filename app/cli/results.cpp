@@ -14,7 +14,7 @@
 #include "app/cli/commands.hpp"
 #include "core/sweep.hpp"
 #include "presets/experiments.hpp"
-#include "store/store.hpp"
+#include "db/store.hpp"
 #include "eviction/policy.hpp"
 #include "model/units.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/gui/run_page.hpp"
-#include "store/store.hpp"
+#include "db/store.hpp"
 
 class QChartView;
 class QComboBox;

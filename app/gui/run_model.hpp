@@ -8,7 +8,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "store/store.hpp"
+#include "db/store.hpp"
 
 namespace tilelens::gui {
 
