@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "db/schema.hpp"
+#include "db/metric_columns.hpp"
 #include "db/store_internal.hpp"
 
 namespace tilelens::db {
@@ -105,48 +106,18 @@ Result<RunMetrics> read_metrics_row(const Connection& c, const Statement& m) {
   const std::int64_t run_id = m.integer("metrics.run_id");
   if (auto bad = first_bad_figure(m, "metrics"); !bad.empty()) return damaged(c.path(), "run " + std::to_string(run_id) + ": " + bad);
   RunMetrics out;
-  ReplaySummary& s = out.summary;
-  auto count = [&](std::string_view column) { return static_cast<std::uint64_t>(m.integer(column)); };
-  s.tasks = count("metrics.tasks");
-  s.loads = count("metrics.loads");
-  s.fetches = count("metrics.fetches");
-  s.prefetches = count("metrics.prefetches");
-  s.unused_loads = count("metrics.unused_loads");
-  s.loads_from_host = count("metrics.loads_from_host");
-  s.loads_from_gpu = count("metrics.loads_from_gpu");
-  s.bytes_loaded = m.real("metrics.bytes_loaded");
-  s.bytes_from_host = m.real("metrics.bytes_from_host");
-  s.bytes_gpu_to_gpu = m.real("metrics.bytes_gpu_to_gpu");
-  s.bytes_fetched = m.real("metrics.bytes_fetched");
-  s.bytes_prefetched = m.real("metrics.bytes_prefetched");
-  s.evictions = count("metrics.evictions");
-  s.invalidations = count("metrics.invalidations");
-  s.allocations = count("metrics.allocations");
-  s.writebacks = count("metrics.writebacks");
-  s.bytes_written_back = m.real("metrics.bytes_written_back");
-  s.makespan_ns = m.integer("metrics.makespan_ns");
-  s.flush_end_ns = m.integer("metrics.flush_end_ns");
-  s.total_flops = m.real("metrics.total_flops");
-  s.gflops = m.real("metrics.gflops");
-  s.idle_ns = m.integer("metrics.idle_ns");
-  s.scheduling_ns = m.integer("metrics.scheduling_ns");
-  s.eviction_ns = m.integer("metrics.eviction_ns");
-  s.events = count("metrics.events");
-  out.lower_bound_bytes = m.real("metrics.lower_bound_bytes");
-  out.lower_bound = m.text("metrics.lower_bound");
-  out.bus_limit_bytes = m.real("metrics.bus_limit_bytes");
-  out.ideal_compute_ns = m.real("metrics.ideal_compute_ns");
-  s.prepare_ns = m.integer("metrics.prepare_ns");
-  s.charged_ns = m.integer("metrics.charged_ns");
-  s.push_decisions.count = count("metrics.push_decisions");
-  s.push_decisions.scanned = count("metrics.push_scanned");
-  s.push_decisions.base_ns = m.real("metrics.push_base_ns");
-  s.push_decisions.per_task_ns = m.real("metrics.push_per_task_ns");
-  s.pop_decisions.count = count("metrics.pop_decisions");
-  s.pop_decisions.scanned = count("metrics.pop_scanned");
-  s.pop_decisions.base_ns = m.real("metrics.pop_base_ns");
-  s.pop_decisions.per_task_ns = m.real("metrics.pop_per_task_ns");
-  s.decisions_charged_ns = m.integer("metrics.decisions_charged_ns");
+  for (const MetricColumn& metric : metric_columns()) {
+    if (!metric.set) continue;  // derived from the others
+    const std::string name = "metrics." + std::string(metric.column.name);
+    if (m.is_null(name)) continue;  // a transfer figure the run did not record reads as 0
+    if (metric.column.type.starts_with("TEXT")) {
+      metric.set(out, m.text(name));
+    } else if (metric.column.type.starts_with("REAL")) {
+      metric.set(out, m.real(name));
+    } else {
+      metric.set(out, m.integer(name));
+    }
+  }
 
   return out;
 }

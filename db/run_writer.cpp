@@ -1,6 +1,7 @@
 // Writing one run: its row, its records as the executor hands them over, its measurement and
 // its metrics, all in one transaction (store.hpp). Every row goes through the schema's named
 // INSERT (tables.cpp), its columns bound by name.
+#include "db/metric_columns.hpp"
 #include "db/store_internal.hpp"
 
 namespace tilelens::db {
@@ -169,52 +170,22 @@ Result<std::int64_t> RunWriter::finish(const RunMetrics& metrics) {
   if (s.error) return *s.error;
   const ReplaySummary& m = metrics.summary;
   const bool transfers = s.info.transfers_recorded;
-  auto transfer_count = [&](std::uint64_t value) { return transfers ? std::optional<std::int64_t>(to_int(value)) : std::nullopt; };
-  auto transfer_bytes = [&](double value) { return transfers ? std::optional<double>(value) : std::nullopt; };
   auto insert = prepare_insert(*s.connection, "metrics");
   if (!insert) return insert.error();
-  insert->bind("run_id", s.info.id)
-      .bind("tasks", to_int(m.tasks))
-      .bind("loads", transfer_count(m.loads))
-      .bind("fetches", transfer_count(m.fetches))
-      .bind("prefetches", transfer_count(m.prefetches))
-      .bind("unused_loads", transfer_count(m.unused_loads))
-      .bind("loads_from_host", transfer_count(m.loads_from_host))
-      .bind("loads_from_gpu", transfer_count(m.loads_from_gpu))
-      .bind("bytes_loaded", transfer_bytes(m.bytes_loaded))
-      .bind("bytes_from_host", transfer_bytes(m.bytes_from_host))
-      .bind("bytes_gpu_to_gpu", transfer_bytes(m.bytes_gpu_to_gpu))
-      .bind("bytes_fetched", transfer_bytes(m.bytes_fetched))
-      .bind("bytes_prefetched", transfer_bytes(m.bytes_prefetched))
-      .bind("evictions", transfer_count(m.evictions))
-      .bind("invalidations", transfer_count(m.invalidations))
-      .bind("allocations", transfer_count(m.allocations))
-      .bind("writebacks", transfer_count(m.writebacks))
-      .bind("bytes_written_back", transfer_bytes(m.bytes_written_back))
-      .bind("makespan_ns", m.makespan_ns)
-      .bind("flush_end_ns", m.flush_end_ns)
-      .bind("total_flops", m.total_flops)
-      .bind("gflops", m.gflops)
-      .bind("idle_ns", m.idle_ns)
-      .bind("scheduling_ns", m.scheduling_ns)
-      .bind("eviction_ns", m.eviction_ns)
-      .bind("events", to_int(m.events))
-      .bind("lower_bound_bytes", metrics.lower_bound_bytes)
-      .bind("lower_bound", metrics.lower_bound)
-      .bind("ratio_to_lower_bound", transfer_bytes(metrics.ratio_to_lower_bound()))
-      .bind("bus_limit_bytes", metrics.bus_limit_bytes)
-      .bind("ideal_compute_ns", metrics.ideal_compute_ns)
-      .bind("prepare_ns", m.prepare_ns)
-      .bind("charged_ns", m.charged_ns)
-      .bind("push_decisions", to_int(m.push_decisions.count))
-      .bind("push_scanned", to_int(m.push_decisions.scanned))
-      .bind("push_base_ns", m.push_decisions.base_ns)
-      .bind("push_per_task_ns", m.push_decisions.per_task_ns)
-      .bind("pop_decisions", to_int(m.pop_decisions.count))
-      .bind("pop_scanned", to_int(m.pop_decisions.scanned))
-      .bind("pop_base_ns", m.pop_decisions.base_ns)
-      .bind("pop_per_task_ns", m.pop_decisions.per_task_ns)
-      .bind("decisions_charged_ns", m.decisions_charged_ns);
+  insert->bind("run_id", s.info.id);
+  for (const MetricColumn& metric : metric_columns()) {
+    const std::string_view name = metric.column.name;
+    const MetricColumn::Value value = metric.get(metrics);
+    if (metric.transfer && !transfers) {
+      insert->bind(name, std::optional<std::int64_t>());
+    } else if (const auto* integer = std::get_if<std::int64_t>(&value)) {
+      insert->bind(name, *integer);
+    } else if (const auto* real = std::get_if<double>(&value)) {
+      insert->bind(name, *real);
+    } else if (const auto* text = std::get_if<std::string>(&value)) {
+      insert->bind(name, std::string_view(*text));
+    }
+  }
   if (auto status = insert->run(); !status) return status.error();
   auto insert_gpu = prepare_insert(*s.connection, "gpu_metrics");
   if (!insert_gpu) return insert_gpu.error();

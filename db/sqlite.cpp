@@ -107,6 +107,7 @@ Statement& Statement::operator=(Statement&& other) noexcept {
     connection_ = other.connection_;
     bind_error_ = other.bind_error_;
     unknown_parameter_ = std::move(other.unknown_parameter_);
+    unknown_column_ = std::move(other.unknown_column_);
     parameter_names_ = std::move(other.parameter_names_);
     column_names_ = std::move(other.column_names_);
     next_parameter_ = other.next_parameter_;
@@ -152,7 +153,9 @@ int Statement::column_index(std::string_view name) const {
       column_names_.emplace_back(text == nullptr ? "" : text);
     }
   }
-  return find_name(column_names_, name, next_column_);
+  const int index = find_name(column_names_, name, next_column_);
+  if (index < 0 && unknown_column_.empty()) unknown_column_ = name;
+  return index;
 }
 
 Statement::~Statement() {
@@ -183,6 +186,7 @@ Statement& Statement::bind_null(int index) {
 }
 
 Result<bool> Statement::step() {
+  if (const Status read = check_columns(); !read) return read.error();
   if (!unknown_parameter_.empty()) {
     bind_error_ = 0;
     return make_error(connection_->path() + ": internal: the statement has no parameter :" + std::exchange(unknown_parameter_, ""));
@@ -195,6 +199,12 @@ Result<bool> Statement::step() {
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   return connection_->error("query failed");
+}
+
+Status Statement::check_columns() const {
+  if (unknown_column_.empty()) return Status::success();
+  return make_error(connection_->path() + ": internal: a read of column '" + std::exchange(unknown_column_, "") +
+                    "', which the query does not select");
 }
 
 Status Statement::run() {

@@ -92,11 +92,14 @@ class Statement {
   std::string text(int column) const;
   bool is_null(int column) const;
   // By the column's name in the result ("t.x" for the schema's select_columns). An unknown
-  // name reads as NULL.
+  // name reads as NULL, and the statement's next step() fails, naming it (check_columns).
   std::int64_t integer(std::string_view column) const { return integer(column_index(column)); }
   double real(std::string_view column) const { return real(column_index(column)); }
   std::string text(std::string_view column) const { return text(column_index(column)); }
   bool is_null(std::string_view column) const { return is_null(column_index(column)); }
+  // Fails, naming it, when a column was read by a name the query does not select (a mistyped
+  // name would otherwise read as NULL); step() checks it first.
+  Status check_columns() const;
 
  private:
   friend class Connection;
@@ -108,6 +111,7 @@ class Statement {
   const Connection* connection_ = nullptr;
   int bind_error_ = 0;
   std::string unknown_parameter_;
+  mutable std::string unknown_column_;
   mutable std::vector<std::string> parameter_names_, column_names_;  // filled on first use
   mutable std::size_t next_parameter_ = 0, next_column_ = 0;
 };

@@ -58,6 +58,7 @@ Status for_each_row(Connection& c, const std::string& sql, std::int64_t id, Read
     if (!row) return row.error();
     if (!*row) return Status::success();
     read(*query);
+    if (auto read_all = query->check_columns(); !read_all) return read_all;
   }
 }
 

@@ -6,10 +6,18 @@
 
 #include <stdexcept>
 
+#include "db/metric_columns.hpp"
 #include "db/schema.hpp"
 
 namespace tilelens::db {
 namespace {
+
+// The metrics table: run_id, then the metrics' one declaration (metric_columns.cpp).
+std::vector<Column> metrics_columns() {
+  std::vector<Column> columns = {{"run_id", "INTEGER PRIMARY KEY REFERENCES runs(id)", "the run"}};
+  for (const MetricColumn& metric : metric_columns()) columns.push_back(metric.column);
+  return columns;
+}
 
 const std::vector<Table> kTables = {
     {"meta", "Free key-value pairs about the file (reserved; tilelens writes none yet).",
@@ -213,48 +221,7 @@ const std::vector<Table> kTables = {
     {"metrics",
      "A complete run's totals (docs/replay.md) and where it stands against the lower bound (docs/bounds.md). "
      "The transfer columns are NULL when runs.transfers_recorded is 0.",
-     {{"run_id", "INTEGER PRIMARY KEY REFERENCES runs(id)", "the run"},
-      {"tasks", "INTEGER NOT NULL", "tasks executed"},
-      {"loads", "INTEGER", "loads into a worker's memory (fgcs section 3)"},
-      {"fetches", "INTEGER", "loads the worker sat idle waiting for"},
-      {"prefetches", "INTEGER", "loads that arrived before the worker was ready"},
-      {"unused_loads", "INTEGER", "loads evicted or left over before any task used them"},
-      {"loads_from_host", "INTEGER", "loads from the host"},
-      {"loads_from_gpu", "INTEGER", "loads over a GPU link"},
-      {"bytes_loaded", "REAL", "bytes of every load"},
-      {"bytes_from_host", "REAL", "bytes loaded from the host"},
-      {"bytes_gpu_to_gpu", "REAL", "bytes loaded over GPU links"},
-      {"bytes_fetched", "REAL", "bytes of the fetches"},
-      {"bytes_prefetched", "REAL", "bytes of the prefetches"},
-      {"evictions", "INTEGER", "copies evicted for room"},
-      {"invalidations", "INTEGER", "copies made stale by a write elsewhere"},
-      {"allocations", "INTEGER", "write-only outputs given room"},
-      {"writebacks", "INTEGER", "copies written back to the host"},
-      {"bytes_written_back", "REAL", "their bytes"},
-      {"makespan_ns", "INTEGER NOT NULL", "the last task's end"},
-      {"flush_end_ns", "INTEGER NOT NULL", "the last final write-back's end (at least the makespan)"},
-      {"total_flops", "REAL NOT NULL", "the workload's flops"},
-      {"gflops", "REAL NOT NULL", "total flops over the makespan"},
-      {"idle_ns", "INTEGER NOT NULL", "makespan minus busy time, summed over the workers"},
-      {"scheduling_ns", "INTEGER NOT NULL", "wall time inside the scheduler (measured, not simulated)"},
-      {"eviction_ns", "INTEGER NOT NULL", "wall time inside the eviction policy"},
-      {"events", "INTEGER NOT NULL", "events the engine processed"},
-      {"lower_bound_bytes", "REAL NOT NULL", "the largest valid lower bound on the bytes loaded"},
-      {"lower_bound", "TEXT NOT NULL", "which bound, with its formula"},
-      {"ratio_to_lower_bound", "REAL", "bytes_loaded over lower_bound_bytes"},
-      {"bus_limit_bytes", "REAL NOT NULL", "the most the bus moves in the ideal compute time"},
-      {"ideal_compute_ns", "REAL NOT NULL", "the work at the platform's peak on every worker"},
-      {"prepare_ns", "INTEGER NOT NULL DEFAULT 0", "the part of scheduling_ns spent in prepare() (the static schedule)", 2},
-      {"charged_ns", "INTEGER NOT NULL DEFAULT 0", "start delay charged to the makespan (fgcs \"HFP with sched. time\")", 2},
-      {"push_decisions", "INTEGER NOT NULL DEFAULT 0", "the scheduler's pushes", 8},
-      {"push_scanned", "INTEGER NOT NULL DEFAULT 0", "tasks those pushes scanned", 8},
-      {"push_base_ns", "REAL NOT NULL DEFAULT 0", "a push's fitted constant time (wall, or an import's trace)", 8},
-      {"push_per_task_ns", "REAL NOT NULL DEFAULT 0", "a push's fitted time per task scanned", 8},
-      {"pop_decisions", "INTEGER NOT NULL DEFAULT 0", "the scheduler's pops that handed out a task", 8},
-      {"pop_scanned", "INTEGER NOT NULL DEFAULT 0", "tasks those pops scanned", 8},
-      {"pop_base_ns", "REAL NOT NULL DEFAULT 0", "a pop's fitted constant time", 8},
-      {"pop_per_task_ns", "REAL NOT NULL DEFAULT 0", "a pop's fitted time per task scanned", 8},
-      {"decisions_charged_ns", "INTEGER NOT NULL DEFAULT 0", "simulated time the run's scheduling cost charged to decisions", 8}},
+     metrics_columns(),
      "", false, {}, ""},
     {"gpu_metrics",
      "A complete run's figures per worker (CPU workers included); a shared memory's columns are on its first "

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "db/metric_columns.hpp"
 #include "db/schema.hpp"
 #include "db/store.hpp"
 #include "db/tables.hpp"
@@ -463,5 +464,56 @@ TEST_CASE("every table's named INSERT and SELECT are valid SQL on a new file", "
   const auto tables = db::run_tables();
   for (const char* name : {"task_executions", "loads", "evictions", "writebacks", "allocations", "metrics", "gpu_metrics", "measurements", "cupti_records"}) {
     CHECK(std::find(tables.begin(), tables.end(), name) != tables.end());
+  }
+}
+
+TEST_CASE("a read of a column that the query does not select fails, naming it, instead of reading NULL") {
+  TempFile file("unknown-column.db");
+  auto connection = db::Connection::open(file.path, db::Connection::Access::ReadWrite);
+  REQUIRE(connection.ok());
+  REQUIRE(connection->exec("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (7), (8)").ok());
+  auto query = connection->prepare("SELECT a AS \"t.a\" FROM t ORDER BY a");
+  REQUIRE(query.ok());
+  REQUIRE(query->step().value());
+  CHECK(query->integer("t.a") == 7);
+  CHECK(query->check_columns().ok());
+  CHECK(query->integer("t.mistyped") == 0);
+  const auto checked = query->check_columns();
+  REQUIRE_FALSE(checked.ok());
+  CHECK_THAT(checked.error().message, Catch::Contains("'t.mistyped'") && Catch::Contains("does not select"));
+  // The next step says so too, once.
+  CHECK(query->integer("t.other") == 0);
+  const auto next = query->step();
+  REQUIRE_FALSE(next.ok());
+  CHECK_THAT(next.error().message, Catch::Contains("'t.other'"));
+}
+
+TEST_CASE("the metrics are declared once: the metrics table's columns, written and read back, are the declaration's") {
+  const db::Table& table = db::schema_table("metrics");
+  const auto& metrics = db::metric_columns();
+  REQUIRE(table.columns.size() == metrics.size() + 1);
+  CHECK(table.columns.front().name == "run_id");
+  RunMetrics written;
+  std::int64_t next = 1;
+  // Every member a distinct value: a column bound to another member, or not read back, shows.
+  for (const db::MetricColumn& metric : metrics) {
+    if (!metric.set) continue;
+    if (metric.column.type.starts_with("TEXT")) {
+      metric.set(written, std::string("text ") + std::to_string(next++));
+    } else if (metric.column.type.starts_with("REAL")) {
+      metric.set(written, static_cast<double>(next++) + 0.5);
+    } else {
+      metric.set(written, next++);
+    }
+  }
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    INFO(metrics[i].column.name);
+    CHECK(table.columns[i + 1].name == metrics[i].column.name);
+    if (!metrics[i].set) continue;
+    const auto value = metrics[i].get(written);
+    CHECK_FALSE(std::holds_alternative<std::monostate>(value));
+    for (std::size_t j = 0; j < i; ++j) {
+      if (metrics[j].set) CHECK(metrics[j].get(written) != value);
+    }
   }
 }
