@@ -6,6 +6,7 @@
 
 #include "analysis/calibration.hpp"
 #include "core/runs.hpp"
+#include "formats/importers.hpp"
 #include "formats/workload_io.hpp"
 #include "schedulers/scheduler.hpp"
 
@@ -117,6 +118,21 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   result.run_id = *id;
   result.database = store->path();
   return result;
+}
+
+}  // namespace tilelens::core
+
+namespace tilelens::core {
+
+Result<StarpuImportRequest> starpu_request_from_files(const std::vector<std::string>& paths) {
+  auto recognised = recognise_import_files(paths);
+  if (!recognised) return recognised.error();
+  if (recognised->importer != "starpu") return make_error("no importer named " + recognised->importer);
+  StarpuImportRequest request;
+  request.tasks_file = recognised->files.at("tasks");
+  if (auto it = recognised->files.find("data"); it != recognised->files.end()) request.data_file = it->second;
+  if (auto it = recognised->files.find("paje"); it != recognised->files.end()) request.paje_file = it->second;
+  return request;
 }
 
 }  // namespace tilelens::core

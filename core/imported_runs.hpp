@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/platform_choice.hpp"
 #include "formats/starpu_import.hpp"
@@ -43,5 +44,9 @@ struct StarpuImport {
   std::string database;
 };
 Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request);
+
+// A request for the files `paths`, each recognised by its content (formats/importers.hpp):
+// StarPU's tasks.rec, data.rec and paje.trace in any order. Errors name the file.
+Result<StarpuImportRequest> starpu_request_from_files(const std::vector<std::string>& paths);
 
 }  // namespace tilelens::core

@@ -666,32 +666,108 @@ std::string joined(const std::vector<std::string>& items) {
 
 }  // namespace
 
-Result<StarpuExecution> import_starpu(const StarpuSources& sources, const StarpuImportOptions& options) {
-  const std::string& tasks_name = sources.tasks_name;
-  const std::string& data_name = sources.data_name;
-  StarpuExecution result;
-  std::map<HandleKey, std::vector<ParsedData>> data_info;
-  if (sources.data != nullptr) {
-    if (auto read = read_data(*sources.data, data_name, data_info); !read) return read.error();
-  }
-  PajeTrace paje;
-  if (sources.paje != nullptr) {
-    if (auto read = read_paje(*sources.paje, sources.paje_name, paje); !read) return read.error();
-  }
-  if (sources.tasks == nullptr) return make_error(tasks_name + ": no input");
-  auto records = parse_records(*sources.tasks, tasks_name);
-  if (!records) return records.error();
+namespace {
 
-  // Every record: application tasks are kept; StarPU's control and synchronisation records,
-  // and with --rank the other ranks' tasks, are skipped and counted.
-  std::vector<ParsedTask> tasks;
-  std::unordered_map<std::string, std::size_t> by_job;
+// The import, phase by phase: each phase reads what the phases before it kept and adds its own
+// notes (what it left out and why) and warnings (what it dropped, renamed or decided) to the
+// execution's report, in the order the phases run.
+class StarpuImporter {
+ public:
+  StarpuImporter(const StarpuSources& sources, const StarpuImportOptions& options) : sources_(sources), options_(options) {}
+  Result<StarpuExecution> run();
+
+ private:
+  Status keep_task_records(const std::vector<Record>& records);
+  void order_submissions();
+  Status name_kinds();
+  void match_registrations();
+  void count_flops();
+  // Tasks without flops get the flops their kind's mean measured time is worth.
+  void fill_missing_flops();
+  void name_workload();
+  Status add_tasks(WorkloadBuilder& builder);
+  void add_data(WorkloadBuilder& builder);
+  void add_dependencies(WorkloadBuilder& builder);
+  Status lay_out_workers();
+  void time_executions();
+  Status check_lanes_and_number();
+  void match_transfers();
+  void summarize();
+  std::int64_t ns_of(double ms) const { return static_cast<std::int64_t>(std::llround((ms - *origin_) * 1e6)); }
+
+  const StarpuSources& sources_;
+  const StarpuImportOptions& options_;
+  StarpuExecution result_;
+  std::map<HandleKey, std::vector<ParsedData>> data_info_;
+  PajeTrace paje_;
+  std::vector<ParsedTask> tasks_;  // every record but StarPU's controls, in the file's order
+  std::unordered_map<std::string, std::size_t> by_job_;
+  std::set<std::int64_t> ranks_;
+  std::vector<char> kept_;          // per record: an application task imported
+  std::vector<std::size_t> order_;  // the kept records in submission order
+  std::optional<Registrations> epochs_;
+  std::map<RegistrationKey, Registration> registrations_;
+  std::vector<std::vector<RegistrationKey>> access_keys_;  // per record, per access
+  std::vector<double> flops_;                              // per record
+  std::string name_;
+  std::vector<TaskId> task_id_;                   // per record
+  std::vector<const RegistrationKey*> data_keys_;  // by DataId
+  std::size_t zero_sized_ = 0, compute_only_ = 0;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> node_of_worker_;  // (rank, worker) -> memory node
+  std::map<std::pair<std::int64_t, std::int64_t>, GpuId> lane_of_;
+  std::optional<double> origin_;
+  std::vector<const PajeTransfer*> transfers_;
+  std::size_t incomplete_transfers_ = 0;
+  std::vector<TaskRecord> executions_;
+};
+
+Result<StarpuExecution> StarpuImporter::run() {
+  if (sources_.data != nullptr) {
+    if (auto read = read_data(*sources_.data, sources_.data_name, data_info_); !read) return read.error();
+  }
+  if (sources_.paje != nullptr) {
+    if (auto read = read_paje(*sources_.paje, sources_.paje_name, paje_); !read) return read.error();
+  }
+  if (sources_.tasks == nullptr) return make_error(sources_.tasks_name + ": no input");
+  auto records = parse_records(*sources_.tasks, sources_.tasks_name);
+  if (!records) return records.error();
+  if (auto status = keep_task_records(*records); !status) return status.error();
+  order_submissions();
+  if (auto status = name_kinds(); !status) return status.error();
+  epochs_.emplace(paje_, sources_.paje != nullptr);
+  match_registrations();
+  count_flops();
+  fill_missing_flops();
+  name_workload();
+  WorkloadBuilder builder(name_);
+  if (auto status = add_tasks(builder); !status) return status.error();
+  add_data(builder);
+  add_dependencies(builder);
+  auto workload = std::move(builder).finish();
+  if (!workload) return make_error(sources_.tasks_name + ": " + workload.error().message);
+  result_.workload = std::move(*workload);
+  if (auto status = lay_out_workers(); !status) return status.error();
+  time_executions();
+  if (auto status = check_lanes_and_number(); !status) return status.error();
+  match_transfers();
+  summarize();
+  return std::move(result_);
+}
+
+// Every record: application tasks are kept; StarPU's control and synchronisation records,
+// and with --rank the other ranks' tasks, are skipped and counted.
+Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
+  const std::string& tasks_name = sources_.tasks_name;
+  const StarpuImportOptions& options = options_;
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& by_job = by_job_;
+  auto& ranks = ranks_;
+  auto& kept = kept_;
   std::map<std::string, std::size_t> control_records;
   std::size_t sync_records = 0, other_ranks = 0;
-  std::set<std::int64_t> ranks;
-  std::vector<char> kept;
   double total_flops = 0;
-  for (const Record& record : *records) {
+  for (const Record& record : records) {
     if (const Field* control = record.find("Control")) {
       ++control_records[control->value];
       continue;
@@ -738,10 +814,17 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
   if (std::count(kept.begin(), kept.end(), 1) == 0) {
     return make_error(tasks_name + ": no task records (expected 'JobId:' records as starpu_fxt_tool writes)");
   }
+  return Status::success();
+}
 
-  // Submission order: by rank, then SubmitOrder where every task has one, else numeric JobIds,
-  // else the file's.
-  std::vector<std::size_t> order;
+// Submission order: by rank, then SubmitOrder where every task has one, else numeric JobIds,
+// else the file's.
+void StarpuImporter::order_submissions() {
+  const std::string& tasks_name = sources_.tasks_name;
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& kept = kept_;
+  auto& order = order_;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (kept[i]) order.push_back(i);
   }
@@ -770,9 +853,15 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     }
     tied.report(result.warnings, "tasks share their SubmitOrder with another task; among those the file's order was kept");
   }
+}
 
-  // Kind names as single words. Two Names becoming one word would merge two kinds (and their
-  // per-kind rates), so that is refused rather than chosen.
+// Kind names as single words. Two Names becoming one word would merge two kinds (and their
+// per-kind rates), so that is refused rather than chosen.
+Status StarpuImporter::name_kinds() {
+  const std::string& tasks_name = sources_.tasks_name;
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& order = order_;
   {
     std::map<std::string, std::string> named;  // the word -> the Name it came from
     Tally renamed;
@@ -795,18 +884,28 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     }
     renamed.report(result.warnings, "task kinds had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
   }
+  return Status::success();
+}
 
-  // Registrations: each access's, and each registration's size from the tasks' Sizes (what the
-  // task really moved), checked against data.rec's Size.
-  Registrations epochs(paje, sources.paje != nullptr);
-  std::map<RegistrationKey, Registration> registrations;
-  std::vector<std::vector<RegistrationKey>> access_keys(tasks.size());
+// Registrations: each access's, and each registration's size from the tasks' Sizes (what the
+// task really moved), checked against data.rec's Size.
+void StarpuImporter::match_registrations() {
+  const std::string& tasks_name = sources_.tasks_name;
+  const std::string& data_name = sources_.data_name;
+  const StarpuSources& sources = sources_;
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& order = order_;
+  auto& registrations = registrations_;
+  auto& access_keys = access_keys_;
+  auto& data_info = data_info_;
+  access_keys.assign(tasks.size(), {});
   Tally tasks_disagree;
   for (std::size_t index : order) {
     const ParsedTask& t = tasks[index];
     for (std::size_t a = 0; a < t.handles.size(); ++a) {
       const std::uint64_t size = a < t.sizes.size() ? t.sizes[a] : 0;
-      const RegistrationKey key{t.rank, t.handles[a], epochs.epoch(t.rank, t.handles[a], t.submit_ms ? t.submit_ms : t.start_ms, size)};
+      const RegistrationKey key{t.rank, t.handles[a], epochs_->epoch(t.rank, t.handles[a], t.submit_ms ? t.submit_ms : t.start_ms, size)};
       access_keys[index].push_back(key);
       Registration& r = registrations[key];
       if (a >= t.sizes.size()) continue;
@@ -852,17 +951,16 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     result.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered several times (" + data_name +
                               "); without paje.trace only registrations of different sizes are told apart");
   }
+}
 
-  // The measured executions: lanes per (rank, worker), times from StarPU's clock.
-  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> node_of_worker;
-  for (std::size_t index : order) {
-    const ParsedTask& t = tasks[index];
-    if (t.executed()) node_of_worker.emplace(std::pair{t.rank, *t.worker}, t.memory_node.value_or(0));
-  }
-
-  // Flops: the application's GFlop, or the kernel's count from its name and tile shape (exact,
-  // where GFlop's %f rounded it), or else the flops the kind's measured time is worth.
-  std::vector<double> flops(tasks.size(), 0);
+// Flops: the application's GFlop, or the kernel's count from its name and tile shape (exact,
+// where GFlop's %f rounded it).
+void StarpuImporter::count_flops() {
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& order = order_;
+  auto& flops = flops_;
+  flops.assign(tasks.size(), 0);
   std::map<std::string, std::size_t> from_names;
   for (std::size_t index : order) {
     const ParsedTask& t = tasks[index];
@@ -898,69 +996,85 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     for (const auto& [kind, count] : from_names) listed.push_back(kind + " " + std::to_string(count));
     result.notes.push_back("flops from the kernel name and tile shape, for tasks without GFlop: " + joined(listed));
   }
-  {
-    // Tasks without flops get the flops their kind's mean measured time is worth at the rate
-    // of the kind (or of the run, or 1 GFlop/s when nothing has flops): a replay never
-    // computes them in zero time, and a platform's per-kind rate rescales them like any other.
-    std::map<std::string, std::pair<double, double>> kind_rate;  // flops, ns of tasks with flops
-    std::map<std::string, std::pair<double, std::size_t>> kind_time;  // ns, count of tasks without
-    double all_flops = 0, all_ns = 0, every_ns = 0;
-    std::size_t every = 0;
-    for (std::size_t index : order) {
-      const ParsedTask& t = tasks[index];
-      if (!t.executed()) continue;
-      const double ns = (*t.end_ms - *t.start_ms) * 1e6;
-      every_ns += ns;
-      ++every;
-      if (flops[index] > 0) {
-        kind_rate[t.kind].first += flops[index];
-        kind_rate[t.kind].second += ns;
-        all_flops += flops[index];
-        all_ns += ns;
-      } else {
-        kind_time[t.kind].first += ns;
-        ++kind_time[t.kind].second;
-      }
-    }
-    const double run_rate = all_ns > 0 && all_flops > 0 ? all_flops / all_ns : 1.0;
-    const double mean_ns = every ? every_ns / static_cast<double>(every) : 0;
-    std::map<std::string, double> equivalent;
-    for (std::size_t index : order) {
-      const ParsedTask& t = tasks[index];
-      if (flops[index] > 0) continue;
-      auto it = equivalent.find(t.kind);
-      if (it == equivalent.end()) {
-        const auto time = kind_time.find(t.kind);
-        double ns = time != kind_time.end() && time->second.second ? time->second.first / static_cast<double>(time->second.second) : mean_ns;
-        ns = std::max(ns, 1.0);
-        const auto rate = kind_rate.find(t.kind);
-        const double per_ns = rate != kind_rate.end() && rate->second.second > 0 ? rate->second.first / rate->second.second : run_rate;
-        it = equivalent.emplace(t.kind, std::min(ns * per_ns, kMaxTaskFlops)).first;
-      }
-      flops[index] = it->second;
-    }
-    if (!equivalent.empty()) {
-      std::vector<std::string> listed;
-      for (const auto& [kind, f] : equivalent) listed.push_back(kind + " " + format_fixed(f / 1e9, 6) + " GFlop");
-      result.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops its kind's mean measured time is "
-                             "worth at the run's rate: " + joined(listed));
+}
+
+void StarpuImporter::fill_missing_flops() {
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& order = order_;
+  auto& flops = flops_;
+  // Tasks without flops get the flops their kind's mean measured time is worth at the rate
+  // of the kind (or of the run, or 1 GFlop/s when nothing has flops): a replay never
+  // computes them in zero time, and a platform's per-kind rate rescales them like any other.
+  std::map<std::string, std::pair<double, double>> kind_rate;  // flops, ns of tasks with flops
+  std::map<std::string, std::pair<double, std::size_t>> kind_time;  // ns, count of tasks without
+  double all_flops = 0, all_ns = 0, every_ns = 0;
+  std::size_t every = 0;
+  for (std::size_t index : order) {
+    const ParsedTask& t = tasks[index];
+    if (!t.executed()) continue;
+    const double ns = (*t.end_ms - *t.start_ms) * 1e6;
+    every_ns += ns;
+    ++every;
+    if (flops[index] > 0) {
+      kind_rate[t.kind].first += flops[index];
+      kind_rate[t.kind].second += ns;
+      all_flops += flops[index];
+      all_ns += ns;
+    } else {
+      kind_time[t.kind].first += ns;
+      ++kind_time[t.kind].second;
     }
   }
-
-  std::string name = as_name(options.workload_name, false);  // the rest of a line, which loses its outer spaces
-  name.erase(0, std::min(name.size(), name.find_first_not_of(' ')));
-  while (!name.empty() && name.back() == ' ') name.pop_back();
-  if (name != options.workload_name) {
-    result.warnings.push_back("the workload name '" + shown(options.workload_name) + "' became '" + shown(name) + "'");
+  const double run_rate = all_ns > 0 && all_flops > 0 ? all_flops / all_ns : 1.0;
+  const double mean_ns = every ? every_ns / static_cast<double>(every) : 0;
+  std::map<std::string, double> equivalent;
+  for (std::size_t index : order) {
+    const ParsedTask& t = tasks[index];
+    if (flops[index] > 0) continue;
+    auto it = equivalent.find(t.kind);
+    if (it == equivalent.end()) {
+      const auto time = kind_time.find(t.kind);
+      double ns = time != kind_time.end() && time->second.second ? time->second.first / static_cast<double>(time->second.second) : mean_ns;
+      ns = std::max(ns, 1.0);
+      const auto rate = kind_rate.find(t.kind);
+      const double per_ns = rate != kind_rate.end() && rate->second.second > 0 ? rate->second.first / rate->second.second : run_rate;
+      it = equivalent.emplace(t.kind, std::min(ns * per_ns, kMaxTaskFlops)).first;
+    }
+    flops[index] = it->second;
   }
+  if (!equivalent.empty()) {
+    std::vector<std::string> listed;
+    for (const auto& [kind, f] : equivalent) listed.push_back(kind + " " + format_fixed(f / 1e9, 6) + " GFlop");
+    result.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops its kind's mean measured time is "
+                           "worth at the run's rate: " + joined(listed));
+  }
+}
 
-  // The workload: data in order of first access, every kept task (compute-only when it has no
-  // data of non-zero size).
-  WorkloadBuilder builder(name);
+// The workload's name: the rest of a line, which loses its outer spaces.
+void StarpuImporter::name_workload() {
+  const StarpuImportOptions& options = options_;
+  StarpuExecution& result = result_;
+  name_ = as_name(options.workload_name, false);  // the rest of a line, which loses its outer spaces
+  name_.erase(0, std::min(name_.size(), name_.find_first_not_of(' ')));
+  while (!name_.empty() && name_.back() == ' ') name_.pop_back();
+  if (name_ != options.workload_name) {
+    result.warnings.push_back("the workload name '" + shown(options.workload_name) + "' became '" + shown(name_) + "'");
+  }
+}
+
+// The workload: data in order of first access, every kept task (compute-only when it has no
+// data of non-zero size).
+Status StarpuImporter::add_tasks(WorkloadBuilder& builder) {
+  auto& tasks = tasks_;
+  auto& order = order_;
+  auto& registrations = registrations_;
+  auto& access_keys = access_keys_;
+  auto& flops = flops_;
+  auto& task_id = task_id_;
+  auto& data_keys = data_keys_;
+  task_id.assign(tasks.size(), kNoId);
   std::uint64_t total_bytes = 0;
-  std::vector<TaskId> task_id(tasks.size(), kNoId);
-  std::vector<const RegistrationKey*> data_keys;  // by DataId
-  std::size_t zero_sized = 0, compute_only = 0;
   for (std::size_t index : order) {
     const ParsedTask& t = tasks[index];
     std::vector<Access> accesses;
@@ -970,7 +1084,7 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
       auto found = registrations.find(key);
       Registration& r = found->second;
       if (r.bytes == 0) {
-        ++zero_sized;
+        ++zero_sized_;
         continue;
       }
       if (r.id == kNoId) {
@@ -996,7 +1110,7 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
         }
       }
     }
-    if (accesses.empty()) ++compute_only;
+    if (accesses.empty()) ++compute_only_;
     // The task's place: its output tile (i, j), and k from StarPU's Iteration, else from its first
     // input sharing the output's row (k is that input's column) or column (its row).
     std::int32_t i = 0, j = 0, k = 0;
@@ -1008,6 +1122,17 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     if (t.iteration) k = static_cast<std::int32_t>(*t.iteration);
     task_id[index] = builder.add_task(builder.kind(t.kind), accesses, flops[index], i, j, k, t.priority);
   }
+  return Status::success();
+}
+
+// The data, named from data.rec (with their coordinates) or by handle.
+void StarpuImporter::add_data(WorkloadBuilder& builder) {
+  const std::string& data_name = sources_.data_name;
+  const StarpuImportOptions& options = options_;
+  StarpuExecution& result = result_;
+  auto& ranks = ranks_;
+  auto& registrations = registrations_;
+  auto& data_keys = data_keys_;
   Tally renamed_data, far_coordinates;
   for (const RegistrationKey* key : data_keys) {
     const Registration& r = registrations.at(*key);
@@ -1043,10 +1168,18 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
   }
   renamed_data.report(result.warnings, "data names had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
   far_coordinates.report(result.warnings, "data have Coordinates beyond 32 bits and were left without a tile position");
-  if (zero_sized) result.notes.push_back("left out " + std::to_string(zero_sized) + " accesses to registrations of size 0: no data moves for them");
-  if (compute_only) result.notes.push_back(std::to_string(compute_only) + " tasks access no data of non-zero size: kept as compute-only tasks");
+  if (zero_sized_) result.notes.push_back("left out " + std::to_string(zero_sized_) + " accesses to registrations of size 0: no data moves for them");
+  if (compute_only_) result.notes.push_back(std::to_string(compute_only_) + " tasks access no data of non-zero size: kept as compute-only tasks");
+}
 
-  // Dependencies from DependsOn; an edge through a skipped record links its neighbours.
+// Dependencies from DependsOn; an edge through a skipped record links its neighbours.
+void StarpuImporter::add_dependencies(WorkloadBuilder& builder) {
+  const std::string& tasks_name = sources_.tasks_name;
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& by_job = by_job_;
+  auto& order = order_;
+  auto& task_id = task_id_;
   const bool any_depends = std::any_of(order.begin(), order.end(), [&](std::size_t i) { return tasks[i].has_depends; });
   if (any_depends) {
     std::size_t unknown = 0;
@@ -1088,13 +1221,23 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     builder.derive_data_dependencies();
     result.warnings.push_back(tasks_name + " has no DependsOn fields: dependencies derived from the data accesses in submission order");
   }
-  auto workload = std::move(builder).finish();
-  if (!workload) return make_error(tasks_name + ": " + workload.error().message);
-  result.workload = std::move(*workload);
+}
 
-  // The layout: workers computing out of a memory other than main RAM (CUDA) are the bounded
-  // ones and those on RAM CPU workers; in a run with only RAM workers, each rank's workers share
-  // its RAM as one bounded memory (its host being the disk, darts section 7.3).
+// The layout: workers computing out of a memory other than main RAM (CUDA) are the bounded
+// ones and those on RAM CPU workers; in a run with only RAM workers, each rank's workers share
+// its RAM as one bounded memory (its host being the disk, darts section 7.3).
+Status StarpuImporter::lay_out_workers() {
+  const std::string& tasks_name = sources_.tasks_name;
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& order = order_;
+  auto& node_of_worker = node_of_worker_;
+  auto& lane_of = lane_of_;
+  for (std::size_t index : order) {
+    const ParsedTask& t = tasks[index];
+    if (t.executed()) node_of_worker.emplace(std::pair{t.rank, *t.worker}, t.memory_node.value_or(0));
+  }
+
   const bool has_device_nodes = std::any_of(node_of_worker.begin(), node_of_worker.end(), [](const auto& w) { return w.second != 0; });
   std::vector<std::pair<std::int64_t, std::int64_t>> bounded, on_host;  // (rank, worker)
   for (const auto& [worker, node] : node_of_worker) (has_device_nodes && node == 0 ? on_host : bounded).push_back(worker);
@@ -1119,35 +1262,41 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     return make_error(tasks_name + ": " + std::to_string(result.gpus + result.cpus) + " workers, more than the " + std::to_string(kMaxWorkers) +
                       " a platform holds");
   }
-  std::map<std::pair<std::int64_t, std::int64_t>, GpuId> lane_of;
   for (const auto& list : {bounded, on_host}) {
     for (const auto& w : list) {
       lane_of[w] = static_cast<GpuId>(result.lanes.size());
       result.lanes.push_back({w.first, w.second, node_of_worker[w]});
     }
   }
+  return Status::success();
+}
 
-  // Times: from the first task start or transfer, whichever came first.
-  std::optional<double> origin;
+// Times: from the first task start or transfer, whichever came first.
+void StarpuImporter::time_executions() {
+  const StarpuImportOptions& options = options_;
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& order = order_;
+  auto& task_id = task_id_;
+  auto& lane_of = lane_of_;
+  auto& origin = origin_;
+  auto& transfers = transfers_;
+  auto& executions = executions_;
+  auto& paje = paje_;
   for (std::size_t index : order) {
     if (tasks[index].executed()) origin = std::min(origin.value_or(*tasks[index].start_ms), *tasks[index].start_ms);
   }
-  const auto ns_of = [&](double ms) { return static_cast<std::int64_t>(std::llround((ms - *origin) * 1e6)); };
-  std::vector<const PajeTransfer*> transfers;
-  std::size_t without_handle = 0, unmatched = 0, between_host_nodes = 0, incomplete = 0;
-  std::map<std::string, std::size_t> transfer_types;
   if (origin) {
     for (const PajeTransfer& t : paje.transfers) {
       if (options.rank && t.rank != *options.rank) continue;
       if (t.source < 0 || t.destination < 0 || t.end_ms < t.start_ms) {
-        ++incomplete;
+        ++incomplete_transfers_;
         continue;
       }
       origin = std::min(*origin, t.start_ms);
       transfers.push_back(&t);
     }
   }
-  std::vector<TaskRecord> executions;
   for (std::size_t index : order) {
     const ParsedTask& t = tasks[index];
     if (!t.executed()) {
@@ -1157,7 +1306,16 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     const std::int64_t start = ns_of(*t.start_ms), end = ns_of(*t.end_ms);
     executions.push_back({task_id[index], lane_of.at({t.rank, *t.worker}), 0, 0, start, start, end});
   }
-  // One worker runs one task at a time: an overlap means two workers' tasks were merged.
+}
+
+// One worker runs one task at a time: an overlap means two workers' tasks were merged.
+Status StarpuImporter::check_lanes_and_number() {
+  const std::string& tasks_name = sources_.tasks_name;
+  StarpuExecution& result = result_;
+  auto& tasks = tasks_;
+  auto& order = order_;
+  auto& task_id = task_id_;
+  auto& executions = executions_;
   {
     std::vector<std::size_t> by_lane(executions.size());
     for (std::size_t i = 0; i < by_lane.size(); ++i) by_lane[i] = i;
@@ -1188,15 +1346,25 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
     executions[i].global_order = static_cast<std::uint32_t>(i);
     executions[i].gpu_order = per_lane[executions[i].gpu]++;
   }
+  return Status::success();
+}
 
-  // The transfers: into a bounded memory they are loads, out of one to the host side
-  // write-backs; a load serves the first task of that memory that reads the data after it
-  // arrived.
+// The transfers: into a bounded memory they are loads, out of one to the host side
+// write-backs; a load serves the first task of that memory that reads the data after it
+// arrived.
+void StarpuImporter::match_transfers() {
+  const StarpuSources& sources = sources_;
+  StarpuExecution& result = result_;
+  auto& registrations = registrations_;
+  auto& transfers = transfers_;
+  auto& executions = executions_;
   std::map<std::pair<std::int64_t, std::int64_t>, GpuId> first_lane_of_node;  // (rank, node)
   for (std::size_t l = 0; l < result.lanes.size(); ++l) {
     const StarpuLane& lane = result.lanes[l];
     if (l < result.gpus) first_lane_of_node.emplace(std::pair{lane.rank, lane.memory_node}, static_cast<GpuId>(l));
   }
+  std::size_t without_handle = 0, unmatched = 0, between_host_nodes = 0;
+  std::map<std::string, std::size_t> transfer_types;
   std::map<std::pair<GpuId, DataId>, std::vector<std::pair<std::int64_t, TaskId>>> uses;  // (first lane of node, data) -> starts
   for (const TaskRecord& e : executions) {
     if (e.gpu >= result.gpus) continue;
@@ -1213,7 +1381,7 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
       continue;
     }
     // Without paje.trace's registrations there is no transfer either: the epoch is by time.
-    const auto reg = registrations.find({t->rank, *t->handle, epochs.epoch(t->rank, *t->handle, t->start_ms, 0)});
+    const auto reg = registrations.find({t->rank, *t->handle, epochs_->epoch(t->rank, *t->handle, t->start_ms, 0)});
     if (reg == registrations.end() || reg->second.id == kNoId) {
       ++unmatched;
       continue;
@@ -1251,7 +1419,7 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
   }
   if (unmatched) result.warnings.push_back(std::to_string(unmatched) + " transfers are of data no imported task accesses and were left out");
   if (between_host_nodes) result.notes.push_back("left out " + std::to_string(between_host_nodes) + " transfers between RAM and disk of a run with GPUs");
-  if (incomplete) result.warnings.push_back(std::to_string(incomplete) + " transfers in " + sources.paje_name + " have no start or no end and were left out");
+  if (incomplete_transfers_) result.warnings.push_back(std::to_string(incomplete_transfers_) + " transfers in " + sources.paje_name + " have no start or no end and were left out");
   result.transfers_recorded = sources.paje != nullptr && without_handle == 0;
   std::sort(result.trace.loads.begin(), result.trace.loads.end(),
             [](const LoadRecord& a, const LoadRecord& b) { return std::tie(a.end_ns, a.gpu, a.data) < std::tie(b.end_ns, b.gpu, b.data); });
@@ -1259,7 +1427,11 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
             [](const WritebackRecord& a, const WritebackRecord& b) { return std::tie(a.start_ns, a.gpu, a.data) < std::tie(b.start_ns, b.gpu, b.data); });
   result.trace.tasks = std::move(executions);
   classify_loads(result.trace);
+}
 
+void StarpuImporter::summarize() {
+  StarpuExecution& result = result_;
+  auto& paje = paje_;
   ReplaySummary& s = result.summary;
   s.gpus.assign(result.lanes.size(), GpuSummary{});
   for (const TaskRecord& r : result.trace.tasks) s.total_flops += result.workload.tasks()[r.task].flops;
@@ -1267,7 +1439,12 @@ Result<StarpuExecution> import_starpu(const StarpuSources& sources, const Starpu
   s.events = 2 * result.trace.tasks.size() + result.trace.loads.size() + result.trace.writebacks.size();
   s.push_decisions = paje.pushes.fit();
   s.pop_decisions = paje.pops.fit();
-  return result;
+}
+
+}  // namespace
+
+Result<StarpuExecution> import_starpu(const StarpuSources& sources, const StarpuImportOptions& options) {
+  return StarpuImporter(sources, options).run();
 }
 
 Result<StarpuExecution> import_starpu_files(const std::string& tasks_path, const std::string& data_path, const std::string& paje_path,

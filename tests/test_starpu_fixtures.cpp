@@ -353,3 +353,37 @@ TEST_CASE("fidelity on a run imported without its scheduler says how to give it"
   CHECK(unknown.code != 0);
   CHECK_THAT(unknown.err, Catch::Contains("dmdar") && Catch::Contains("'nosuch'"));
 }
+
+TEST_CASE("tilelens import FILE... recognises StarPU's files by their content, in any order", "[starpu][fixtures]") {
+  const std::string dir = kFixtures + "lu/";
+  const std::string by_role = temp_path("import-by-role.workload"), by_content = temp_path("import-by-content.workload");
+  const auto named = cli({"import", "starpu", dir + "tasks.rec", "--data", dir + "data.rec", "--paje", dir + "paje.trace",
+                                "--workload-out", by_role});
+  REQUIRE(named.code == 0);
+  const auto sniffed = cli({"import", dir + "paje.trace", dir + "data.rec", dir + "tasks.rec", "--workload-out", by_content});
+  INFO(sniffed.err);
+  REQUIRE(sniffed.code == 0);
+  // The same report but for the workload file's name.
+  CHECK(named.out.substr(0, named.out.find("workload     written")) == sniffed.out.substr(0, sniffed.out.find("workload     written")));
+  const auto contents = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  CHECK(!contents(by_role).empty());
+  CHECK(contents(by_role) == contents(by_content));
+  // What is not a StarPU file, a role given twice and a missing tasks.rec are refused, naming the file.
+  const auto readme = cli({"import", std::string(TILELENS_SOURCE_DIR) + "/README.md"});
+  CHECK(readme.code == 2);
+  CHECK_THAT(readme.err, Catch::Contains("README.md: not a file tilelens can import"));
+  const auto twice = cli({"import", dir + "tasks.rec", kFixtures + "cholesky/tasks.rec"});
+  CHECK(twice.code == 2);
+  CHECK_THAT(twice.err, Catch::Contains("cholesky/tasks.rec: a second tasks file"));
+  const auto no_tasks = cli({"import", dir + "data.rec"});
+  CHECK(no_tasks.code == 2);
+  CHECK_THAT(no_tasks.err, Catch::Contains("no tasks file"));
+  const auto absent = cli({"import", dir + "absent.rec"});
+  CHECK(absent.code == 2);
+  CHECK_THAT(absent.err, Catch::Contains("absent.rec: cannot open"));
+}

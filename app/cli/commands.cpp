@@ -75,7 +75,9 @@ const std::vector<Command>& commands() {
       {"export", "csv", "a run (or a sweep's metrics) for other tools", kExportCsv, cmd_export_csv},
       {"export", "paje", "", kExportPaje, cmd_export_paje},
       {"export", "chrome", "", kExportChrome, cmd_export_chrome},
-      {"import", "starpu", "a StarPU execution (tasks.rec, data.rec) as a workload and a run", kImportStarpu, cmd_import_starpu},
+      {"import", "starpu", "a StarPU execution as a workload and a run; import FILE... recognises its files", kImportStarpu, cmd_import_starpu},
+      // After the verbs: `tilelens import FILE...`, each file recognised by its content.
+      {"import", "", "", kImportFiles, cmd_import_files},
       {"db", "schema", "the database itself: its schema, merging databases", kDbSchema, cmd_db_schema},
       {"db", "merge", "", kDbMerge, cmd_db_merge},
       {"execute", "", "run a workload on real GPUs (CUDA) under a scheduler, measured", kExecute, cmd_execute},

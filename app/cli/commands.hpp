@@ -68,6 +68,8 @@ int cmd_export_chrome(const ParsedArgs&, std::ostream&, std::ostream&);
 
 extern const CommandSpec kImportStarpu;  // import.cpp
 int cmd_import_starpu(const ParsedArgs&, std::ostream&, std::ostream&);
+extern const CommandSpec kImportFiles;  // import.cpp
+int cmd_import_files(const ParsedArgs&, std::ostream&, std::ostream&);
 
 extern const CommandSpec kExecute, kCalibrate, kFidelity;  // execute.cpp
 int cmd_execute(const ParsedArgs&, std::ostream&, std::ostream&);

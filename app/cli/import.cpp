@@ -1,4 +1,5 @@
-// `tilelens import starpu`: a StarPU execution as a workload and a measured run (core/imported_runs.hpp).
+// `tilelens import FILE...` and `tilelens import starpu`: a StarPU execution as a workload and a
+// measured run (core/imported_runs.hpp); the first recognises each file by its content.
 #include <ostream>
 #include <set>
 
@@ -27,12 +28,10 @@ const CommandSpec kImportStarpu{
     "  tilelens import starpu tasks.rec --data data.rec --paje paje.trace --scheduler dmdar --db runs.db --workload-out app.workload\n"
     "  tilelens sweep --workload app.workload --scheduler eager,rcm,mst --eviction lru,belady --db runs.db"};
 
-int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  if (args.positional.size() != 1) return fail(err, "expected the tasks.rec file; see tilelens import starpu --help");
-  core::StarpuImportRequest request;
-  request.tasks_file = args.positional[0];
-  request.data_file = args.get("data");
-  request.paje_file = args.get("paje");
+namespace {
+
+// The options both import commands take, into `request`; the exit status on a bad one, else -1.
+int read_import_options(const ParsedArgs& args, core::StarpuImportRequest& request, std::ostream& err) {
   request.scheduler = args.get("scheduler");
   if (args.has("rank")) {
     auto rank = parse_integer(args.get("rank"));
@@ -49,6 +48,11 @@ int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& e
   }
   request.database = args.get("db");
   request.workload_out = args.get("workload-out");
+  return -1;
+}
+
+// Imports, and says what was kept, left out and measured.
+int import_and_report(const core::StarpuImportRequest& request, std::ostream& out, std::ostream& err) {
   auto imported = core::import_starpu_run(request);
   if (!imported) return fail(err, imported.error().message);
   const StarpuExecution& execution = imported->execution;
@@ -87,6 +91,41 @@ int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& e
     out << "stored       workload " << imported->workload_id << " and run " << imported->run_id << " in " << imported->database << "\n";
   }
   return 0;
+}
+
+}  // namespace
+
+int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.positional.size() != 1) return fail(err, "expected the tasks.rec file; see tilelens import starpu --help");
+  core::StarpuImportRequest request;
+  request.tasks_file = args.positional[0];
+  request.data_file = args.get("data");
+  request.paje_file = args.get("paje");
+  if (const int status = read_import_options(args, request, err); status >= 0) return status;
+  return import_and_report(request, out, err);
+}
+
+const CommandSpec kImportFiles{
+    "tilelens import FILE... [--scheduler NAME] [--db FILE] [--workload-out FILE]",
+    "Import a runtime's trace files, each recognised by its content: StarPU's tasks.rec, data.rec and paje.trace\n"
+    "(starpu_fxt_tool), in any order. The same as `tilelens import starpu TASKS.rec --data DATA.rec --paje\n"
+    "PAJE.trace`, with the same options.",
+    {{"scheduler", "NAME", "the StarPU scheduler that ran it (STARPU_SCHED), recorded as tilelens' policy of that name", ""},
+     {"rank", "R", "import MPI rank R only (default: every rank, on lanes of its own)", ""},
+     {"db", "FILE", "store the workload and the measured run here", ""},
+     {"workload-out", "FILE", "write the workload in tilelens' format", ""},
+     {"name", "NAME", "the workload's name", "starpu"},
+     {"platform", "PRESET|FILE", "the platform the run is recorded against (default: its own layout, rates and bandwidth, as measured)", ""},
+     {"memory", "SIZE", "memory per GPU of that platform, as StarPU was limited (STARPU_LIMIT_CUDA_MEM)", ""}},
+    "example:\n"
+    "  tilelens import run/paje.trace run/tasks.rec run/data.rec --scheduler dmdar --db runs.db"};
+
+int cmd_import_files(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.positional.empty()) return fail(err, "expected the files to import; see tilelens import --help");
+  auto request = core::starpu_request_from_files(args.positional);
+  if (!request) return fail(err, request.error().message);
+  if (const int status = read_import_options(args, *request, err); status >= 0) return status;
+  return import_and_report(*request, out, err);
 }
 
 }  // namespace tilelens::cli
