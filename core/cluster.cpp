@@ -76,7 +76,7 @@ std::string slurm_merge_script(const SlurmJob& job) {
 Status write_slurm_job(const SlurmJob& job, const std::string& script) {
   std::error_code error;
   std::filesystem::create_directories(job.folder, error);
-  if (error) return make_error("--output " + job.folder + ": " + error.message());
+  if (error) return field_error("output", job.folder + ": " + error.message());
   nlohmann::ordered_json manifest;
   manifest["version"] = kManifestVersion;
   manifest["shards"] = job.shards;

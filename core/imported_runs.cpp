@@ -32,7 +32,7 @@ Result<StarpuPolicy> policy_of_starpu_scheduler(const std::string& name) {
   if (make_scheduler(name)) return StarpuPolicy{name, true, ""};  // a tilelens name (darts, hfp, laheteroprio, ...)
   std::string names;
   for (const auto& [starpu, policy] : known) names += (names.empty() ? "" : ", ") + starpu;
-  return make_error("--scheduler: '" + name + "' is neither a StarPU scheduler tilelens replays (" + names +
+  return field_error("scheduler", "'" + name + "' is neither a StarPU scheduler tilelens replays (" + names +
                     ") nor a tilelens scheduler (tilelens schedulers)");
 }
 
@@ -92,7 +92,7 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   }
   if (request.database.empty()) return result;
   auto store = db::Store::open(request.database);
-  if (!store) return make_error("--db: " + store.error().message);
+  if (!store) return field_error("db", store.error().message);
   auto workload_id = store->put_workload(w, "starpu " + request.tasks_file);
   if (!workload_id) return workload_id.error();
   RunInfo info;

@@ -18,8 +18,8 @@ std::string hostname() {
 }  // namespace
 
 Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
-  if (request.workload.empty() == !request.from_run) return make_error("give --workload or --from-run (one of them)");
-  if (request.from_run && request.database.empty()) return make_error("--from-run needs --db, the database holding the run");
+  if (request.workload.empty() == !request.from_run) return field_error("workload", "give a workload or a stored run to run again (from-run), one of them");
+  if (request.from_run && request.database.empty()) return field_error("from-run", "needs the database holding the run (db)");
   PreparedExecute prepared;
   prepared.database = request.database;
   std::string workload_spec, scheduler = request.scheduler.value_or("eager"), eviction = request.eviction.value_or("lru");
@@ -28,7 +28,7 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   std::string memory_model_spec = request.memory_model.value_or("starpu");
   if (!request.from_run) {
     auto workload = resolve_workload(request.workload);
-    if (!workload) return make_error("--workload: " + workload.error().message);
+    if (!workload) return field_error("workload", workload.error().message);
     prepared.workload = std::move(*workload);
     workload_spec = prepared.workload.generator().spec.empty() ? request.workload : prepared.workload.generator().spec;
     auto platform = resolve_platform(request.platform, prepared.workload);
@@ -36,14 +36,14 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
     options.platform = std::move(*platform);
   } else {
     auto store = db::Store::open(request.database, db::Store::OpenMode::ReadOnlyUpgrading);
-    if (!store) return make_error("--db: " + store.error().message);
+    if (!store) return field_error("db", store.error().message);
     auto run = load_run(*store, *request.from_run, WithTrace::No);
-    if (!run) return make_error("--from-run: " + run.error().message);
+    if (!run) return field_error("from-run", run.error().message);
     if (run->run.info.mode != RunMode::Replay) {
       // A measured run's own task durations: how long the waits that stand for kernels with
       // no known call last.
       auto trace = store->load_trace(run->run);
-      if (!trace) return make_error("--from-run: " + trace.error().message);
+      if (!trace) return field_error("from-run", trace.error().message);
       auto& measured_ns = prepared.options.plan.measured_ns;
       measured_ns.assign(run->workload.task_count(), 0);
       for (const TaskRecord& task : trace->tasks) {
@@ -70,32 +70,32 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   }
   if (request.logical_gpus) {
     if (*request.logical_gpus < 1 || *request.logical_gpus > kMaxWorkers) {
-      return make_error("--logical-gpus must be between 1 and " + std::to_string(kMaxWorkers));
+      return field_error("logical-gpus", "must be between 1 and " + std::to_string(kMaxWorkers));
     }
     if (request.platform.gpus && *request.platform.gpus != *request.logical_gpus) {
-      return make_error("--logical-gpus " + std::to_string(*request.logical_gpus) + " and --gpus " + std::to_string(*request.platform.gpus) +
-                        " disagree: --logical-gpus K runs K GPUs on one device");
+      return field_error("logical-gpus", std::to_string(*request.logical_gpus) + " and " + std::to_string(*request.platform.gpus) +
+                                             " GPUs (gpus) disagree: K logical GPUs are K GPUs on one device");
     }
     options.platform.gpus = *request.logical_gpus;
   }
-  if (options.buffer_depth < 1) return make_error("--buffer must be a whole number of tasks, at least 1");
+  if (options.buffer_depth < 1) return field_error("buffer", "must be a whole number of tasks, at least 1");
   auto memory_model = parse_memory_model(memory_model_spec);
-  if (!memory_model) return make_error("--memory-model: " + memory_model.error().message);
+  if (!memory_model) return field_error("memory-model", memory_model.error().message);
   options.memory_model = std::move(*memory_model);
   // The platform options are replay's too; these two describe workers the executor has not.
-  if (options.platform.cpus > 0) return make_error("--cpus: the executor runs GPU workers only (CPU workers are replay's)");
+  if (options.platform.cpus > 0) return field_error("cpus", "the executor runs GPU workers only (CPU workers are replay's)");
   if (options.platform.workers_per_memory != 1) {
-    return make_error("--workers-per-memory: the executor runs one worker per GPU (shared memories are replay's)");
+    return field_error("workers-per-memory", "the executor runs one worker per GPU (shared memories are replay's)");
   }
   if (scheduler == "list" || eviction == "list") return make_error("tilelens schedulers and tilelens evictions list the policies");
   auto made_scheduler = make_scheduler(scheduler);
   if (!made_scheduler && request.from_run && !request.scheduler) {
-    return make_error("--from-run: run " + std::to_string(*request.from_run) + " was scheduled by '" + scheduler +
-                      "', which is not a tilelens scheduler (an imported run names StarPU's): give --scheduler NAME");
+    return field_error("scheduler", "run " + std::to_string(*request.from_run) + " was scheduled by '" + scheduler +
+                                        "', which is not a tilelens scheduler (an imported run names StarPU's): name one");
   }
-  if (!made_scheduler) return make_error("--scheduler: " + made_scheduler.error().message);
+  if (!made_scheduler) return field_error("scheduler", made_scheduler.error().message);
   auto made_eviction = make_eviction(eviction);
-  if (!made_eviction) return make_error("--eviction: " + made_eviction.error().message);
+  if (!made_eviction) return field_error("eviction", made_eviction.error().message);
   prepared.scheduler = std::move(*made_scheduler);
   prepared.eviction = std::move(*made_eviction);
 
@@ -142,10 +142,10 @@ Result<ExecuteOutcome> run_execute(PreparedExecute prepared) {
   std::optional<db::Store> store;
   if (!prepared.database.empty()) {
     auto opened = db::Store::open(prepared.database);
-    if (!opened) return make_error("--db: " + opened.error().message);
+    if (!opened) return field_error("db", opened.error().message);
     store.emplace(std::move(*opened));
     auto workload_id = store->put_workload(prepared.workload, "generated");
-    if (!workload_id) return make_error("--db: " + workload_id.error().message);
+    if (!workload_id) return field_error("db", workload_id.error().message);
     outcome.info.workload_id = *workload_id;
     outcome.database = store->path();
   }
@@ -163,11 +163,11 @@ Result<ExecuteOutcome> run_execute(PreparedExecute prepared) {
   outcome.metrics = metrics_of(result->summary, reference_curves(prepared.workload, prepared.options.platform));
   if (store) {
     auto begun = store->begin_run(outcome.info);
-    if (!begun) return make_error("--db: " + begun.error().message);
+    if (!begun) return field_error("db", begun.error().message);
     begun->write(result->trace);
     begun->write_measurement(result->measurement, result->cupti_records);
     auto id = begun->finish(outcome.metrics);
-    if (!id) return make_error("--db: " + id.error().message);
+    if (!id) return field_error("db", id.error().message);
     outcome.info.id = *id;
     outcome.info.status = RunStatus::Complete;
   }
@@ -213,10 +213,10 @@ Result<FidelityReport> fidelity(db::Store& store, std::int64_t run_id, bool stor
   FidelityReport report{std::move(*measured), std::move(*calibration), std::move(*replayed), 0};
   if (store_replay) {
     auto begun = store.begin_run(report.replayed.run.info);
-    if (!begun) return make_error("--db: " + begun.error().message);
+    if (!begun) return field_error("db", begun.error().message);
     begun->write(report.replayed.trace);
     auto id = begun->finish(*report.replayed.run.metrics);
-    if (!id) return make_error("--db: " + id.error().message);
+    if (!id) return field_error("db", id.error().message);
     report.stored_run_id = *id;
     report.replayed.run.info.id = *id;
   }

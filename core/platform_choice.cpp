@@ -10,7 +10,7 @@
 namespace tilelens::core {
 namespace {
 
-Status option_error(const char* name, const std::string& message) { return make_error(std::string("--") + name + ": " + message); }
+Status option_error(const char* name, const std::string& message) { return field_error(name, message); }
 
 Result<std::uint32_t> whole_number(std::string_view text, std::int64_t lowest, std::int64_t highest) {
   auto value = parse_integer(text);
@@ -37,7 +37,7 @@ Status set_rates(const char* option, std::string_view text, std::optional<RateCh
 
 Status set_gpus(std::string_view text, PlatformChoice& c) {
   auto gpus = whole_number(text, 1, 1024);
-  if (!gpus) return make_error("--gpus must be a whole number from 1 to 1024 (got '" + std::string(text) + "')");
+  if (!gpus) return field_error("gpus", "must be a whole number from 1 to 1024 (got '" + std::string(text) + "')");
   c.gpus = *gpus;
   return Status::success();
 }
@@ -78,16 +78,16 @@ Status set_pcie(std::string_view view, PlatformChoice& c) {
   const std::string text(view);
   const auto first = text.find(':'), second = text.find(':', first == std::string::npos ? 0 : first + 1);
   if (first == std::string::npos || second == std::string::npos) {
-    return make_error("--pcie: expected GPUS_PER_SWITCH:SWITCH_RATE:GPU_RATE, as 2:22GB/s:12GB/s (got '" + text + "')");
+    return field_error("pcie", "expected GPUS_PER_SWITCH:SWITCH_RATE:GPU_RATE, as 2:22GB/s:12GB/s (got '" + text + "')");
   }
   auto per_switch = parse_integer(text.substr(0, first));
   const std::string switch_text = text.substr(first + 1, second - first - 1), gpu_text = text.substr(second + 1);
   auto switch_rate = switch_text == "0" ? Result<double>(0.0) : parse_bandwidth(switch_text);
   auto gpu_rate = gpu_text == "0" ? Result<double>(0.0) : parse_bandwidth(gpu_text);
-  if (!per_switch || *per_switch < 0 || *per_switch > 1024) return make_error("--pcie: GPUs per switch must be 0 to 1024 (got '" + text + "')");
-  if (!switch_rate) return make_error("--pcie: switch bandwidth: " + switch_rate.error().message);
-  if (!gpu_rate) return make_error("--pcie: GPU link bandwidth: " + gpu_rate.error().message);
-  if ((*per_switch > 0) != (*switch_rate > 0)) return make_error("--pcie: a switch needs both a GPU count and a bandwidth (got '" + text + "')");
+  if (!per_switch || *per_switch < 0 || *per_switch > 1024) return field_error("pcie", "GPUs per switch must be 0 to 1024 (got '" + text + "')");
+  if (!switch_rate) return field_error("pcie", "switch bandwidth: " + switch_rate.error().message);
+  if (!gpu_rate) return field_error("pcie", "GPU link bandwidth: " + gpu_rate.error().message);
+  if ((*per_switch > 0) != (*switch_rate > 0)) return field_error("pcie", "a switch needs both a GPU count and a bandwidth (got '" + text + "')");
   c.pcie = PcieChoice{static_cast<std::uint32_t>(*per_switch), *switch_rate, *gpu_rate};
   return Status::success();
 }
@@ -97,14 +97,14 @@ Status set_cpu_rate(std::string_view text, PlatformChoice& c) { return set_rates
 
 Status set_cpus(std::string_view text, PlatformChoice& c) {
   auto cpus = whole_number(text, 0, 1024);
-  if (!cpus) return make_error("--cpus must be a whole number from 0 to 1024 (got '" + std::string(text) + "')");
+  if (!cpus) return field_error("cpus", "must be a whole number from 0 to 1024 (got '" + std::string(text) + "')");
   c.cpus = *cpus;
   return Status::success();
 }
 
 Status set_workers_per_memory(std::string_view text, PlatformChoice& c) {
   auto per = whole_number(text, 1, 1024);
-  if (!per) return make_error("--workers-per-memory must be a whole number from 1 to 1024 (got '" + std::string(text) + "')");
+  if (!per) return field_error("workers-per-memory", "must be a whole number from 1 to 1024 (got '" + std::string(text) + "')");
   c.workers_per_memory = *per;
   return Status::success();
 }
@@ -112,7 +112,7 @@ Status set_workers_per_memory(std::string_view text, PlatformChoice& c) {
 Status set_copy_engines(std::string_view text, PlatformChoice& c) {
   auto engines = whole_number(text, 0, kMaxCopyEngines);
   if (!engines) {
-    return make_error("--copy-engines must be a whole number from 0 (a shared bus) to " + std::to_string(kMaxCopyEngines) + " (got '" +
+    return field_error("copy-engines", "must be a whole number from 0 (a shared bus) to " + std::to_string(kMaxCopyEngines) + " (got '" +
                       std::string(text) + "')");
   }
   c.copy_engines = *engines;
@@ -120,7 +120,7 @@ Status set_copy_engines(std::string_view text, PlatformChoice& c) {
 }
 
 Status set_half_duplex(std::string_view text, PlatformChoice& c) {
-  if (text != "0" && text != "1") return make_error("--half-duplex is 1 (one channel for both directions) or 0 (got '" + std::string(text) + "')");
+  if (text != "0" && text != "1") return field_error("half-duplex", "is 1 (one channel for both directions) or 0 (got '" + std::string(text) + "')");
   c.half_duplex = text == "1";
   return Status::success();
 }
@@ -162,7 +162,7 @@ Result<Platform> base_platform(const std::string& base) {
   std::error_code file_error;
   auto platform = std::filesystem::is_regular_file(base, file_error) || base.ends_with(".json") ? load_platform_file(base)
                                                                                               : find_platform_preset(base);
-  if (!platform) return make_error("--platform: " + platform.error().message);
+  if (!platform) return field_error("platform", platform.error().message);
   return platform;
 }
 
@@ -194,7 +194,7 @@ Result<Platform> apply_platform_choice(const PlatformChoice& choice, Platform pl
   if (choice.copy_engines) p.copy_engines = *choice.copy_engines;
   if (choice.half_duplex) p.half_duplex = *choice.half_duplex;
   if (p.cpus > 0 && !(p.cpu_default_gflops > 0) && p.cpu_kind_gflops.empty()) {
-    return make_error("--cpus: the CPU workers need a compute rate (--cpu-rate, or a platform preset with CPUs)");
+    return field_error("cpus", "the CPU workers need a compute rate (cpu-rate, or a platform preset with CPUs)");
   }
   return platform;
 }

@@ -11,16 +11,16 @@ namespace tilelens::core {
 Result<std::uint32_t> parse_buffer_depth(std::string_view text) {
   auto depth = parse_integer(text);
   if (!depth || *depth < 1 || *depth > kMaxBufferDepth) {
-    return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + std::string(text) + "')");
+    return field_error("buffer", "must be a whole number of tasks, at least 1 (got '" + std::string(text) + "')");
   }
   return static_cast<std::uint32_t>(*depth);
 }
 
 Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   PreparedReplay prepared;
-  if (request.workload.empty()) return make_error("--workload is required (a spec such as matmul2d:N=20, or a file)");
+  if (request.workload.empty()) return field_error("workload", "is required (a spec such as matmul2d:N=20, or a file)");
   auto workload = resolve_workload(request.workload);
-  if (!workload) return make_error("--workload: " + workload.error().message);
+  if (!workload) return field_error("workload", workload.error().message);
   prepared.workload = std::move(*workload);
   prepared.workload_spec = prepared.workload.generator().spec.empty() ? request.workload : prepared.workload.generator().spec;
   std::error_code ec;
@@ -28,21 +28,21 @@ Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   auto platform = resolve_platform(request.platform, prepared.workload);
   if (!platform) return platform.error();
   if (request.buffer_depth < 1 || request.buffer_depth > kMaxBufferDepth) {
-    return make_error("--buffer must be a whole number of tasks, at least 1 (got '" + std::to_string(request.buffer_depth) + "')");
+    return field_error("buffer", "must be a whole number of tasks, at least 1 (got '" + std::to_string(request.buffer_depth) + "')");
   }
   prepared.options.platform = std::move(*platform);
   prepared.options.buffer_depth = request.buffer_depth;
   prepared.options.charge_scheduling = request.charge_scheduling;
   auto memory_model = parse_memory_model(request.memory_model);
-  if (!memory_model) return make_error("--memory-model: " + memory_model.error().message);
+  if (!memory_model) return field_error("memory-model", memory_model.error().message);
   prepared.options.memory_model = std::move(*memory_model);
   auto cost = parse_scheduling_cost(request.scheduling_cost);
-  if (!cost) return make_error("--scheduling-cost: " + cost.error().message);
+  if (!cost) return field_error("scheduling-cost", cost.error().message);
   prepared.options.scheduling_cost = *cost;
   auto scheduler = make_scheduler(request.scheduler);
-  if (!scheduler) return make_error("--scheduler: " + scheduler.error().message);
+  if (!scheduler) return field_error("scheduler", scheduler.error().message);
   auto eviction = make_eviction(request.eviction);
-  if (!eviction) return make_error("--eviction: " + eviction.error().message);
+  if (!eviction) return field_error("eviction", eviction.error().message);
   prepared.scheduler = std::move(*scheduler);
   prepared.eviction = std::move(*eviction);
   prepared.info = run_info_of(prepared.workload, prepared.workload_spec, prepared.scheduler.spec, prepared.eviction.spec,
@@ -65,13 +65,13 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
   std::optional<db::RunWriter> writer;
   if (!outputs.database.empty()) {
     auto opened = db::Store::open(outputs.database);
-    if (!opened) return make_error("--db: " + opened.error().message);
+    if (!opened) return field_error("db", opened.error().message);
     store.emplace(std::move(*opened));
     auto workload_id = store->put_workload(prepared->workload, prepared->source);
-    if (!workload_id) return make_error("--db: " + workload_id.error().message);
+    if (!workload_id) return field_error("db", workload_id.error().message);
     outcome.info.workload_id = *workload_id;
     auto begun = store->begin_run(outcome.info);
-    if (!begun) return make_error("--db: " + begun.error().message);
+    if (!begun) return field_error("db", begun.error().message);
     writer.emplace(std::move(*begun));
     outcome.database = store->path();
   }
@@ -102,7 +102,7 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
   const RunMetrics metrics = metrics_of(*summary, reference_curves(prepared->workload, prepared->options.platform));
   if (writer) {
     auto id = writer->finish(metrics);
-    if (!id) return make_error("--db: " + id.error().message);
+    if (!id) return field_error("db", id.error().message);
     outcome.info.id = *id;
     outcome.info.status = RunStatus::Complete;
   }

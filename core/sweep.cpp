@@ -139,14 +139,14 @@ Status check_workload_spec(const std::string& text) {
     if (!params) return params.error();
     return Status::success();
   }
-  return make_error("--workload '" + text + "' is neither a file nor a generator spec (tilelens workload list shows the generators)");
+  return field_error("workload", "'" + text + "' is neither a file nor a generator spec (tilelens workload list shows the generators)");
 }
 
 // A list option: its values, or one empty value (the platform's own) when none is given.
 Result<std::vector<std::string>> list_values(const char* name, const std::string& text) {
   if (text.empty()) return std::vector<std::string>{""};
   auto values = expand_value(text, ',');
-  if (!values) return make_error(std::string("--") + name + ": " + values.error().message);
+  if (!values) return field_error(name, values.error().message);
   return values;
 }
 
@@ -183,7 +183,7 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
   else if (name == "seeds") grid.seeds = value;
   else if (name == "charge-scheduling" || name == "metrics-only") {
     // A flag: "1" (as the command line and the presets give it) or "0".
-    if (value != "0" && value != "1") return make_error("--" + std::string(name) + " is a flag: 1 or 0 (got '" + value + "')");
+    if (value != "0" && value != "1") return field_error(std::string(name), "is a flag: 1 or 0 (got '" + value + "')");
     (name == "charge-scheduling" ? grid.charge_scheduling : grid.metrics_only) = value == "1";
   }
   else if (name == "shard") {
@@ -192,7 +192,7 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
     auto k = slash == std::string::npos ? Result<std::int64_t>(make_error("")) : parse_integer(value.substr(0, slash));
     auto n = slash == std::string::npos ? Result<std::int64_t>(make_error("")) : parse_integer(value.substr(slash + 1));
     if (!k || !n || *n < 1 || *n > 100000 || *k < 1 || *k > *n) {
-      return make_error("--shard takes K/N, part K of N with 1 <= K <= N <= 100000 (got '" + value + "')");
+      return field_error("shard", "takes K/N, part K of N with 1 <= K <= N <= 100000 (got '" + value + "')");
     }
     grid.shard = static_cast<std::uint32_t>(*k);
     grid.shards = static_cast<std::uint32_t>(*n);
@@ -204,7 +204,7 @@ Status set_sweep_option(SweepGrid& grid, std::string_view name, std::string_view
 
 Status apply_sweep_preset(SweepGrid& grid, std::string_view name, const std::vector<std::string>& keep) {
   const SweepPreset* preset = find_sweep_preset(std::string(name));
-  if (!preset) return make_error("--preset: unknown preset '" + std::string(name) + "'; tilelens sweep --preset list shows them");
+  if (!preset) return field_error("preset", "unknown preset '" + std::string(name) + "'; the list of presets shows them (tilelens sweep --preset list)");
   return apply_sweep_preset(grid, *preset, keep);
 }
 
@@ -245,8 +245,8 @@ std::string sweep_identity(const SweepGrid& grid) {
 }
 
 Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
-  if (grid.workloads.empty()) return make_error("--workload is required");
-  if (auto cost = parse_scheduling_cost(grid.scheduling_cost); !cost) return make_error("--scheduling-cost: " + cost.error().message);
+  if (grid.workloads.empty()) return field_error("workload", "is required");
+  if (auto cost = parse_scheduling_cost(grid.scheduling_cost); !cost) return field_error("scheduling-cost", cost.error().message);
   std::vector<std::string> workloads, evictions;
   for (const auto& text : split(grid.workloads, ';')) {
     if (text.empty()) continue;
@@ -256,9 +256,9 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
       continue;
     }
     auto specs = expand_spec(text);
-    if (!specs) return make_error("--workload: " + specs.error().message);
+    if (!specs) return field_error("workload", specs.error().message);
     for (const auto& spec : *specs) {
-      if (auto status = check_workload_spec(spec); !status) return make_error("--workload: " + status.error().message);
+      if (auto status = check_workload_spec(spec); !status) return field_error("workload", status.error().message);
       workloads.push_back(spec);
     }
   }
@@ -266,18 +266,18 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
   for (const std::string& text : split_specs(grid.schedulers)) {
     PolicyEntry policy = parse_policy_entry(text);
     if (policy.eviction) {
-      if (auto made = make_eviction(*policy.eviction); !made) return make_error("--scheduler: " + made.error().message);
+      if (auto made = make_eviction(*policy.eviction); !made) return field_error("scheduler", made.error().message);
     }
     auto specs = expand_spec(policy.scheduler);
-    if (!specs) return make_error("--scheduler: " + specs.error().message);
+    if (!specs) return field_error("scheduler", specs.error().message);
     for (const auto& spec : *specs) {
-      if (auto made = make_scheduler(spec); !made) return make_error("--scheduler: " + made.error().message);
+      if (auto made = make_scheduler(spec); !made) return field_error("scheduler", made.error().message);
       policy.scheduler = spec;
       policies.push_back(policy);
     }
   }
   for (const auto& text : split_specs(grid.evictions)) {
-    if (auto made = make_eviction(text); !made) return make_error("--eviction: " + made.error().message);
+    if (auto made = make_eviction(text); !made) return field_error("eviction", made.error().message);
     evictions.push_back(text);
   }
   auto memories = list_values("memory", grid.memories);
@@ -291,10 +291,10 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
   for (const auto& text : *seeds_text) {
     if (text.empty()) continue;
     auto seed = parse_integer(text);
-    if (!seed || *seed < 0) return make_error("--seeds: '" + text + "' is not a seed (a whole number, 0 or more)");
+    if (!seed || *seed < 0) return field_error("seeds", "'" + text + "' is not a seed (a whole number, 0 or more)");
     seeds.push_back(*seed);
   }
-  if (workloads.empty()) return make_error("--workload: no workload given");
+  if (workloads.empty()) return field_error("workload", "no workload given");
 
   // The platform: the base and the shared options, then each memory and GPU count, all
   // checked once here.
@@ -309,7 +309,7 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
   for (const auto& [name, value] : grid.platform_options) {
     if (std::find_if(std::begin(kSharedPlatformOptions), std::end(kSharedPlatformOptions),
                      [&](const char* shared_name) { return name == shared_name; }) == std::end(kSharedPlatformOptions)) {
-      return make_error("--" + name + ": a sweep takes this option as a list (--memory, --gpus)");
+      return field_error(name, "a sweep takes this option as a list (memory, gpus)");
     }
   }
   std::vector<PlatformChoice> with_memory;
@@ -431,7 +431,7 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
   if (!expanded) return expanded.error();
   const std::vector<SweepJob>& jobs = *expanded;
   auto store = db::Store::open(options.database);
-  if (!store) return make_error("--db: " + store.error().message);
+  if (!store) return field_error("db", store.error().message);
   auto sweep_id = store->put_sweep(sweep_identity(grid));
   if (!sweep_id) return sweep_id.error();
   auto done_keys = store->complete_run_keys(*sweep_id);

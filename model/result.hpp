@@ -11,6 +11,11 @@ namespace tilelens {
 
 struct Error {
   std::string message;
+  // The field of a request the message is about ("memory-model", "workload": core's request
+  // fields, named as the CLI's options without their dashes), or "" when it is about none. The
+  // message then says what is wrong with the field's value without naming it: each front end
+  // words it, the CLI as its option (--memory-model: ...), the app as its form's label.
+  std::string field;
 };
 
 template <class T>
@@ -51,6 +56,7 @@ class [[nodiscard]] Status {
   bool failed_ = false;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message) { return Error{std::move(message), {}}; }
+inline Error field_error(std::string field, std::string message) { return Error{std::move(message), std::move(field)}; }
 
 }  // namespace tilelens

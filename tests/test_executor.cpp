@@ -270,7 +270,7 @@ TEST_CASE("execute --dry-run prints an imported trace's kernel plan and arena wi
   // From the imported run: the waits last what StarPU measured.
   const auto unnamed = test::cli({"execute", "--from-run", "1", "--db", db.path, "--dry-run"});
   CHECK(unnamed.code == 2);
-  CHECK_THAT(unnamed.err, Catch::Contains("not a tilelens scheduler") && Catch::Contains("give --scheduler"));
+  CHECK_THAT(unnamed.err, Catch::Contains("--scheduler: run 1 was scheduled by") && Catch::Contains("not a tilelens scheduler"));
   const auto from_run = test::cli({"execute", "--from-run", "1", "--db", db.path, "--scheduler", "dmdas", "--dry-run"});
   INFO(from_run.err);
   REQUIRE(from_run.code == 0);
@@ -444,7 +444,7 @@ TEST_CASE("execute says why it cannot run without a GPU, calibrate and fidelity 
     CHECK(test::cli({"bench", "gpu", "--quick"}).code == 1);
   }
   CHECK(test::cli({"execute"}).code == 2);
-  CHECK_THAT(test::cli({"execute", "--from-run", "1"}).err, Catch::Contains("--from-run needs --db"));
+  CHECK_THAT(test::cli({"execute", "--from-run", "1"}).err, Catch::Contains("--from-run: needs the database holding the run (db)"));
   for (const char* command : {"execute", "calibrate", "fidelity"}) {
     const auto help = test::cli({command, "--help"});
     CHECK(help.code == 0);

@@ -206,14 +206,14 @@ int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
   for (const auto& spec : workloads) {
     auto w = generate_workload(spec);
     if (!w) {
-      err << "tilelens: " << w.error().message << "\n";
+      err << "tilelens: " << describe(w.error()) << "\n";
       return 1;
     }
     for (const std::string eviction : {"lru", "belady"}) {
       RecordCounter counter;
       auto m = measure(*w, eviction, memory, &counter, "eager", kRepetitions);
       if (!m) {
-        err << "tilelens: " << m.error().message << "\n";
+        err << "tilelens: " << describe(m.error()) << "\n";
         return 1;
       }
       const double target = eviction == "lru" ? 20e6 : 10e6;
@@ -228,7 +228,7 @@ int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
   }
   {
     auto w = generate_workload(workloads.front());
-    if (!w) return fail(err, w.error().message);
+    if (!w) return fail(err, describe(w.error()));
     const Floor floor = bare_lru(*w, memory, kRepetitions);
     std::snprintf(line, sizeof line,
                   "floor: a bare LRU loop over %s's order (no engine) runs at %s accesses/s (%llu loads); the engine's "
@@ -241,7 +241,7 @@ int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
   const std::string big = quick ? "matmul3d:N=40" : "matmul3d:N=100";
   auto w = generate_workload(big);
   if (!w) {
-    err << "tilelens: " << w.error().message << "\n";
+    err << "tilelens: " << describe(w.error()) << "\n";
     return 1;
   }
   out << "\nmemory: " << big << " (" << format_count(static_cast<double>(w->task_count())) << " tasks), EAGER + LRU\n";
@@ -254,7 +254,7 @@ int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
     TraceRecorder recorder;
     auto m = measure(*w, "lru", memory, keep ? static_cast<ReplayObserver*>(&recorder) : &counter);
     if (!m) {
-      err << "tilelens: " << m.error().message << "\n";
+      err << "tilelens: " << describe(m.error()) << "\n";
       return 1;
     }
     const double peak = peak_rss_bytes();
@@ -291,7 +291,7 @@ int bench_schedulers(bool quick, std::ostream& out, std::ostream& err) {
   for (const auto& target : targets) {
     auto w = generate_workload(target.spec);
     if (!w) {
-      err << "tilelens: " << w.error().message << "\n";
+      err << "tilelens: " << describe(w.error()) << "\n";
       return 1;
     }
     HfpOptions options;
@@ -333,7 +333,7 @@ int bench_schedulers(bool quick, std::ostream& out, std::ostream& err) {
   for (const auto& target : dags) {
     auto w = generate_workload(target.spec);
     if (!w) {
-      err << "tilelens: " << w.error().message << "\n";
+      err << "tilelens: " << describe(w.error()) << "\n";
       return 1;
     }
     for (const auto& [scheduler, eviction] : std::vector<std::pair<std::string, std::string>>{{"darts", "luf"}, {"dmdas", "lru"}}) {
@@ -347,7 +347,7 @@ int bench_schedulers(bool quick, std::ostream& out, std::ostream& err) {
       auto summary = replay(*w, *scheduled->scheduler, *evicting->policy, options);
       const double seconds = seconds_since(begin);
       if (!summary) {
-        err << "tilelens: " << summary.error().message << "\n";
+        err << "tilelens: " << describe(summary.error()) << "\n";
         return 1;
       }
       std::snprintf(line, sizeof line, "%-16s %7zu %-12s %10.2f %12.2f %7.0fs %7.2fx %8llu\n", target.spec.c_str(), w->task_count(),
@@ -386,7 +386,7 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
   };
   cleanup();
   auto store = db::Store::open(path);
-  if (!store) return fail(err, store.error().message);
+  if (!store) return fail(err, describe(store.error()));
   // Writing: a trace of about a million records (tasks, loads, evictions) in one run.
   const std::string write_spec = quick ? "matmul3d:N=30,n=10" : "matmul3d:N=100,n=21";
   const std::string read_spec = quick ? "matmul3d:N=30,n=4" : "matmul3d:N=100,n=10";
@@ -394,11 +394,11 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
   int status = 0;
   for (const auto& spec : {write_spec, read_spec}) {
     auto replayed = traced_replay(spec);
-    if (!replayed) return fail(err, replayed.error().message);
+    if (!replayed) return fail(err, describe(replayed.error()));
     const auto& [w, run] = *replayed;
     auto start = std::chrono::steady_clock::now();
     auto workload_id = store->put_workload(w, "generated");
-    if (!workload_id) return fail(err, workload_id.error().message);
+    if (!workload_id) return fail(err, describe(workload_id.error()));
     const double workload_seconds = seconds_since(start);
     RunInfo info;
     info.workload_id = *workload_id;
@@ -409,12 +409,12 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
     info.tilelens_version = core::kVersion;
     start = std::chrono::steady_clock::now();
     auto writer = store->begin_run(info);
-    if (!writer) return fail(err, writer.error().message);
+    if (!writer) return fail(err, describe(writer.error()));
     writer->write(run.trace);
     RunMetrics metrics;
     metrics.summary = run.summary;
     auto id = writer->finish(metrics);
-    if (!id) return fail(err, id.error().message);
+    if (!id) return fail(err, describe(id.error()));
     const double write_seconds = seconds_since(start);
     const double records = static_cast<double>(record_count(run.trace));
     if (spec == write_spec) {
@@ -431,15 +431,15 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
     // Reading: the run of 100,000 tasks with its loads (and the rest of its trace), from a
     // fresh read-only connection, as the app opens it.
     auto reader = db::Store::open(path, db::Store::OpenMode::ReadOnly);
-    if (!reader) return fail(err, reader.error().message);
+    if (!reader) return fail(err, describe(reader.error()));
     start = std::chrono::steady_clock::now();
     auto trace = reader->load_trace(*id);
-    if (!trace) return fail(err, trace.error().message);
+    if (!trace) return fail(err, describe(trace.error()));
     const double read_seconds = seconds_since(start);
     start = std::chrono::steady_clock::now();
     auto stored = reader->load_run(*id);
     auto workload = reader->load_workload(*workload_id);
-    if (!stored || !workload) return fail(err, !stored ? stored.error().message : workload.error().message);
+    if (!stored || !workload) return fail(err, !stored ? describe(stored.error()) : describe(workload.error()));
     const double rest_seconds = seconds_since(start);
     if (trace->tasks.size() != run.trace.tasks.size() || trace->loads.size() != run.trace.loads.size()) {
       err << "tilelens: the trace read back differs from the one written\n";
@@ -461,7 +461,7 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
   // Every open checks the schema's tables and runs PRAGMA integrity_check over the file
   // (docs/database.md, "Damaged and concurrent databases"): its cost grows with the file.
   const auto opened = std::chrono::steady_clock::now();
-  if (auto reader = db::Store::open(path, db::Store::OpenMode::ReadOnly); !reader) return fail(err, reader.error().message);
+  if (auto reader = db::Store::open(path, db::Store::OpenMode::ReadOnly); !reader) return fail(err, describe(reader.error()));
   const double open_seconds = seconds_since(opened);
   std::snprintf(line, sizeof line, "open:  schema and integrity check of %s in %.3f s = %.1f ms per MB\n", format_bytes(bytes).c_str(),
                 open_seconds, open_seconds * 1e3 / (bytes / 1e6));

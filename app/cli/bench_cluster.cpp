@@ -48,7 +48,7 @@ int cmd_bench_cluster(const ParsedArgs& args, std::ostream& out, std::ostream& e
     }
   } cleanup{folder};
   auto all = core::expand_grid(grid);
-  if (!all) return fail(err, all.error().message);
+  if (!all) return fail(err, describe(all.error()));
   out << "bench cluster: " << all->size() << " runs in " << kShards << " shards, each swept on one thread, "
       << (grid.metrics_only ? "metrics only" : "with their traces") << (quick ? " (quick)" : "") << "\n";
   std::vector<double> seconds;
@@ -56,14 +56,14 @@ int cmd_bench_cluster(const ParsedArgs& args, std::ostream& out, std::ostream& e
   for (std::uint32_t k = 1; k <= kShards; ++k) {
     core::SweepGrid part = grid;
     if (auto status = core::set_sweep_option(part, "shard", std::to_string(k) + "/" + std::to_string(kShards)); !status) {
-      return fail(err, status.error().message);
+      return fail(err, describe(status.error()));
     }
     core::SweepOptions options;
     options.database = (folder / ("shard-" + std::to_string(k) + ".db")).string();
     options.threads = 1;
     const auto begin = std::chrono::steady_clock::now();
     auto report = core::run_sweep(part, options);
-    if (!report) return fail(err, report.error().message);
+    if (!report) return fail(err, describe(report.error()));
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
     parts.push_back(options.database);
     out << "  shard " << k << ": " << report->total << " runs in " << format_fixed(seconds.back(), 2) << " s\n";
@@ -72,9 +72,9 @@ int cmd_bench_cluster(const ParsedArgs& args, std::ostream& out, std::ostream& e
   const double slowest = *std::max_element(seconds.begin(), seconds.end()), mean = total / kShards;
   const auto begin = std::chrono::steady_clock::now();
   auto merged = db::Store::open((folder / "merged.db").string());
-  if (!merged) return fail(err, merged.error().message);
+  if (!merged) return fail(err, describe(merged.error()));
   auto report = merged->merge_all(parts);
-  if (!report) return fail(err, report.error().message);
+  if (!report) return fail(err, describe(report.error()));
   const std::size_t runs = report->runs_added;
   const double merge_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   out << "  balance: slowest shard " << format_fixed(slowest, 2) << " s against a mean of " << format_fixed(mean, 2) << " s: "

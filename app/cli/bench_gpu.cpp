@@ -61,7 +61,7 @@ Result<Measured> run_executor(const Workload& w, const std::string& scheduler_sp
   auto result = instrument::execute(w, *scheduler->scheduler, *eviction->policy, options);
   if (!result) {
     return make_error((w.generator().spec.empty() ? w.name() : w.generator().spec) + " under " + scheduler_spec + "/" + eviction_spec + ": " +
-                      result.error().message);
+                      describe(result.error()));
   }
   // Tasks, loads and write-backs that no kernel or copy record is linked to: what a cheaper
   // way of linking must not leave.
@@ -132,11 +132,11 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   std::optional<Workload> imported;
   if (args.has("workload")) {
     auto read = resolve_workload(args.get("workload"));
-    if (!read) return fail(err, "--workload: " + read.error().message);
+    if (!read) return fail(err, "--workload: " + describe(read.error()));
     imported = std::move(*read);
   }
   if (auto available = instrument::cuda_available(); !available) {
-    err << "tilelens: bench gpu needs a CUDA GPU: " << available.error().message << "\n";
+    err << "tilelens: bench gpu needs a CUDA GPU: " << describe(available.error()) << "\n";
     return 1;
   }
   char line[256];  // each flushed once written: the whole bench takes minutes, and a pipe would hold it back
@@ -151,7 +151,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     for (const std::string& spec : quick ? std::vector<std::string>{"matmul2d:N=8", "cholesky:N=8"}
                                          : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "cholesky:N=20", "lu:N=20"}) {
       auto w = generate_workload(spec);
-      if (!w) return fail(err, w.error().message);
+      if (!w) return fail(err, describe(w.error()));
       auto bare = instrument::measure_bare(*w, false, 20);
       if (!bare) {
         report_error(bare.error());
@@ -188,7 +188,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     {
       const std::string spec = quick ? "matmul2d:N=10" : "matmul2d:N=30";
       auto w = generate_workload(spec);
-      if (!w) return fail(err, w.error().message);
+      if (!w) return fail(err, describe(w.error()));
       auto bare = instrument::measure_bare(*w, true, 40);
       auto run = run_executor(*w, "random", "lru", static_cast<double>(w->largest_data_bytes()) * 4, 4, true, false);
       if (!bare || !run) {
@@ -222,7 +222,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
          quick ? std::vector<std::string>{"cholesky:N=8"}
                : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "cholesky:N=20", "lu:N=20"}) {
       auto w = generate_workload(spec);
-      if (!w) return fail(err, w.error().message);
+      if (!w) return fail(err, describe(w.error()));
       const bool dag = w->dependency_count() > 0;
       std::vector<double> off;
       std::vector<double> overhead[kModes - 1];
@@ -277,7 +277,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
          quick ? std::vector<std::string>{"matmul2d:N=10"}
                : std::vector<std::string>{"matmul2d:N=20", "matmul2d:N=40", "matmul2d:N=60", "cholesky-tasks:N=20"}) {
       auto w = generate_workload(spec);
-      if (!w) return fail(err, w.error().message);
+      if (!w) return fail(err, describe(w.error()));
       for (double fraction : {0.25, 0.5, 1.0}) {
         const double memory =
             std::max(static_cast<double>(w->working_set_bytes()) * fraction, static_cast<double>(w->largest_data_bytes()) * 4);
@@ -326,7 +326,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     out << line << std::flush;
     for (int N : quick ? std::vector<int>{6, 12} : std::vector<int>{10, 20, 30, 40, 50}) {
       auto w = generate_workload("matmul2d:N=" + std::to_string(N));
-      if (!w) return fail(err, w.error().message);
+      if (!w) return fail(err, describe(w.error()));
       const double memory = 500.0 * 1024 * 1024;
       for (const auto& [scheduler, policy] :
            std::vector<std::pair<std::string, std::string>>{{"hfp", "belady"}, {"dmdar", "lru"}, {"eager", "lru"}}) {
@@ -345,7 +345,7 @@ int cmd_bench_gpu(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   if (wanted("logical")) {
     out << "\n== logical: cholesky on two logical GPUs of one device (M = a quarter of the working set each, depth 4)\n";
     auto w = generate_workload(quick ? "cholesky:N=10" : "cholesky:N=30");
-    if (!w) return fail(err, w.error().message);
+    if (!w) return fail(err, describe(w.error()));
     for (const auto& [scheduler, policy] : std::vector<std::pair<std::string, std::string>>{{"dmdas", "lru"}, {"darts", "luf"}}) {
       auto run = run_executor(*w, scheduler, policy, static_cast<double>(w->working_set_bytes()) * 0.25, 4, false, false, 1, 2);
       if (!run) {

@@ -142,7 +142,7 @@ std::string group_usage(std::string_view group) {
 
 int run_command(const Command& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   auto parsed = parse_args(command.spec, args);
-  if (!parsed) return fail(err, parsed.error().message);
+  if (!parsed) return fail(err, describe(parsed.error()));
   if (parsed->has("help")) {
     out << help_text(command.spec);
     return 0;
@@ -151,6 +151,8 @@ int run_command(const Command& command, const std::vector<std::string>& args, st
 }
 
 }  // namespace
+
+std::string describe(const Error& error) { return error.field.empty() ? error.message : "--" + error.field + ": " + error.message; }
 
 int fail(std::ostream& err, const std::string& message) {
   err << "tilelens: " << message << "\n";
@@ -203,10 +205,10 @@ Status read_platform_options(const ParsedArgs& args, core::PlatformChoice& choic
 int with_output(const ParsedArgs& args, std::ostream& out, std::ostream& err, const std::function<Status(std::ostream&)>& write) {
   if (!args.has("output")) {
     auto status = write(out);
-    return status ? 0 : fail(err, status.error().message);
+    return status ? 0 : fail(err, describe(status.error()));
   }
   const std::string path = args.get("output");
-  if (auto status = write_output_file(path, write); !status) return fail(err, "--output: " + status.error().message);
+  if (auto status = write_output_file(path, write); !status) return fail(err, "--output: " + describe(status.error()));
   err << "wrote " << path << "\n";
   return 0;
 }

@@ -19,6 +19,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
 // Prints "tilelens: MESSAGE" and returns the usage-error status, 2.
 int fail(std::ostream& err, const std::string& message);
+// An error as the CLI words it: a core error about a request field names its option
+// ("--memory-model: unknown model 'x'"); any other error is its message.
+std::string describe(const Error& error);
 
 // Writes through `write` to the file named by --output (atomically: a temporary file renamed
 // at the end, so a failure leaves the old file intact) or to `out` without --output.

@@ -42,7 +42,7 @@ int cmd_db_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     if (args.positional[i] == target) return fail(err, "'" + target + "' is both the output and an input");
   }
   auto store = db::Store::open(target);
-  if (!store) return fail(err, store.error().message);
+  if (!store) return fail(err, describe(store.error()));
   const std::vector<std::string> inputs(args.positional.begin() + 1, args.positional.end());
   std::size_t files = 0, runs = 0;
   auto total = store->merge_all(inputs, [&](const std::string& path, const db::Store::MergeReport& report) {
@@ -52,7 +52,7 @@ int cmd_db_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     runs += report.runs_added;
   });
   if (!total) {
-    err << "tilelens: " << total.error().message << "\n";
+    err << "tilelens: " << describe(total.error()) << "\n";
     err << "merged before it: " << runs << " runs from " << files << " file" << (files == 1 ? "" : "s") << "; " << target
         << " holds them, and nothing of " << inputs[files] << "\n";
     return 2;

@@ -110,10 +110,10 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.has("scheduler")) request.scheduler = args.get("scheduler");
   if (args.has("eviction")) request.eviction = args.get("eviction");
   request.platform.base = args.get("platform");
-  if (auto status = read_platform_options(args, request.platform); !status) return fail(err, status.error().message);
+  if (auto status = read_platform_options(args, request.platform); !status) return fail(err, describe(status.error()));
   if (args.has("buffer")) {
     auto depth = core::parse_buffer_depth(args.get("buffer"));
-    if (!depth) return fail(err, depth.error().message);
+    if (!depth) return fail(err, describe(depth.error()));
     request.buffer_depth = *depth;
   }
   if (args.has("memory-model")) request.memory_model = args.get("memory-model");
@@ -121,7 +121,7 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   request.cupti = !args.has("no-cupti");
   if (args.has("cupti-apis")) {
     auto apis = instrument::parse_cupti_apis(args.get("cupti-apis"));
-    if (!apis) return fail(err, "--cupti-apis: " + apis.error().message);
+    if (!apis) return fail(err, "--cupti-apis: " + describe(apis.error()));
     request.cupti_apis = *apis;
   }
   if (args.has("launch-ahead")) {
@@ -136,8 +136,8 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   auto rows = count_option(args, "verify-rows", "--verify-rows must be a count of rows, 0 or more");
   auto device = parse_integer(args.get("device"));
   if (!seed || *seed < 0) return fail(err, "--seed must be a whole number");
-  if (!tiles) return fail(err, tiles.error().message);
-  if (!rows) return fail(err, rows.error().message);
+  if (!tiles) return fail(err, describe(tiles.error()));
+  if (!rows) return fail(err, describe(rows.error()));
   if (!device || *device < 0 || *device > 4095) return fail(err, "--device must be a CUDA device index, 0 to 4095");
   request.seed = static_cast<std::uint64_t>(*seed);
   request.verify_tiles = *tiles;
@@ -152,10 +152,10 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   }
 
   auto prepared = core::prepare_execute(request);
-  if (!prepared) return fail(err, prepared.error().message);
+  if (!prepared) return fail(err, describe(prepared.error()));
   if (args.has("dry-run")) {
     auto plan = core::plan_execute(*prepared);
-    if (!plan) return fail(err, plan.error().message);
+    if (!plan) return fail(err, describe(plan.error()));
     out << "workload " << prepared->info.workload_spec << ": " << prepared->workload.task_count() << " tasks, "
         << prepared->workload.data_count() << " data\n";
     out << "kernels:\n";
@@ -173,11 +173,11 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (auto available = instrument::cuda_available(); !available) {
-    err << "tilelens: execute needs a CUDA GPU: " << available.error().message << "\n";
+    err << "tilelens: execute needs a CUDA GPU: " << describe(available.error()) << "\n";
     return 1;
   }
   auto outcome = core::run_execute(std::move(*prepared));
-  if (!outcome) return fail(err, outcome.error().message);
+  if (!outcome) return fail(err, describe(outcome.error()));
   if (outcome->info.id) err << "stored run " << outcome->info.id << " in " << outcome->database << "\n";
   if (args.has("json")) {
     print_json(outcome->info, outcome->metrics, out);
@@ -196,13 +196,13 @@ int cmd_execute(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
 int cmd_calibrate(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.has("run") || !args.has("db")) return fail(err, "give --run ID and --db FILE");
   auto store = db::Store::open(args.get("db"), db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, "--db: " + store.error().message);
+  if (!store) return fail(err, "--db: " + describe(store.error()));
   auto id = parse_integer(args.get("run"));
   if (!id) return fail(err, "--run: expected a run id (got '" + args.get("run") + "')");
   auto loaded = core::load_measured_run(*store, *id);
-  if (!loaded) return fail(err, loaded.error().message);
+  if (!loaded) return fail(err, describe(loaded.error()));
   auto calibration = core::calibrate_run(*loaded);
-  if (!calibration) return fail(err, calibration.error().message);
+  if (!calibration) return fail(err, describe(calibration.error()));
   const Platform& p = calibration->platform;
   const std::string comment = "calibrated by tilelens calibrate from run " + args.get("run") + " of " + args.get("db") +
                               (loaded->run.info.gpu_name.empty() ? "" : " on " + loaded->run.info.gpu_name);
@@ -233,11 +233,11 @@ int cmd_calibrate(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
 int cmd_fidelity(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.has("run") || !args.has("db")) return fail(err, "give --run ID and --db FILE");
   auto store = db::Store::open(args.get("db"), args.has("store") ? db::Store::OpenMode::ReadWrite : db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, "--db: " + store.error().message);
+  if (!store) return fail(err, "--db: " + describe(store.error()));
   auto id = parse_integer(args.get("run"));
   if (!id) return fail(err, "--run: expected a run id (got '" + args.get("run") + "')");
   auto report = core::fidelity(*store, *id, args.has("store"));
-  if (!report) return fail(err, report.error().message);
+  if (!report) return fail(err, describe(report.error()));
   if (report->stored_run_id) err << "stored the replay as run " << report->stored_run_id << "\n";
   const RunInfo& measured = report->measured.run.info;
   const Platform& platform = report->calibration.platform;

@@ -40,12 +40,12 @@ int export_run(const ParsedArgs& args, const std::string& name, std::ostream& ou
   const RunExporter* exporter = find_run_exporter(name);
   if (!exporter) return fail(err, "no exporter '" + name + "'");
   auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, store.error().message);
+  if (!store) return fail(err, describe(store.error()));
   if (!args.has("run")) return fail(err, "--run ID is required");
   auto id = parse_run_id(args.get("run"), "--run");
-  if (!id) return fail(err, id.error().message);
+  if (!id) return fail(err, describe(id.error()));
   auto loaded = core::load_run(*store, *id);
-  if (!loaded) return fail(err, loaded.error().message);
+  if (!loaded) return fail(err, describe(loaded.error()));
   return with_output(args, out, err, [&](std::ostream& file) {
     exporter->write({loaded->workload, loaded->run.info, loaded->trace}, file);
     return Status::success();
@@ -57,7 +57,7 @@ int export_run(const ParsedArgs& args, const std::string& name, std::ostream& ou
 int cmd_export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   const int chosen = (args.has("run") ? 1 : 0) + (args.has("sweep") ? 1 : 0) + (args.has("all") ? 1 : 0);
   if (chosen != 1) {
-    if (auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading); !store) return fail(err, store.error().message);
+    if (auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading); !store) return fail(err, describe(store.error()));
     return fail(err, "give exactly one of --run ID, --sweep ID or --all");
   }
   if (args.has("run")) {
@@ -66,15 +66,15 @@ int cmd_export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err)
     return export_run(args, table, out, err);
   }
   auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, store.error().message);
+  if (!store) return fail(err, describe(store.error()));
   db::RunFilter filter;
   if (args.has("sweep")) {
     auto id = parse_run_id(args.get("sweep"), "--sweep");
-    if (!id) return fail(err, id.error().message);
+    if (!id) return fail(err, describe(id.error()));
     filter.sweep_id = *id;
   }
   auto runs = store->load_runs(filter);
-  if (!runs) return fail(err, runs.error().message);
+  if (!runs) return fail(err, describe(runs.error()));
   return with_output(args, out, err, [&](std::ostream& file) {
     print_csv_header(file);
     for (const auto& run : *runs) {

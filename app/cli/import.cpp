@@ -35,7 +35,7 @@ int read_import_options(const ParsedArgs& args, core::StarpuImportRequest& reque
   request.scheduler = args.get("scheduler");
   if (args.has("rank")) {
     auto rank = parse_integer(args.get("rank"));
-    if (!rank) return fail(err, "--rank: " + rank.error().message);
+    if (!rank) return fail(err, "--rank: " + describe(rank.error()));
     if (*rank < 0) return fail(err, "--rank: a rank is 0 or more");
     request.rank = *rank;
   }
@@ -43,7 +43,7 @@ int read_import_options(const ParsedArgs& args, core::StarpuImportRequest& reque
   request.platform = args.get("platform");
   if (args.has("memory")) {
     auto memory = parse_memory(args.get("memory"));
-    if (!memory) return fail(err, "--memory: " + memory.error().message);
+    if (!memory) return fail(err, "--memory: " + describe(memory.error()));
     request.memory = *memory;
   }
   request.database = args.get("db");
@@ -54,7 +54,7 @@ int read_import_options(const ParsedArgs& args, core::StarpuImportRequest& reque
 // Imports, and says what was kept, left out and measured.
 int import_and_report(const core::StarpuImportRequest& request, std::ostream& out, std::ostream& err) {
   auto imported = core::import_starpu_run(request);
-  if (!imported) return fail(err, imported.error().message);
+  if (!imported) return fail(err, describe(imported.error()));
   const StarpuExecution& execution = imported->execution;
   for (const auto& warning : execution.warnings) err << "tilelens: warning: " << warning << "\n";
   for (const auto& note : execution.notes) out << "note         " << note << "\n";
@@ -123,7 +123,7 @@ const CommandSpec kImportFiles{
 int cmd_import_files(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.positional.empty()) return fail(err, "expected the files to import; see tilelens import --help");
   auto request = core::starpu_request_from_files(args.positional);
-  if (!request) return fail(err, request.error().message);
+  if (!request) return fail(err, describe(request.error()));
   if (const int status = read_import_options(args, *request, err); status >= 0) return status;
   return import_and_report(*request, out, err);
 }

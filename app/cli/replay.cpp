@@ -66,9 +66,9 @@ int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   request.scheduler = args.get("scheduler");
   request.eviction = args.get("eviction");
   request.platform.base = args.get("platform");
-  if (auto status = read_platform_options(args, request.platform); !status) return fail(err, status.error().message);
+  if (auto status = read_platform_options(args, request.platform); !status) return fail(err, describe(status.error()));
   auto depth = core::parse_buffer_depth(args.get("buffer"));
-  if (!depth) return fail(err, depth.error().message);
+  if (!depth) return fail(err, describe(depth.error()));
   request.buffer_depth = *depth;
   request.charge_scheduling = args.has("charge-scheduling");
   request.memory_model = args.get("memory-model");
@@ -78,7 +78,7 @@ int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   outputs.database = args.get("db");
   outputs.keep_trace = args.has("order-out") || args.has("trace-out");
   auto outcome = core::run_replay(request, outputs);
-  if (!outcome) return fail(err, outcome.error().message);
+  if (!outcome) return fail(err, describe(outcome.error()));
   if (!outcome->error.empty()) {
     if (outcome->info.id) err << "stored failed run " << outcome->info.id << " in " << outcome->database << "\n";
     return fail(err, outcome->error);
@@ -99,14 +99,14 @@ int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
       write_order_csv(outcome->workload, outcome->trace, file);
       return Status::success();
     });
-    if (!written) return fail(err, "--order-out: " + written.error().message);
+    if (!written) return fail(err, "--order-out: " + describe(written.error()));
   }
   if (args.has("trace-out")) {
     auto written = write_output_file(args.get("trace-out"), [&](std::ostream& file) {
       write_trace_text(outcome->trace, file);
       return Status::success();
     });
-    if (!written) return fail(err, "--trace-out: " + written.error().message);
+    if (!written) return fail(err, "--trace-out: " + describe(written.error()));
   }
   return 0;
 }

@@ -269,9 +269,9 @@ int cmd_results(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   const ParsedArgs* parsed = &args;
   if (!parsed->has("db")) return fail(err, "--db FILE is required; see tilelens results --help");
   auto store = db::Store::open(parsed->get("db"), db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, "--db: " + store.error().message);
+  if (!store) return fail(err, "--db: " + describe(store.error()));
   auto text = results_text(*store);
-  if (!text) return fail(err, text.error().message);
+  if (!text) return fail(err, describe(text.error()));
   std::string document;
   if (parsed->has("output")) {
     if (std::ifstream in(parsed->get("output")); in) {

@@ -103,11 +103,11 @@ Status parse_filter(const ParsedArgs& args, db::RunFilter& filter) {
 
 int cmd_runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   db::RunFilter filter;
-  if (auto status = parse_filter(args, filter); !status) return fail(err, status.error().message);
+  if (auto status = parse_filter(args, filter); !status) return fail(err, describe(status.error()));
   auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, store.error().message);
+  if (!store) return fail(err, describe(store.error()));
   auto runs = store->load_runs(filter);
-  if (!runs) return fail(err, runs.error().message);
+  if (!runs) return fail(err, describe(runs.error()));
   if (runs->empty()) {
     out << "no runs" << (filter.sweep_id || filter.status || !filter.workload_contains.empty() || !filter.scheduler_contains.empty() ? " match" : "")
         << " in " << store->path() << "\n";
@@ -131,21 +131,21 @@ int cmd_runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
 int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.positional.size() != 1) return fail(err, "expected one run id; see tilelens runs show --help");
   auto id = parse_run_id(args.positional[0], "the run");
-  if (!id) return fail(err, id.error().message);
+  if (!id) return fail(err, describe(id.error()));
   auto count = parse_integer(args.get("tasks"));
   if (!count || *count < 0) return fail(err, "--tasks must be a count of zero or more");
   auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, store.error().message);
+  if (!store) return fail(err, describe(store.error()));
   // Everything is read before anything is printed: a damaged row stops the command with its
   // error, not halfway through the report.
   auto run = store->load_run(*id);
-  if (!run) return fail(err, run.error().message);
+  if (!run) return fail(err, describe(run.error()));
   auto measurement = store->load_measurement(*id);
-  if (!measurement) return fail(err, measurement.error().message);
+  if (!measurement) return fail(err, describe(measurement.error()));
   std::optional<core::LoadedRun> loaded;
   if (*count > 0 && run->metrics) {
     auto whole = core::load_run(*store, *id);
-    if (!whole) return fail(err, whole.error().message);
+    if (!whole) return fail(err, describe(whole.error()));
     loaded = std::move(*whole);
   }
   const RunInfo& info = run->info;
@@ -212,7 +212,7 @@ int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metri
   filter.sweep_id = sweep;
   filter.status = RunStatus::Complete;
   auto runs = store.load_runs(filter);
-  if (!runs) return fail(err, runs.error().message);
+  if (!runs) return fail(err, describe(runs.error()));
   if (runs->empty()) return fail(err, "sweep " + std::to_string(sweep) + " has no complete runs in " + store.path());
   const std::map<std::string, std::string> metric_names = {
       {"ratio", "data loaded / lower bound"}, {"loads", "loads"}, {"mib", "data loaded (MiB)"}, {"gflops", "GFlop/s"}, {"makespan", "makespan"}};
@@ -275,19 +275,19 @@ int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metri
 
 int cmd_runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(err, store.error().message);
+  if (!store) return fail(err, describe(store.error()));
   if (args.has("sweep")) {
     auto sweep = parse_run_id(args.get("sweep"), "--sweep");
-    if (!sweep) return fail(err, sweep.error().message);
+    if (!sweep) return fail(err, describe(sweep.error()));
     return compare_sweep(*store, *sweep, args.get("metric"), out, err);
   }
   if (args.positional.size() < 2) return fail(err, "expected two or more run ids (or --sweep ID); see tilelens runs compare --help");
   std::vector<StoredRun> runs;
   for (const auto& text : args.positional) {
     auto id = parse_run_id(text, "a run");
-    if (!id) return fail(err, id.error().message);
+    if (!id) return fail(err, describe(id.error()));
     auto run = store->load_run(*id);
-    if (!run) return fail(err, run.error().message);
+    if (!run) return fail(err, describe(run.error()));
     if (!run->metrics) return fail(err, "run " + text + " is " + to_string(run->info.status) + " and has no metrics to compare");
     runs.push_back(std::move(*run));
   }
@@ -348,12 +348,12 @@ int cmd_runs_delete(const ParsedArgs& args, std::ostream& out, std::ostream& err
   std::vector<std::int64_t> ids;
   for (const auto& text : args.positional) {
     auto id = parse_run_id(text, "a run");
-    if (!id) return fail(err, id.error().message);
+    if (!id) return fail(err, describe(id.error()));
     ids.push_back(*id);
   }
   auto store = open_store(args, db::Store::OpenMode::ReadWrite);
-  if (!store) return fail(err, store.error().message);
-  if (auto status = store->delete_runs(ids); !status) return fail(err, status.error().message);
+  if (!store) return fail(err, describe(store.error()));
+  if (auto status = store->delete_runs(ids); !status) return fail(err, describe(status.error()));
   out << "deleted " << ids.size() << " run" << (ids.size() == 1 ? "" : "s") << " from " << store->path() << "\n";
   return 0;
 }

@@ -89,7 +89,7 @@ namespace {
 
 int sweep_status(const std::string& folder, std::ostream& out, std::ostream& err) {
   auto statuses = core::shard_status(folder);
-  if (!statuses) return fail(err, "--status: " + statuses.error().message);
+  if (!statuses) return fail(err, "--status: " + describe(statuses.error()));
   std::size_t total = 0, done = 0, failed = 0, pending = 0;
   out << "shard   runs   done  failed  pending\n";
   for (const auto& s : *statuses) {
@@ -142,9 +142,9 @@ int slurm_script(const ParsedArgs& args, const core::SweepGrid& grid, std::ostre
   job.tilelens = std::filesystem::read_symlink("/proc/self/exe", error).string();
   if (error) job.tilelens = "tilelens";
   // A first check of the grid here, not on the cluster.
-  if (auto jobs = core::expand_grid(grid); !jobs) return fail(err, jobs.error().message);
+  if (auto jobs = core::expand_grid(grid); !jobs) return fail(err, describe(jobs.error()));
   const std::string script = args.get("slurm-script");
-  if (auto status = core::write_slurm_job(job, script); !status) return fail(err, status.error().message);
+  if (auto status = core::write_slurm_job(job, script); !status) return fail(err, describe(status.error()));
   out << "wrote " << script << " (" << job.shards << " array tasks) and " << script << ".merge.sh; the shards go to " << job.folder << "\n";
   if (!args.has("submit")) {
     out << "submit: sbatch " << script << ", then sbatch --dependency=afterok:ARRAY_ID " << script << ".merge.sh (or use --submit)\n";
@@ -153,7 +153,7 @@ int slurm_script(const ParsedArgs& args, const core::SweepGrid& grid, std::ostre
   // Only the shards not complete yet: a re-submission skips the finished ones.
   std::vector<std::uint32_t> tasks;
   auto statuses = core::shard_status(job.folder);
-  if (!statuses) return fail(err, statuses.error().message);
+  if (!statuses) return fail(err, describe(statuses.error()));
   for (const auto& s : *statuses) {
     if (s.done < s.total) tasks.push_back(s.shard);
   }
@@ -164,7 +164,7 @@ int slurm_script(const ParsedArgs& args, const core::SweepGrid& grid, std::ostre
       rewrite << core::slurm_array_script(job, tasks);
     }
     auto array = run_command("sbatch --parsable " + core::shell_quoted(script));
-    if (!array) return fail(err, "--submit: " + array.error().message + " (is Slurm's sbatch installed and the cluster up?)");
+    if (!array) return fail(err, "--submit: " + describe(array.error()) + " (is Slurm's sbatch installed and the cluster up?)");
     const std::string array_id = array->substr(0, array->find(';'));
     out << "submitted the array: job " << array_id << " (" << tasks.size() << " of " << job.shards << " shards)\n";
     dependency = " --dependency=afterok:" + array_id;
@@ -172,7 +172,7 @@ int slurm_script(const ParsedArgs& args, const core::SweepGrid& grid, std::ostre
     out << "every shard is complete: only the merge is submitted\n";
   }
   auto merge = run_command("sbatch --parsable" + dependency + " " + core::shell_quoted(script + ".merge.sh"));
-  if (!merge) return fail(err, "--submit: " + merge.error().message);
+  if (!merge) return fail(err, "--submit: " + describe(merge.error()));
   out << "submitted the merge: job " << merge->substr(0, merge->find(';')) << " (into " << job.folder << "/merged.db)\n";
   out << "progress: tilelens sweep --status " << job.folder << "\n";
   return 0;
@@ -194,18 +194,18 @@ int cmd_sweep(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     for (const auto& option : kSweep.options) {
       if (args.has(option.name)) given.push_back(option.name);
     }
-    if (auto status = core::apply_sweep_preset(grid, args.get("preset"), given); !status) return fail(err, status.error().message);
+    if (auto status = core::apply_sweep_preset(grid, args.get("preset"), given); !status) return fail(err, describe(status.error()));
   }
   for (const auto& option : kSweep.options) {
     if (!shapes_grid(option.name) || !args.has(option.name)) continue;
-    if (auto status = core::set_sweep_option(grid, option.name, args.get(option.name)); !status) return fail(err, status.error().message);
+    if (auto status = core::set_sweep_option(grid, option.name, args.get(option.name)); !status) return fail(err, describe(status.error()));
   }
   if (grid.workloads.empty()) return fail(err, "--workload is required; see tilelens sweep --help");
   if (args.has("slurm-script")) return slurm_script(args, grid, out, err);
   if (!args.has("db") && !args.has("dry-run")) return fail(err, "--db FILE is required");
   if (args.has("dry-run")) {
     auto jobs = core::expand_grid(grid);
-    if (!jobs) return fail(err, jobs.error().message);
+    if (!jobs) return fail(err, describe(jobs.error()));
     for (const auto& job : *jobs) out << job.label << "\n";
     out << jobs->size() << " runs\n";
     return 0;
@@ -230,7 +230,7 @@ int cmd_sweep(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   };
   auto report = core::run_sweep(grid, options);
   if (progress_bar) err << "\n";
-  if (!report) return fail(err, report.error().message);
+  if (!report) return fail(err, describe(report.error()));
   out << "sweep " << report->sweep_id << ": " << report->total << " runs: " << report->stored << " stored, " << report->skipped
       << " skipped (already stored), "
       << (report->running_elsewhere ? std::to_string(report->running_elsewhere) + " left to another sweep running them, " : "")

@@ -38,23 +38,23 @@ Result<std::string> one_argument(const ParsedArgs& args, const CommandSpec& spec
 
 int cmd_workload_generate(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   auto target = one_argument(args, kWorkloadGenerate);
-  if (!target) return fail(err, target.error().message);
+  if (!target) return fail(err, describe(target.error()));
   auto workload = generate_workload(*target);
-  if (!workload) return fail(err, workload.error().message);
+  if (!workload) return fail(err, describe(workload.error()));
   if (args.has("output")) {
-    if (auto status = save_workload(*workload, args.get("output")); !status) return fail(err, status.error().message);
+    if (auto status = save_workload(*workload, args.get("output")); !status) return fail(err, describe(status.error()));
     err << "wrote " << args.get("output") << " (" << workload->task_count() << " tasks)\n";
   } else if (auto status = write_workload(*workload, out); !status) {
-    return fail(err, status.error().message);
+    return fail(err, describe(status.error()));
   }
   return 0;
 }
 
 int cmd_workload_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   auto target = one_argument(args, kWorkloadShow);
-  if (!target) return fail(err, target.error().message);
+  if (!target) return fail(err, describe(target.error()));
   auto workload = resolve_workload(*target);
-  if (!workload) return fail(err, workload.error().message);
+  if (!workload) return fail(err, describe(workload.error()));
   auto count = parse_integer(args.get("tasks"));
   if (!count || *count < 0) return fail(err, "--tasks must be a count of zero or more");
   const Workload& w = *workload;
@@ -83,10 +83,10 @@ int cmd_workload_show(const ParsedArgs& args, std::ostream& out, std::ostream& e
 
 int cmd_workload_validate(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   auto target = one_argument(args, kWorkloadValidate);
-  if (!target) return fail(err, target.error().message);
+  if (!target) return fail(err, describe(target.error()));
   auto workload = load_workload(*target);
   if (!workload) {
-    err << "invalid: " << workload.error().message << "\n";
+    err << "invalid: " << describe(workload.error()) << "\n";
     return 1;
   }
   out << "valid: " << *target << " (" << workload->task_count() << " tasks, " << workload->data_count() << " data, "

@@ -22,6 +22,23 @@
 #include "presets/platforms.hpp"
 
 namespace tilelens::gui {
+namespace {
+
+// A core error as this dialog words it: a field's problem under the form's label for it.
+std::string form_message(const Error& error) {
+  static const std::pair<const char*, const char*> kLabels[] = {
+      {"workload", "Workload"},          {"scheduler", "Schedulers"},   {"eviction", "Eviction"},
+      {"platform", "Platform"},          {"memory", "Memory per GPU"}, {"gpus", "GPUs"},
+      {"bandwidth", "Bus bandwidth"},    {"buffer", "Task buffer"},     {"memory-model", "Memory model"},
+      {"scheduling-cost", "Scheduling cost"}};
+  if (error.field.empty()) return error.message;
+  for (const auto& [field, label] : kLabels) {
+    if (error.field == field) return std::string(label) + ": " + error.message;
+  }
+  return error.field + ": " + error.message;  // a field this form does not show
+}
+
+}  // namespace
 
 ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent), database_(std::move(database)) {
   setWindowTitle("Replay into " + database_);
@@ -245,7 +262,7 @@ void ReplayDialog::start() {
   if (worker_.joinable()) worker_.join();
   auto requests = replay_requests();
   if (!requests) {
-    status_->setText(QString::fromStdString(requests.error().message));
+    status_->setText(QString::fromStdString(form_message(requests.error())));
     return;
   }
   if (requests->empty()) {
@@ -296,7 +313,7 @@ void ReplayDialog::start() {
       if (outcome && outcome->cancelled) break;
       if (!outcome || !outcome->error.empty()) {
         ++failed;
-        last_error = !outcome ? outcome.error().message : outcome->error;
+        last_error = !outcome ? form_message(outcome.error()) : outcome->error;
       } else {
         emit run_stored();
       }
