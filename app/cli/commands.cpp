@@ -72,9 +72,9 @@ const std::vector<Command>& commands() {
       {"runs", "show", "", kRunsShow, cmd_runs_show},
       {"runs", "compare", "", kRunsCompare, cmd_runs_compare},
       {"runs", "delete", "", kRunsDelete, cmd_runs_delete},
-      {"export", "csv", "a run (or a sweep's metrics) for other tools", kExportCsv, cmd_export_csv},
-      {"export", "paje", "", kExportPaje, cmd_export_paje},
-      {"export", "chrome", "", kExportChrome, cmd_export_chrome},
+      {"export", "csv", "a run (or a sweep's metrics) for other tools; export FORMAT: paje, chrome, ...", kExportCsv, cmd_export_csv},
+      // After csv: `tilelens export FORMAT`, any exporter of the registry (paje, chrome, order, ...).
+      {"export", "", "", export_run_spec(), cmd_export_run},
       {"import", "starpu", "a StarPU execution as a workload and a run; import FILE... recognises its files", kImportStarpu, cmd_import_starpu},
       // After the verbs: `tilelens import FILE...`, each file recognised by its content.
       {"import", "", "", kImportFiles, cmd_import_files},

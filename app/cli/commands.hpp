@@ -64,10 +64,10 @@ int cmd_runs_show(const ParsedArgs&, std::ostream&, std::ostream&);
 int cmd_runs_compare(const ParsedArgs&, std::ostream&, std::ostream&);
 int cmd_runs_delete(const ParsedArgs&, std::ostream&, std::ostream&);
 
-extern const CommandSpec kExportCsv, kExportPaje, kExportChrome;  // exports.cpp
+extern const CommandSpec kExportCsv;  // exports.cpp
+const CommandSpec& export_run_spec();  // exports.cpp: `tilelens export FORMAT`, its formats from the registry
 int cmd_export_csv(const ParsedArgs&, std::ostream&, std::ostream&);
-int cmd_export_paje(const ParsedArgs&, std::ostream&, std::ostream&);
-int cmd_export_chrome(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_export_run(const ParsedArgs&, std::ostream&, std::ostream&);
 
 extern const CommandSpec kImportStarpu;  // import.cpp
 int cmd_import_starpu(const ParsedArgs&, std::ostream&, std::ostream&);

@@ -1,5 +1,6 @@
-// `tilelens export csv|paje|chrome`: a stored run through the exporters of formats/exports.hpp
-// (the registry the app's File > Export run uses too), or a sweep's metrics as CSV rows.
+// `tilelens export FORMAT`: a stored run through the exporters' registry of formats/exports.hpp (the
+// app's File > Export run uses it too), and `tilelens export csv`: a run's table or a sweep's metrics.
+#include <algorithm>
 #include <ostream>
 
 #include "app/cli/commands.hpp"
@@ -20,18 +21,6 @@ const CommandSpec kExportCsv{
      {"all", "", "the metrics of every run", ""},
      {"output", "FILE", "write there instead of standard output", ""}},
     ""};
-
-const CommandSpec kExportPaje{"tilelens export paje --db FILE --run ID [--output FILE]",
-                              "Write a run as a Paje trace that ViTE opens: GPUs as containers, task states, transfers as\n"
-                              "links typed fetch (F), prefetch (PF) or unused (U), memory in use as a variable.",
-                              {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
-                              ""};
-
-const CommandSpec kExportChrome{"tilelens export chrome --db FILE --run ID [--output FILE]",
-                                "Write a run as Chrome trace-event JSON that Perfetto (ui.perfetto.dev) opens: a lane per GPU's\n"
-                                "compute and per transfer direction, memory in use as a counter.",
-                                {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
-                                ""};
 
 namespace {
 
@@ -84,7 +73,31 @@ int cmd_export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err)
   });
 }
 
-int cmd_export_paje(const ParsedArgs& args, std::ostream& out, std::ostream& err) { return export_run(args, "paje", out, err); }
-int cmd_export_chrome(const ParsedArgs& args, std::ostream& out, std::ostream& err) { return export_run(args, "chrome", out, err); }
+const CommandSpec& export_run_spec() {
+  static const CommandSpec spec = [] {
+    std::string formats, names;
+    for (const RunExporter& exporter : run_exporters()) {
+      formats += (formats.empty() ? "" : "\n") + ("  " + exporter.name + std::string(8 - std::min<std::size_t>(7, exporter.name.size()), ' ') + exporter.summary);
+      names += (names.empty() ? "" : "|") + exporter.name;
+    }
+    return CommandSpec{"tilelens export " + names + " --db FILE --run ID [--output FILE]",
+                       "Write a stored run in one of the formats of the exporters' registry (the app's File > Export run\n"
+                       "offers the same):\n" + formats,
+                       {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
+                       "example:\n  tilelens export paje --db runs.db --run 3 --output run3.paje   # opens in ViTE"};
+  }();
+  return spec;
+}
+
+int cmd_export_run(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.positional.size() != 1) return fail(err, "expected the format; see tilelens export --help");
+  const std::string& format = args.positional[0];
+  if (!find_run_exporter(format)) {
+    std::string names;
+    for (const RunExporter& exporter : run_exporters()) names += (names.empty() ? "" : ", ") + exporter.name;
+    return fail(err, "no export format '" + format + "' (valid: csv, " + names + ")");
+  }
+  return export_run(args, format, out, err);
+}
 
 }  // namespace tilelens::cli

@@ -46,76 +46,134 @@ std::vector<std::int64_t> parse_ids(const QString& text, bool* ok) {
   return ids;
 }
 
-int headless_export(const QCommandLineParser& args, const QString& database) {
-  const QString view = args.value("export");
-  if (view != "tile-order" && view != "side-by-side" && view != "difference" && view != "curves" && view != "timeline") {
-    return fail("--export: unknown view '" + view + "' (valid: tile-order, side-by-side, difference, timeline, curves)");
-  }
-  if (database.isEmpty()) return fail("--export needs a database (--db FILE or a path)");
-  if (!args.isSet("out")) return fail("--export needs --out FILE.png|svg|pdf");
-  if (view == "curves") {
-    bool good = false;
-    const qlonglong sweep = args.value("sweep").toLongLong(&good);
-    if (!good || sweep <= 0) return fail("--export curves needs --sweep ID (got '" + args.value("sweep") + "')");
-    auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
-    if (!store) return fail(QString::fromStdString(store.error().message));
-    auto curves = sweep_curves(*store, sweep);
-    if (!curves) return fail("--sweep " + QString::number(sweep) + ": " + QString::fromStdString(curves.error().message));
-    const QString title = QString::fromStdString(curves->description);
-    CurvesPage page(std::move(*curves), title);
-    page.set_dark(args.isSet("dark"));
-    page.set_throughput(args.isSet("throughput"));
-    const QString error = export_figure(page.paint_function(), page.figure_size(), args.value("out"));
-    if (!error.isEmpty()) return fail(error);
-    std::cerr << "wrote " << args.value("out").toStdString() << "\n";
-    return 0;
-  }
+// Writes `paint` at `size` to --out.
+int write_export(const QCommandLineParser& args, const PaintFunction& paint, QSize size) {
+  const QString error = export_figure(paint, size, args.value("out"));
+  if (!error.isEmpty()) return fail(error);
+  std::cerr << "wrote " << args.value("out").toStdString() << "\n";
+  return 0;
+}
+
+// The runs of --run, loaded; empty after a failure, which `status` holds.
+std::vector<std::shared_ptr<const RunData>> load_export_runs(const QCommandLineParser& args, const QString& database, int& status) {
   bool ok = false;
   const auto ids = parse_ids(args.value("run"), &ok);
-  if (!ok) return fail("--run: expected run ids, as 3 or 1,2,3 (got '" + args.value("run") + "')");
-  if ((view == "tile-order" || view == "timeline") && ids.size() != 1) return fail("--export " + view + " takes one --run");
-  if (view == "difference" && ids.size() != 2) return fail("--export difference takes two runs: --run A,B");
+  if (!ok) {
+    status = fail("--run: expected run ids, as 3 or 1,2,3 (got '" + args.value("run") + "')");
+    return {};
+  }
   auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
-  if (!store) return fail(QString::fromStdString(store.error().message));
+  if (!store) {
+    status = fail(QString::fromStdString(store.error().message));
+    return {};
+  }
   std::vector<std::shared_ptr<const RunData>> runs;
   for (std::int64_t id : ids) {
     auto data = load_run_data(*store, id);
-    if (!data) return fail("--run " + QString::number(id) + ": " + QString::fromStdString(data.error().message));
+    if (!data) {
+      status = fail("--run " + QString::number(id) + ": " + QString::fromStdString(data.error().message));
+      return {};
+    }
     runs.push_back(std::make_shared<const RunData>(std::move(*data)));
   }
-  QSize size(900 * static_cast<int>(view == "side-by-side" ? runs.size() : 1), 960);
+  return runs;
+}
+
+using ExportRuns = std::vector<std::shared_ptr<const RunData>>;
+
+// tile-order and side-by-side: the tile-order figure of each run, in a row.
+int draw_tile_orders(const QCommandLineParser& args, const ExportRuns& runs, QSize size) {
+  std::vector<std::unique_ptr<TileFigure>> figures;
+  std::vector<FigurePanel> panels;
+  for (const auto& run : runs) {
+    figures.push_back(std::make_unique<TileFigure>(*run));
+    TileOptions options;
+    options.mode = default_color_mode(*run);
+    options.dark = args.isSet("dark");
+    options.per_gpu = args.isSet("per-gpu");
+    panels.push_back({figures.back().get(), options});
+  }
+  return write_export(args, [&](QPainter& painter, const QRectF& area) { paint_side_by_side(painter, area, panels); }, size);
+}
+
+int draw_difference(const QCommandLineParser& args, const ExportRuns& runs, QSize size) {
+  const bool dark = args.isSet("dark");
+  return write_export(args, [&](QPainter& painter, const QRectF& area) { paint_difference(painter, area, *runs[0], *runs[1], dark); }, size);
+}
+
+int draw_timeline(const QCommandLineParser& args, const ExportRuns& runs, QSize size) {
+  TimelineFigure timeline(*runs.front());
+  if (!args.isSet("size")) size = QSize(1400, 60 + 120 * static_cast<int>(runs.front()->gpus));
+  const bool dark = args.isSet("dark");
+  return write_export(args, [&](QPainter& painter, const QRectF& area) { timeline.paint(painter, area, 0, timeline.duration(), std::nullopt, dark); },
+                      size);
+}
+
+// The views --export draws, by name: the runs each takes (min to max; 0 and 0 for a sweep)
+// and how it draws them. --export's help and its errors list them from here.
+struct ExportView {
+  const char* name;
+  const char* takes;
+  int min_runs, max_runs;
+  bool panel_per_run;  // the default width is 900 pixels per run, else 900
+  int (*draw)(const QCommandLineParser& args, const ExportRuns& runs, QSize size);
+};
+const std::vector<ExportView>& export_views() {
+  static const std::vector<ExportView> views = {
+      {"tile-order", "one run (--run ID)", 1, 1, false, draw_tile_orders},
+      {"side-by-side", "runs (--run A,B,...)", 1, 1000, true, draw_tile_orders},
+      {"difference", "two runs (--run A,B)", 2, 2, false, draw_difference},
+      {"timeline", "one run (--run ID)", 1, 1, false, draw_timeline},
+      {"curves", "a sweep (--sweep ID)", 0, 0, false, nullptr},
+  };
+  return views;
+}
+QString export_view_names() {
+  QString names;
+  for (const ExportView& view : export_views()) names += (names.isEmpty() ? "" : ", ") + QString(view.name);
+  return names;
+}
+
+// --export curves: a sweep's curves.
+int draw_curves(const QCommandLineParser& args, const QString& database) {
+  bool good = false;
+  const qlonglong sweep = args.value("sweep").toLongLong(&good);
+  if (!good || sweep <= 0) return fail("--export curves needs --sweep ID (got '" + args.value("sweep") + "')");
+  auto store = db::Store::open(database.toStdString(), db::Store::OpenMode::ReadOnlyUpgrading);
+  if (!store) return fail(QString::fromStdString(store.error().message));
+  auto curves = sweep_curves(*store, sweep);
+  if (!curves) return fail("--sweep " + QString::number(sweep) + ": " + QString::fromStdString(curves.error().message));
+  const QString title = QString::fromStdString(curves->description);
+  CurvesPage page(std::move(*curves), title);
+  page.set_dark(args.isSet("dark"));
+  page.set_throughput(args.isSet("throughput"));
+  return write_export(args, page.paint_function(), page.figure_size());
+}
+
+int headless_export(const QCommandLineParser& args, const QString& database) {
+  const QString name = args.value("export");
+  const ExportView* view = nullptr;
+  for (const ExportView& candidate : export_views()) {
+    if (name == candidate.name) view = &candidate;
+  }
+  if (!view) return fail("--export: unknown view '" + name + "' (valid: " + export_view_names() + ")");
+  if (database.isEmpty()) return fail("--export needs a database (--db FILE or a path)");
+  if (!args.isSet("out")) return fail("--export needs --out FILE.png|svg|pdf");
+  if (!view->draw) return draw_curves(args, database);
+  int status = 0;
+  const ExportRuns runs = load_export_runs(args, database, status);
+  if (runs.empty()) return status;
+  if (static_cast<int>(runs.size()) < view->min_runs || static_cast<int>(runs.size()) > view->max_runs) {
+    return fail("--export " + name + " takes " + view->takes + ", got " + QString::number(runs.size()) + " runs");
+  }
+  QSize size(900 * static_cast<int>(view->panel_per_run ? runs.size() : 1), 960);
   if (args.isSet("size")) {
     const QStringList parts = args.value("size").split('x');
     const int w = parts.size() == 2 ? parts[0].toInt() : 0, h = parts.size() == 2 ? parts[1].toInt() : 0;
     if (w < 50 || h < 50 || w > 20000 || h > 20000) return fail("--size: expected WIDTHxHEIGHT in pixels, 50 to 20000 (got '" + args.value("size") + "')");
     size = QSize(w, h);
   }
-  const bool dark = args.isSet("dark");
-  PaintFunction paint;
-  std::optional<TimelineFigure> timeline;
-  std::vector<std::unique_ptr<TileFigure>> figures;
-  std::vector<FigurePanel> panels;
-  if (view == "difference") {
-    paint = [&](QPainter& painter, const QRectF& area) { paint_difference(painter, area, *runs[0], *runs[1], dark); };
-  } else if (view == "timeline") {
-    timeline.emplace(*runs.front());
-    if (!args.isSet("size")) size = QSize(1400, 60 + 120 * static_cast<int>(runs.front()->gpus));
-    paint = [&](QPainter& painter, const QRectF& area) { timeline->paint(painter, area, 0, timeline->duration(), std::nullopt, dark); };
-  } else {
-    for (const auto& run : runs) {
-      figures.push_back(std::make_unique<TileFigure>(*run));
-      TileOptions options;
-      options.mode = default_color_mode(*run);
-      options.dark = dark;
-      options.per_gpu = args.isSet("per-gpu");
-      panels.push_back({figures.back().get(), options});
-    }
-    paint = [&](QPainter& painter, const QRectF& area) { paint_side_by_side(painter, area, panels); };
-  }
-  const QString error = export_figure(paint, size, args.value("out"));
-  if (!error.isEmpty()) return fail(error);
-  std::cerr << "wrote " << args.value("out").toStdString() << "\n";
-  return 0;
+  return view->draw(args, runs, size);
 }
 
 // --figure NAME: a paper's figure from its preset, runs included (paper_figure.hpp).
@@ -242,7 +300,7 @@ int main(int argc, char** argv) {
   args.addVersionOption();
   args.addPositionalArgument("database", "a tilelens database to open; several, or a folder of shard databases, open as one (merged)");
   args.addOption({"db", "the database (same as the positional argument)", "FILE"});
-  args.addOption({"export", "draw VIEW (tile-order, side-by-side, difference, timeline, curves) to --out and exit", "VIEW"});
+  args.addOption({"export", "draw VIEW (" + export_view_names() + ") to --out and exit", "VIEW"});
   args.addOption({"figure", "replay a paper's preset into --db where needed and draw its figure to --out BASE (.png, .pdf and .svg); 'list' names them", "PRESET"});
   args.addOption({"run", "the run id(s) for --export: 3 or 1,2,3", "IDS"});
   args.addOption({"sweep", "the sweep for --export curves", "ID"});
