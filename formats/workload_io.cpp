@@ -173,15 +173,138 @@ Status save_workload(const Workload& workload, const std::string& path) {
   return write_output_file(path, [&](std::ostream& out) { return write_workload(workload, out); });
 }
 
-Result<Workload> read_workload(std::istream& in, const std::string& source) {
-  std::string line;
-  std::size_t number_of_line = 0;
+namespace {
+
+// What a workload file's reader keeps between lines.
+struct WorkloadFileState {
   WorkloadBuilder* builder = nullptr;
   std::optional<WorkloadBuilder> storage;
   std::vector<TaskId> order;
   std::set<std::string, std::less<>> kind_names;  // looked up by every task line
-  bool header = false;
   std::uint64_t total_bytes = 0;
+};
+
+// "generator NAME key=value...": the parameters it was made with.
+Status read_generator_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadBuilder& builder) {
+    if (words.size() < 2) return at.error("generator", "missing generator name");
+    GeneratorInfo info;
+    info.name = std::string(words[1]);
+    for (std::size_t i = 2; i < words.size(); ++i) {
+      const auto equal = words[i].find('=');
+      if (equal == std::string_view::npos) return at.error("generator", "'" + std::string(words[i]) + "' is not key=value");
+      const auto key = words[i].substr(0, equal);
+      const auto value = words[i].substr(equal + 1);
+      if (key == "spec") { info.spec = std::string(value); continue; }
+      if (key == "density") {
+        auto density = at.real(value, "density");
+        if (!density) return density.error();
+        info.density = *density;
+        continue;
+      }
+      auto parsed = at.integer<std::int64_t>(value, key);
+      if (!parsed) return parsed.error();
+      if (key == "N") info.N = *parsed;
+      else if (key == "n") info.n = *parsed;
+      else if (key == "b") info.b = *parsed;
+      else if (key == "elem") info.elem = *parsed;
+      else if (key == "seed") info.seed = static_cast<std::uint64_t>(*parsed);
+      // unknown keys are ignored so that later versions can add parameters
+    }
+    builder.set_generator(info);
+  return Status::success();
+}
+
+// "data BYTES MATRIX ROW COL NAME".
+Status read_data_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadFileState& state) {
+    if (words.size() != 6) {
+      return at.error("data", words.size() < 6 ? "expected 'data BYTES MATRIX ROW COL NAME'"
+                                               : "expected 'data BYTES MATRIX ROW COL NAME', and '" + std::string(words[6]) +
+                                                     "' follows the name (a name is one word)");
+    }
+    auto bytes = at.integer<std::uint64_t>(words[1], "bytes");
+    if (!bytes) return bytes.error();
+    if (*bytes == 0) return at.error("bytes", "a data must have a size greater than zero");
+    if (*bytes > kMaxWorkloadBytes - state.total_bytes) {
+      return at.error("bytes", std::to_string(*bytes) + " bytes take the workload's data past 2^62 bytes (4 EiB), more than tilelens can count");
+    }
+    state.total_bytes += *bytes;
+    if (words[2].size() != 1) return at.error("matrix", "expected one character, got '" + std::string(words[2]) + "'");
+    auto row = at.integer<std::int32_t>(words[3], "row");
+    if (!row) return row.error();
+    auto col = at.integer<std::int32_t>(words[4], "col");
+    if (!col) return col.error();
+    Data data;
+    data.bytes = *bytes;
+    data.matrix = words[2][0];
+    data.row = *row;
+    data.col = *col;
+    data.name = std::string(words[5]);
+    state.builder->add_data(std::move(data));
+  return Status::success();
+}
+
+// "task KIND FLOPS PRIORITY I J K [MODE:DATA...]".
+Status read_task_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadFileState& state) {
+    // A task without accesses computes only (imported runs hold them: docs/starpu-import.md).
+    if (words.size() < 7) return at.error("task", "expected 'task KIND FLOPS PRIORITY I J K [MODE:DATA...]'");
+    if (state.kind_names.find(words[1]) == state.kind_names.end()) return at.error("kind", "kind '" + std::string(words[1]) + "' is not declared by a 'kind' line above");
+    auto flops = at.real(words[2], "flops");
+    if (!flops) return flops.error();
+    if (*flops < 0) return at.error("flops", "must not be negative");
+    if (*flops > kMaxTaskFlops) return at.error("flops", "'" + std::string(words[2]) + "' is more than the 1e21 flops a task may have");
+    auto priority = at.integer<std::int64_t>(words[3], "priority");
+    if (!priority) return priority.error();
+    auto i = at.integer<std::int32_t>(words[4], "i");
+    if (!i) return i.error();
+    auto j = at.integer<std::int32_t>(words[5], "j");
+    if (!j) return j.error();
+    auto k = at.integer<std::int32_t>(words[6], "k");
+    if (!k) return k.error();
+    std::vector<Access> accesses;
+    for (std::size_t a = 7; a < words.size(); ++a) {
+      const auto colon = words[a].find(':');
+      if (colon == std::string_view::npos) return at.error("access", "'" + std::string(words[a]) + "' is not MODE:DATA (e.g. R:3)");
+      auto mode = access_mode_from(words[a].substr(0, colon));
+      if (!mode) return at.error("access", "mode '" + std::string(words[a].substr(0, colon)) + "' is not R, W or RW");
+      auto data = at.integer<DataId>(words[a].substr(colon + 1), "access");
+      if (!data) return data.error();
+      if (*data >= state.builder->data_count()) {
+        return at.error("access", "data " + std::to_string(*data) + " is not declared (" + std::to_string(state.builder->data_count()) +
+                                      " data so far)");
+      }
+      accesses.push_back({*data, *mode});
+    }
+    state.builder->add_task(state.builder->kind(std::string(words[1])), accesses, *flops, *i, *j, *k, *priority);
+  return Status::success();
+}
+
+// A file with a generator line must be what that spec generates: its bounds and run keys follow the spec.
+Status check_generator_line(const Workload& workload, const std::string& source) {
+  if (workload.generator().name.empty()) return Status::success();
+  const std::string& spec = workload.generator().spec;
+  auto difference = first_difference_from_generator(workload);
+  if (!difference) {
+    return make_error(source + ": the generator line's spec '" + spec + "' does not generate a workload: " + difference.error().message +
+                      "; delete the generator line to use the file as it is");
+  }
+  if (*difference) {
+    return make_error(source + ": the file is not what its generator line's spec '" + spec +
+                      "' generates (their file forms first differ at line " + std::to_string(**difference) +
+                      "); the bounds and run keys would follow that line, so delete it to use the file as it is");
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+Result<Workload> read_workload(std::istream& in, const std::string& source) {
+  std::string line;
+  std::size_t number_of_line = 0;
+  WorkloadFileState state;
+  WorkloadBuilder*& builder = state.builder;
+  std::optional<WorkloadBuilder>& storage = state.storage;
+  std::set<std::string, std::less<>>& kind_names = state.kind_names;
+  bool header = false;
   while (std::getline(in, line)) {
     ++number_of_line;
     LineReader at(source, number_of_line);
@@ -219,31 +342,7 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
       storage.emplace(std::move(renamed));
       builder = &*storage;
     } else if (keyword == "generator") {
-      if (words.size() < 2) return at.error("generator", "missing generator name");
-      GeneratorInfo info;
-      info.name = std::string(words[1]);
-      for (std::size_t i = 2; i < words.size(); ++i) {
-        const auto equal = words[i].find('=');
-        if (equal == std::string_view::npos) return at.error("generator", "'" + std::string(words[i]) + "' is not key=value");
-        const auto key = words[i].substr(0, equal);
-        const auto value = words[i].substr(equal + 1);
-        if (key == "spec") { info.spec = std::string(value); continue; }
-        if (key == "density") {
-          auto density = at.real(value, "density");
-          if (!density) return density.error();
-          info.density = *density;
-          continue;
-        }
-        auto parsed = at.integer<std::int64_t>(value, key);
-        if (!parsed) return parsed.error();
-        if (key == "N") info.N = *parsed;
-        else if (key == "n") info.n = *parsed;
-        else if (key == "b") info.b = *parsed;
-        else if (key == "elem") info.elem = *parsed;
-        else if (key == "seed") info.seed = static_cast<std::uint64_t>(*parsed);
-        // unknown keys are ignored so that later versions can add parameters
-      }
-      builder->set_generator(info);
+      if (auto status = read_generator_line(at, words, *builder); !status) return status.error();
     } else if (keyword == "kind") {
       if (words.size() != 2) return at.error("kind", "expected 'kind NAME'");
       builder->kind(std::string(words[1]));
@@ -252,61 +351,9 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
       }
       kind_names.emplace(words[1]);
     } else if (keyword == "data") {
-      if (words.size() != 6) {
-        return at.error("data", words.size() < 6 ? "expected 'data BYTES MATRIX ROW COL NAME'"
-                                                 : "expected 'data BYTES MATRIX ROW COL NAME', and '" + std::string(words[6]) +
-                                                       "' follows the name (a name is one word)");
-      }
-      auto bytes = at.integer<std::uint64_t>(words[1], "bytes");
-      if (!bytes) return bytes.error();
-      if (*bytes == 0) return at.error("bytes", "a data must have a size greater than zero");
-      if (*bytes > kMaxWorkloadBytes - total_bytes) {
-        return at.error("bytes", std::to_string(*bytes) + " bytes take the workload's data past 2^62 bytes (4 EiB), more than tilelens can count");
-      }
-      total_bytes += *bytes;
-      if (words[2].size() != 1) return at.error("matrix", "expected one character, got '" + std::string(words[2]) + "'");
-      auto row = at.integer<std::int32_t>(words[3], "row");
-      if (!row) return row.error();
-      auto col = at.integer<std::int32_t>(words[4], "col");
-      if (!col) return col.error();
-      Data data;
-      data.bytes = *bytes;
-      data.matrix = words[2][0];
-      data.row = *row;
-      data.col = *col;
-      data.name = std::string(words[5]);
-      builder->add_data(std::move(data));
+      if (auto status = read_data_line(at, words, state); !status) return status.error();
     } else if (keyword == "task") {
-      // A task without accesses computes only (imported runs hold them: docs/starpu-import.md).
-      if (words.size() < 7) return at.error("task", "expected 'task KIND FLOPS PRIORITY I J K [MODE:DATA...]'");
-      if (kind_names.find(words[1]) == kind_names.end()) return at.error("kind", "kind '" + std::string(words[1]) + "' is not declared by a 'kind' line above");
-      auto flops = at.real(words[2], "flops");
-      if (!flops) return flops.error();
-      if (*flops < 0) return at.error("flops", "must not be negative");
-      if (*flops > kMaxTaskFlops) return at.error("flops", "'" + std::string(words[2]) + "' is more than the 1e21 flops a task may have");
-      auto priority = at.integer<std::int64_t>(words[3], "priority");
-      if (!priority) return priority.error();
-      auto i = at.integer<std::int32_t>(words[4], "i");
-      if (!i) return i.error();
-      auto j = at.integer<std::int32_t>(words[5], "j");
-      if (!j) return j.error();
-      auto k = at.integer<std::int32_t>(words[6], "k");
-      if (!k) return k.error();
-      std::vector<Access> accesses;
-      for (std::size_t a = 7; a < words.size(); ++a) {
-        const auto colon = words[a].find(':');
-        if (colon == std::string_view::npos) return at.error("access", "'" + std::string(words[a]) + "' is not MODE:DATA (e.g. R:3)");
-        auto mode = access_mode_from(words[a].substr(0, colon));
-        if (!mode) return at.error("access", "mode '" + std::string(words[a].substr(0, colon)) + "' is not R, W or RW");
-        auto data = at.integer<DataId>(words[a].substr(colon + 1), "access");
-        if (!data) return data.error();
-        if (*data >= builder->data_count()) {
-          return at.error("access", "data " + std::to_string(*data) + " is not declared (" + std::to_string(builder->data_count()) +
-                                        " data so far)");
-        }
-        accesses.push_back({*data, *mode});
-      }
-      builder->add_task(builder->kind(std::string(words[1])), accesses, *flops, *i, *j, *k, *priority);
+      if (auto status = read_task_line(at, words, state); !status) return status.error();
     } else if (keyword == "dep") {
       if (words.size() != 3) return at.error("dep", "expected 'dep BEFORE AFTER'");
       auto before = at.integer<TaskId>(words[1], "before");
@@ -321,29 +368,17 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
       for (std::size_t i = 1; i < words.size(); ++i) {
         auto task = at.integer<TaskId>(words[i], "order");
         if (!task) return task.error();
-        order.push_back(*task);
+        state.order.push_back(*task);
       }
     } else {
       return at.error("", "unknown record '" + std::string(keyword) + "' (expected name, generator, kind, data, task, dep or order)");
     }
   }
   if (!header) return make_error(source + ": empty file, not a tilelens workload");
-  if (!order.empty()) builder->set_submission_order(std::move(order));
+  if (!state.order.empty()) builder->set_submission_order(std::move(state.order));
   auto workload = std::move(*builder).finish();
   if (!workload) return make_error(source + ": " + workload.error().message);
-  if (!workload->generator().name.empty()) {
-    const std::string& spec = workload->generator().spec;
-    auto difference = first_difference_from_generator(*workload);
-    if (!difference) {
-      return make_error(source + ": the generator line's spec '" + spec + "' does not generate a workload: " + difference.error().message +
-                        "; delete the generator line to use the file as it is");
-    }
-    if (*difference) {
-      return make_error(source + ": the file is not what its generator line's spec '" + spec +
-                        "' generates (their file forms first differ at line " + std::to_string(**difference) +
-                        "); the bounds and run keys would follow that line, so delete it to use the file as it is");
-    }
-  }
+  if (auto status = check_generator_line(*workload, source); !status) return status.error();
   return workload;
 }
 
