@@ -758,12 +758,6 @@ Result<StarpuExecution> StarpuImporter::run() {
 // and with --rank the other ranks' tasks, are skipped and counted.
 Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
   const std::string& tasks_name = sources_.tasks_name;
-  const StarpuImportOptions& options = options_;
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& by_job = by_job_;
-  auto& ranks = ranks_;
-  auto& kept = kept_;
   std::map<std::string, std::size_t> control_records;
   std::size_t sync_records = 0, other_ranks = 0;
   double total_flops = 0;
@@ -774,44 +768,44 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     }
     auto task = read_task(record, tasks_name);
     if (!task) return task.error();
-    if (!by_job.emplace(task->job, tasks.size()).second) {
+    if (!by_job_.emplace(task->job, tasks_.size()).second) {
       return make_error(tasks_name + ":" + std::to_string(record.line) + ": JobId " + shown(task->job) + " appears twice");
     }
     total_flops += task->gflop.value_or(0) * 1e9;
     if (total_flops > kMaxTotalFlops) {
       return make_error(tasks_name + ":" + std::to_string(task->flops_line) +
-                        ": field 'GFlop': the tasks up to this one add up to more than the 1e15 GFlop a trace may hold");
+                        ": field 'GFlop': the tasks_ up to this one add up to more than the 1e15 GFlop a trace may hold");
     }
     bool keep = true;
     if (is_sync_record(*task)) {
       ++sync_records;
       keep = false;
     } else {
-      ranks.insert(task->rank);
-      if (options.rank && task->rank != *options.rank) {
+      ranks_.insert(task->rank);
+      if (options_.rank && task->rank != *options_.rank) {
         ++other_ranks;
         keep = false;
       }
     }
-    kept.push_back(keep);
-    tasks.push_back(std::move(*task));
+    kept_.push_back(keep);
+    tasks_.push_back(std::move(*task));
   }
   for (const auto& [value, count] : control_records) {
-    result.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks");
+    result_.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks_");
   }
   if (sync_records) {
-    result.notes.push_back("skipped " + std::to_string(sync_records) +
+    result_.notes.push_back("skipped " + std::to_string(sync_records) +
                            " records of StarPU's own synchronisation (_starpu_*, starpu_data_unregister): no codelet ran; "
-                           "dependencies through them are kept");
+                           "dependencies through them are kept_");
   }
-  if (options.rank && !ranks.count(*options.rank)) {
+  if (options_.rank && !ranks_.count(*options_.rank)) {
     std::vector<std::string> listed;
-    for (auto r : ranks) listed.push_back(std::to_string(r));
-    return make_error(tasks_name + ": no task of MPI rank " + std::to_string(*options.rank) + " (the file has rank" +
+    for (auto r : ranks_) listed.push_back(std::to_string(r));
+    return make_error(tasks_name + ": no task of MPI rank " + std::to_string(*options_.rank) + " (the file has rank" +
                       (listed.size() == 1 ? " " : "s ") + joined(listed) + ")");
   }
-  if (other_ranks) result.notes.push_back("skipped " + std::to_string(other_ranks) + " tasks of other MPI ranks (--rank)");
-  if (std::count(kept.begin(), kept.end(), 1) == 0) {
+  if (other_ranks) result_.notes.push_back("skipped " + std::to_string(other_ranks) + " tasks_ of other MPI ranks_ (--rank)");
+  if (std::count(kept_.begin(), kept_.end(), 1) == 0) {
     return make_error(tasks_name + ": no task records (expected 'JobId:' records as starpu_fxt_tool writes)");
   }
   return Status::success();
@@ -821,37 +815,33 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
 // else the file's.
 void StarpuImporter::order_submissions() {
   const std::string& tasks_name = sources_.tasks_name;
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& kept = kept_;
-  auto& order = order_;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (kept[i]) order.push_back(i);
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    if (kept_[i]) order_.push_back(i);
   }
-  const bool all_ordered = std::all_of(order.begin(), order.end(), [&](std::size_t i) { return tasks[i].submit_order.has_value(); });
+  const bool all_ordered = std::all_of(order_.begin(), order_.end(), [&](std::size_t i) { return tasks_[i].submit_order.has_value(); });
   auto numeric_job = [](const std::string& job) -> std::optional<std::int64_t> {
     std::int64_t value = 0;
     const auto r = std::from_chars(job.data(), job.data() + job.size(), value);
     if (r.ec != std::errc() || r.ptr != job.data() + job.size()) return std::nullopt;
     return value;
   };
-  const bool numeric = std::all_of(order.begin(), order.end(), [&](std::size_t i) { return numeric_job(tasks[i].job).has_value(); });
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (tasks[a].rank != tasks[b].rank) return tasks[a].rank < tasks[b].rank;
-    if (all_ordered) return *tasks[a].submit_order < *tasks[b].submit_order;
-    if (numeric) return *numeric_job(tasks[a].job) < *numeric_job(tasks[b].job);
+  const bool numeric = std::all_of(order_.begin(), order_.end(), [&](std::size_t i) { return numeric_job(tasks_[i].job).has_value(); });
+  std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+    if (tasks_[a].rank != tasks_[b].rank) return tasks_[a].rank < tasks_[b].rank;
+    if (all_ordered) return *tasks_[a].submit_order < *tasks_[b].submit_order;
+    if (numeric) return *numeric_job(tasks_[a].job) < *numeric_job(tasks_[b].job);
     return false;
   });
   if (all_ordered) {
     Tally tied;
-    for (std::size_t i = 1; i < order.size(); ++i) {
-      const ParsedTask& t = tasks[order[i]];
-      const ParsedTask& before = tasks[order[i - 1]];
+    for (std::size_t i = 1; i < order_.size(); ++i) {
+      const ParsedTask& t = tasks_[order_[i]];
+      const ParsedTask& before = tasks_[order_[i - 1]];
       if (t.rank == before.rank && *t.submit_order == *before.submit_order) {
         tied.add("SubmitOrder " + std::to_string(*t.submit_order) + " at " + tasks_name + ":" + std::to_string(t.line));
       }
     }
-    tied.report(result.warnings, "tasks share their SubmitOrder with another task; among those the file's order was kept");
+    tied.report(result_.warnings, "tasks_ share their SubmitOrder with another task; among those the file's order_ was kept_");
   }
 }
 
@@ -859,14 +849,11 @@ void StarpuImporter::order_submissions() {
 // per-kind rates), so that is refused rather than chosen.
 Status StarpuImporter::name_kinds() {
   const std::string& tasks_name = sources_.tasks_name;
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& order = order_;
   {
     std::map<std::string, std::string> named;  // the word -> the Name it came from
     Tally renamed;
-    for (std::size_t index : order) {
-      ParsedTask& t = tasks[index];
+    for (std::size_t index : order_) {
+      ParsedTask& t = tasks_[index];
       std::string word = as_name(t.kind, true);
       const auto [it, added] = named.emplace(word, t.kind);
       const std::string at = tasks_name + ":" + std::to_string(t.kind_line ? t.kind_line : t.line);
@@ -882,7 +869,7 @@ Status StarpuImporter::name_kinds() {
       if (added && word != t.kind) renamed.add("'" + shown(t.kind) + "' became '" + shown(word) + "' at " + at);
       t.kind = std::move(word);
     }
-    renamed.report(result.warnings, "task kinds had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
+    renamed.report(result_.warnings, "task kinds had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
   }
   return Status::success();
 }
@@ -892,22 +879,15 @@ Status StarpuImporter::name_kinds() {
 void StarpuImporter::match_registrations() {
   const std::string& tasks_name = sources_.tasks_name;
   const std::string& data_name = sources_.data_name;
-  const StarpuSources& sources = sources_;
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& order = order_;
-  auto& registrations = registrations_;
-  auto& access_keys = access_keys_;
-  auto& data_info = data_info_;
-  access_keys.assign(tasks.size(), {});
+  access_keys_.assign(tasks_.size(), {});
   Tally tasks_disagree;
-  for (std::size_t index : order) {
-    const ParsedTask& t = tasks[index];
+  for (std::size_t index : order_) {
+    const ParsedTask& t = tasks_[index];
     for (std::size_t a = 0; a < t.handles.size(); ++a) {
       const std::uint64_t size = a < t.sizes.size() ? t.sizes[a] : 0;
       const RegistrationKey key{t.rank, t.handles[a], epochs_->epoch(t.rank, t.handles[a], t.submit_ms ? t.submit_ms : t.start_ms, size)};
-      access_keys[index].push_back(key);
-      Registration& r = registrations[key];
+      access_keys_[index].push_back(key);
+      Registration& r = registrations_[key];
       if (a >= t.sizes.size()) continue;
       const std::uint64_t bytes = t.sizes[a];
       const std::string here = tasks_name + ":" + std::to_string(t.sizes_line);
@@ -920,13 +900,13 @@ void StarpuImporter::match_registrations() {
       }
     }
   }
-  tasks_disagree.report(result.warnings, "registrations have different Sizes in different tasks; the largest was kept");
+  tasks_disagree.report(result_.warnings, "registrations_ have different Sizes in different tasks_; the largest was kept");
   Tally files_disagree, undescribed;
   std::size_t several_registrations = 0;
-  for (auto& [key, r] : registrations) {
-    const auto described = data_info.find({key.rank, key.handle});
-    if (described == data_info.end() || key.epoch >= described->second.size()) {
-      if (sources.data != nullptr) undescribed.add("handle " + hex(key.handle) + " (" + r.where + ")");
+  for (auto& [key, r] : registrations_) {
+    const auto described = data_info_.find({key.rank, key.handle});
+    if (described == data_info_.end() || key.epoch >= described->second.size()) {
+      if (sources_.data != nullptr) undescribed.add("handle " + hex(key.handle) + " (" + r.where + ")");
       continue;
     }
     const ParsedData& d = described->second[key.epoch];
@@ -941,29 +921,25 @@ void StarpuImporter::match_registrations() {
                          " at " + there);
     }
   }
-  if (sources.paje == nullptr) {
-    for (const auto& [key, described] : data_info) several_registrations += described.size() > 1;
+  if (sources_.paje == nullptr) {
+    for (const auto& [key, described] : data_info_) several_registrations += described.size() > 1;
   }
-  files_disagree.report(result.warnings, "registrations have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
+  files_disagree.report(result_.warnings, "registrations_ have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
                                             tasks_name + "'s was kept");
-  undescribed.report(result.warnings, "registrations have no record in " + data_name + " (no name, no coordinates)");
+  undescribed.report(result_.warnings, "registrations_ have no record in " + data_name + " (no name, no coordinates)");
   if (several_registrations) {
-    result.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered several times (" + data_name +
-                              "); without paje.trace only registrations of different sizes are told apart");
+    result_.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered several times (" + data_name +
+                              "); without paje.trace only registrations_ of different sizes are told apart");
   }
 }
 
 // Flops: the application's GFlop, or the kernel's count from its name and tile shape (exact,
 // where GFlop's %f rounded it).
 void StarpuImporter::count_flops() {
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& order = order_;
-  auto& flops = flops_;
-  flops.assign(tasks.size(), 0);
+  flops_.assign(tasks_.size(), 0);
   std::map<std::string, std::size_t> from_names;
-  for (std::size_t index : order) {
-    const ParsedTask& t = tasks[index];
+  for (std::size_t index : order_) {
+    const ParsedTask& t = tasks_[index];
     std::optional<double> counted;
     std::size_t written = t.handles.size();
     for (std::size_t a = 0; a < t.modes.size(); ++a) {
@@ -985,41 +961,37 @@ void StarpuImporter::count_flops() {
       if (side > 0) counted = kernel_flops(t.name, side);
     }
     if (t.gflop && !(counted && std::fabs(*t.gflop * 1e9 - *counted) <= 501)) {
-      flops[index] = *t.gflop * 1e9;
+      flops_[index] = *t.gflop * 1e9;
     } else if (counted) {
-      flops[index] = *counted;
+      flops_[index] = *counted;
       if (!t.gflop) ++from_names[t.kind];
     }
   }
   if (!from_names.empty()) {
     std::vector<std::string> listed;
     for (const auto& [kind, count] : from_names) listed.push_back(kind + " " + std::to_string(count));
-    result.notes.push_back("flops from the kernel name and tile shape, for tasks without GFlop: " + joined(listed));
+    result_.notes.push_back("flops_ from the kernel name and tile shape, for tasks_ without GFlop: " + joined(listed));
   }
 }
 
 void StarpuImporter::fill_missing_flops() {
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& order = order_;
-  auto& flops = flops_;
-  // Tasks without flops get the flops their kind's mean measured time is worth at the rate
-  // of the kind (or of the run, or 1 GFlop/s when nothing has flops): a replay never
+  // Tasks without flops_ get the flops_ their kind's mean measured time is worth at the rate
+  // of the kind (or of the run, or 1 GFlop/s when nothing has flops_): a replay never
   // computes them in zero time, and a platform's per-kind rate rescales them like any other.
-  std::map<std::string, std::pair<double, double>> kind_rate;  // flops, ns of tasks with flops
-  std::map<std::string, std::pair<double, std::size_t>> kind_time;  // ns, count of tasks without
+  std::map<std::string, std::pair<double, double>> kind_rate;  // flops_, ns of tasks_ with flops_
+  std::map<std::string, std::pair<double, std::size_t>> kind_time;  // ns, count of tasks_ without
   double all_flops = 0, all_ns = 0, every_ns = 0;
   std::size_t every = 0;
-  for (std::size_t index : order) {
-    const ParsedTask& t = tasks[index];
+  for (std::size_t index : order_) {
+    const ParsedTask& t = tasks_[index];
     if (!t.executed()) continue;
     const double ns = (*t.end_ms - *t.start_ms) * 1e6;
     every_ns += ns;
     ++every;
-    if (flops[index] > 0) {
-      kind_rate[t.kind].first += flops[index];
+    if (flops_[index] > 0) {
+      kind_rate[t.kind].first += flops_[index];
       kind_rate[t.kind].second += ns;
-      all_flops += flops[index];
+      all_flops += flops_[index];
       all_ns += ns;
     } else {
       kind_time[t.kind].first += ns;
@@ -1029,9 +1001,9 @@ void StarpuImporter::fill_missing_flops() {
   const double run_rate = all_ns > 0 && all_flops > 0 ? all_flops / all_ns : 1.0;
   const double mean_ns = every ? every_ns / static_cast<double>(every) : 0;
   std::map<std::string, double> equivalent;
-  for (std::size_t index : order) {
-    const ParsedTask& t = tasks[index];
-    if (flops[index] > 0) continue;
+  for (std::size_t index : order_) {
+    const ParsedTask& t = tasks_[index];
+    if (flops_[index] > 0) continue;
     auto it = equivalent.find(t.kind);
     if (it == equivalent.end()) {
       const auto time = kind_time.find(t.kind);
@@ -1041,47 +1013,38 @@ void StarpuImporter::fill_missing_flops() {
       const double per_ns = rate != kind_rate.end() && rate->second.second > 0 ? rate->second.first / rate->second.second : run_rate;
       it = equivalent.emplace(t.kind, std::min(ns * per_ns, kMaxTaskFlops)).first;
     }
-    flops[index] = it->second;
+    flops_[index] = it->second;
   }
   if (!equivalent.empty()) {
     std::vector<std::string> listed;
     for (const auto& [kind, f] : equivalent) listed.push_back(kind + " " + format_fixed(f / 1e9, 6) + " GFlop");
-    result.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops its kind's mean measured time is "
+    result_.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops_ its kind's mean measured time is "
                            "worth at the run's rate: " + joined(listed));
   }
 }
 
 // The workload's name: the rest of a line, which loses its outer spaces.
 void StarpuImporter::name_workload() {
-  const StarpuImportOptions& options = options_;
-  StarpuExecution& result = result_;
-  name_ = as_name(options.workload_name, false);  // the rest of a line, which loses its outer spaces
+  name_ = as_name(options_.workload_name, false);  // the rest of a line, which loses its outer spaces
   name_.erase(0, std::min(name_.size(), name_.find_first_not_of(' ')));
   while (!name_.empty() && name_.back() == ' ') name_.pop_back();
-  if (name_ != options.workload_name) {
-    result.warnings.push_back("the workload name '" + shown(options.workload_name) + "' became '" + shown(name_) + "'");
+  if (name_ != options_.workload_name) {
+    result_.warnings.push_back("the workload name '" + shown(options_.workload_name) + "' became '" + shown(name_) + "'");
   }
 }
 
 // The workload: data in order of first access, every kept task (compute-only when it has no
 // data of non-zero size).
 Status StarpuImporter::add_tasks(WorkloadBuilder& builder) {
-  auto& tasks = tasks_;
-  auto& order = order_;
-  auto& registrations = registrations_;
-  auto& access_keys = access_keys_;
-  auto& flops = flops_;
-  auto& task_id = task_id_;
-  auto& data_keys = data_keys_;
-  task_id.assign(tasks.size(), kNoId);
+  task_id_.assign(tasks_.size(), kNoId);
   std::uint64_t total_bytes = 0;
-  for (std::size_t index : order) {
-    const ParsedTask& t = tasks[index];
+  for (std::size_t index : order_) {
+    const ParsedTask& t = tasks_[index];
     std::vector<Access> accesses;
     std::optional<std::pair<std::int32_t, std::int32_t>> output, first_input;
     for (std::size_t a = 0; a < t.handles.size(); ++a) {
-      const RegistrationKey& key = access_keys[index][a];
-      auto found = registrations.find(key);
+      const RegistrationKey& key = access_keys_[index][a];
+      auto found = registrations_.find(key);
       Registration& r = found->second;
       if (r.bytes == 0) {
         ++zero_sized_;
@@ -1094,8 +1057,8 @@ Status StarpuImporter::add_tasks(WorkloadBuilder& builder) {
           return make_error(r.where + ": field '" + (r.from_data ? "Size" : "Sizes") + "': the data up to handle " + hex(key.handle) +
                             " add up to more than 2^62 bytes (4 EiB)");
         }
-        r.id = static_cast<DataId>(data_keys.size());
-        data_keys.push_back(&found->first);
+        r.id = static_cast<DataId>(data_keys_.size());
+        data_keys_.push_back(&found->first);
       }
       // StarPU may list one handle twice in a task; tilelens wants it once with both accesses.
       auto same = std::find_if(accesses.begin(), accesses.end(), [&](const Access& x) { return x.data == r.id; });
@@ -1120,7 +1083,7 @@ Status StarpuImporter::add_tasks(WorkloadBuilder& builder) {
       if (first_input) k = first_input->first == i ? first_input->second : first_input->first;
     }
     if (t.iteration) k = static_cast<std::int32_t>(*t.iteration);
-    task_id[index] = builder.add_task(builder.kind(t.kind), accesses, flops[index], i, j, k, t.priority);
+    task_id_[index] = builder.add_task(builder.kind(t.kind), accesses, flops_[index], i, j, k, t.priority);
   }
   return Status::success();
 }
@@ -1128,14 +1091,9 @@ Status StarpuImporter::add_tasks(WorkloadBuilder& builder) {
 // The data, named from data.rec (with their coordinates) or by handle.
 void StarpuImporter::add_data(WorkloadBuilder& builder) {
   const std::string& data_name = sources_.data_name;
-  const StarpuImportOptions& options = options_;
-  StarpuExecution& result = result_;
-  auto& ranks = ranks_;
-  auto& registrations = registrations_;
-  auto& data_keys = data_keys_;
   Tally renamed_data, far_coordinates;
-  for (const RegistrationKey* key : data_keys) {
-    const Registration& r = registrations.at(*key);
+  for (const RegistrationKey* key : data_keys_) {
+    const Registration& r = registrations_.at(*key);
     Data d;
     d.bytes = r.bytes;
     std::string base = "h" + hex(key->handle);
@@ -1163,39 +1121,34 @@ void StarpuImporter::add_data(WorkloadBuilder& builder) {
         far_coordinates.add(data_name + ":" + std::to_string(described.line));
       }
     }
-    d.name = ranks.size() > 1 && !options.rank ? "r" + std::to_string(key->rank) + "." + base : base;
+    d.name = ranks_.size() > 1 && !options_.rank ? "r" + std::to_string(key->rank) + "." + base : base;
     builder.add_data(std::move(d));
   }
-  renamed_data.report(result.warnings, "data names had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
-  far_coordinates.report(result.warnings, "data have Coordinates beyond 32 bits and were left without a tile position");
-  if (zero_sized_) result.notes.push_back("left out " + std::to_string(zero_sized_) + " accesses to registrations of size 0: no data moves for them");
-  if (compute_only_) result.notes.push_back(std::to_string(compute_only_) + " tasks access no data of non-zero size: kept as compute-only tasks");
+  renamed_data.report(result_.warnings, "data names had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
+  far_coordinates.report(result_.warnings, "data have Coordinates beyond 32 bits and were left without a tile position");
+  if (zero_sized_) result_.notes.push_back("left out " + std::to_string(zero_sized_) + " accesses to registrations_ of size 0: no data moves for them");
+  if (compute_only_) result_.notes.push_back(std::to_string(compute_only_) + " tasks access no data of non-zero size: kept as compute-only tasks");
 }
 
 // Dependencies from DependsOn; an edge through a skipped record links its neighbours.
 void StarpuImporter::add_dependencies(WorkloadBuilder& builder) {
   const std::string& tasks_name = sources_.tasks_name;
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& by_job = by_job_;
-  auto& order = order_;
-  auto& task_id = task_id_;
-  const bool any_depends = std::any_of(order.begin(), order.end(), [&](std::size_t i) { return tasks[i].has_depends; });
+  const bool any_depends = std::any_of(order_.begin(), order_.end(), [&](std::size_t i) { return tasks_[i].has_depends; });
   if (any_depends) {
     std::size_t unknown = 0;
-    std::vector<std::vector<TaskId>> resolved(tasks.size());
-    std::vector<char> state(tasks.size(), 0);  // 0 new, 1 in progress, 2 done
-    // The kept tasks a task stands for as a predecessor: itself, or (skipped) its own kept predecessors.
+    std::vector<std::vector<TaskId>> resolved(tasks_.size());
+    std::vector<char> state(tasks_.size(), 0);  // 0 new, 1 in progress, 2 done
+    // The kept tasks_ a task stands for as a predecessor: itself, or (skipped) its own kept predecessors.
     std::function<const std::vector<TaskId>&(std::size_t)> kept_ancestors = [&](std::size_t index) -> const std::vector<TaskId>& {
       if (state[index] == 2 || state[index] == 1) return resolved[index];
       state[index] = 1;
       std::set<TaskId> out;
-      if (task_id[index] != kNoId) {
-        out.insert(task_id[index]);
+      if (task_id_[index] != kNoId) {
+        out.insert(task_id_[index]);
       } else {
-        for (const auto& job : tasks[index].depends_on) {
-          auto it = by_job.find(job);
-          if (it == by_job.end()) continue;
+        for (const auto& job : tasks_[index].depends_on) {
+          auto it = by_job_.find(job);
+          if (it == by_job_.end()) continue;
           for (TaskId t : kept_ancestors(it->second)) out.insert(t);
         }
       }
@@ -1203,23 +1156,23 @@ void StarpuImporter::add_dependencies(WorkloadBuilder& builder) {
       state[index] = 2;
       return resolved[index];
     };
-    for (std::size_t index : order) {
+    for (std::size_t index : order_) {
       std::set<TaskId> before;
-      for (const auto& job : tasks[index].depends_on) {
-        auto it = by_job.find(job);
-        if (it == by_job.end()) {
+      for (const auto& job : tasks_[index].depends_on) {
+        auto it = by_job_.find(job);
+        if (it == by_job_.end()) {
           ++unknown;
           continue;
         }
         for (TaskId t : kept_ancestors(it->second)) before.insert(t);
       }
-      before.erase(task_id[index]);
-      for (TaskId t : before) builder.add_dependency(t, task_id[index]);
+      before.erase(task_id_[index]);
+      for (TaskId t : before) builder.add_dependency(t, task_id_[index]);
     }
-    if (unknown) result.warnings.push_back(std::to_string(unknown) + " DependsOn entries name jobs not in " + tasks_name + " and were left out");
+    if (unknown) result_.warnings.push_back(std::to_string(unknown) + " DependsOn entries name jobs not in " + tasks_name + " and were left out");
   } else {
     builder.derive_data_dependencies();
-    result.warnings.push_back(tasks_name + " has no DependsOn fields: dependencies derived from the data accesses in submission order");
+    result_.warnings.push_back(tasks_name + " has no DependsOn fields: dependencies derived from the data accesses in submission order_");
   }
 }
 
@@ -1228,44 +1181,39 @@ void StarpuImporter::add_dependencies(WorkloadBuilder& builder) {
 // its RAM as one bounded memory (its host being the disk, darts section 7.3).
 Status StarpuImporter::lay_out_workers() {
   const std::string& tasks_name = sources_.tasks_name;
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& order = order_;
-  auto& node_of_worker = node_of_worker_;
-  auto& lane_of = lane_of_;
-  for (std::size_t index : order) {
-    const ParsedTask& t = tasks[index];
-    if (t.executed()) node_of_worker.emplace(std::pair{t.rank, *t.worker}, t.memory_node.value_or(0));
+  for (std::size_t index : order_) {
+    const ParsedTask& t = tasks_[index];
+    if (t.executed()) node_of_worker_.emplace(std::pair{t.rank, *t.worker}, t.memory_node.value_or(0));
   }
 
-  const bool has_device_nodes = std::any_of(node_of_worker.begin(), node_of_worker.end(), [](const auto& w) { return w.second != 0; });
+  const bool has_device_nodes = std::any_of(node_of_worker_.begin(), node_of_worker_.end(), [](const auto& w) { return w.second != 0; });
   std::vector<std::pair<std::int64_t, std::int64_t>> bounded, on_host;  // (rank, worker)
-  for (const auto& [worker, node] : node_of_worker) (has_device_nodes && node == 0 ? on_host : bounded).push_back(worker);
+  for (const auto& [worker, node] : node_of_worker_) (has_device_nodes && node == 0 ? on_host : bounded).push_back(worker);
   std::stable_sort(bounded.begin(), bounded.end(), [&](const auto& a, const auto& b) {
-    return std::tuple(a.first, node_of_worker[a], a.second) < std::tuple(b.first, node_of_worker[b], b.second);
+    return std::tuple(a.first, node_of_worker_[a], a.second) < std::tuple(b.first, node_of_worker_[b], b.second);
   });
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> per_node;  // (rank, node) -> workers
-  for (const auto& w : bounded) ++per_node[{w.first, node_of_worker[w]}];
+  for (const auto& w : bounded) ++per_node[{w.first, node_of_worker_[w]}];
   std::set<std::uint32_t> sizes_of_nodes;
   for (const auto& [node, count] : per_node) sizes_of_nodes.insert(count);
-  result.gpus = static_cast<std::uint32_t>(bounded.size());
-  result.cpus = static_cast<std::uint32_t>(on_host.size());
-  result.out_of_core = !has_device_nodes && !bounded.empty();
-  result.workers_per_memory = 1;
+  result_.gpus = static_cast<std::uint32_t>(bounded.size());
+  result_.cpus = static_cast<std::uint32_t>(on_host.size());
+  result_.out_of_core = !has_device_nodes && !bounded.empty();
+  result_.workers_per_memory = 1;
   if (sizes_of_nodes.size() == 1) {
-    result.workers_per_memory = *sizes_of_nodes.begin();
+    result_.workers_per_memory = *sizes_of_nodes.begin();
   } else if (sizes_of_nodes.size() > 1) {
-    result.warnings.push_back("memory nodes have different numbers of workers, which a platform cannot describe: each worker is given "
+    result_.warnings.push_back("memory nodes have different numbers of workers, which a platform cannot describe: each worker is given "
                               "a memory of its own");
   }
-  if (result.gpus + result.cpus > kMaxWorkers) {
-    return make_error(tasks_name + ": " + std::to_string(result.gpus + result.cpus) + " workers, more than the " + std::to_string(kMaxWorkers) +
+  if (result_.gpus + result_.cpus > kMaxWorkers) {
+    return make_error(tasks_name + ": " + std::to_string(result_.gpus + result_.cpus) + " workers, more than the " + std::to_string(kMaxWorkers) +
                       " a platform holds");
   }
   for (const auto& list : {bounded, on_host}) {
     for (const auto& w : list) {
-      lane_of[w] = static_cast<GpuId>(result.lanes.size());
-      result.lanes.push_back({w.first, w.second, node_of_worker[w]});
+      lane_of_[w] = static_cast<GpuId>(result_.lanes.size());
+      result_.lanes.push_back({w.first, w.second, node_of_worker_[w]});
     }
   }
   return Status::success();
@@ -1273,78 +1221,63 @@ Status StarpuImporter::lay_out_workers() {
 
 // Times: from the first task start or transfer, whichever came first.
 void StarpuImporter::time_executions() {
-  const StarpuImportOptions& options = options_;
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& order = order_;
-  auto& task_id = task_id_;
-  auto& lane_of = lane_of_;
-  auto& origin = origin_;
-  auto& transfers = transfers_;
-  auto& executions = executions_;
-  auto& paje = paje_;
-  for (std::size_t index : order) {
-    if (tasks[index].executed()) origin = std::min(origin.value_or(*tasks[index].start_ms), *tasks[index].start_ms);
+  for (std::size_t index : order_) {
+    if (tasks_[index].executed()) origin_ = std::min(origin_.value_or(*tasks_[index].start_ms), *tasks_[index].start_ms);
   }
-  if (origin) {
-    for (const PajeTransfer& t : paje.transfers) {
-      if (options.rank && t.rank != *options.rank) continue;
+  if (origin_) {
+    for (const PajeTransfer& t : paje_.transfers) {
+      if (options_.rank && t.rank != *options_.rank) continue;
       if (t.source < 0 || t.destination < 0 || t.end_ms < t.start_ms) {
         ++incomplete_transfers_;
         continue;
       }
-      origin = std::min(*origin, t.start_ms);
-      transfers.push_back(&t);
+      origin_ = std::min(*origin_, t.start_ms);
+      transfers_.push_back(&t);
     }
   }
-  for (std::size_t index : order) {
-    const ParsedTask& t = tasks[index];
+  for (std::size_t index : order_) {
+    const ParsedTask& t = tasks_[index];
     if (!t.executed()) {
-      ++result.unexecuted_tasks;
+      ++result_.unexecuted_tasks;
       continue;
     }
     const std::int64_t start = ns_of(*t.start_ms), end = ns_of(*t.end_ms);
-    executions.push_back({task_id[index], lane_of.at({t.rank, *t.worker}), 0, 0, start, start, end});
+    executions_.push_back({task_id_[index], lane_of_.at({t.rank, *t.worker}), 0, 0, start, start, end});
   }
 }
 
 // One worker runs one task at a time: an overlap means two workers' tasks were merged.
 Status StarpuImporter::check_lanes_and_number() {
   const std::string& tasks_name = sources_.tasks_name;
-  StarpuExecution& result = result_;
-  auto& tasks = tasks_;
-  auto& order = order_;
-  auto& task_id = task_id_;
-  auto& executions = executions_;
   {
-    std::vector<std::size_t> by_lane(executions.size());
+    std::vector<std::size_t> by_lane(executions_.size());
     for (std::size_t i = 0; i < by_lane.size(); ++i) by_lane[i] = i;
     std::sort(by_lane.begin(), by_lane.end(), [&](std::size_t a, std::size_t b) {
-      return std::tie(executions[a].gpu, executions[a].start_ns, executions[a].end_ns) <
-             std::tie(executions[b].gpu, executions[b].start_ns, executions[b].end_ns);
+      return std::tie(executions_[a].gpu, executions_[a].start_ns, executions_[a].end_ns) <
+             std::tie(executions_[b].gpu, executions_[b].start_ns, executions_[b].end_ns);
     });
-    std::vector<std::size_t> index_of(result.workload.task_count());
-    for (std::size_t index : order) index_of[task_id[index]] = index;
+    std::vector<std::size_t> index_of(result_.workload.task_count());
+    for (std::size_t index : order_) index_of[task_id_[index]] = index;
     for (std::size_t i = 1; i < by_lane.size(); ++i) {
-      const TaskRecord& a = executions[by_lane[i - 1]];
-      const TaskRecord& b = executions[by_lane[i]];
+      const TaskRecord& a = executions_[by_lane[i - 1]];
+      const TaskRecord& b = executions_[by_lane[i]];
       if (a.gpu != b.gpu || b.start_ns >= a.end_ns) continue;
-      const ParsedTask& first = tasks[index_of[a.task]];
-      const ParsedTask& second = tasks[index_of[b.task]];
-      const StarpuLane& lane = result.lanes[a.gpu];
+      const ParsedTask& first = tasks_[index_of[a.task]];
+      const ParsedTask& second = tasks_[index_of[b.task]];
+      const StarpuLane& lane = result_.lanes[a.gpu];
       return make_error(tasks_name + ":" + std::to_string(second.line) + ": JobId " + shown(second.job) + " starts on worker " +
                         std::to_string(lane.worker) + " of MPI rank " + std::to_string(lane.rank) + " before JobId " + shown(first.job) +
                         " (line " + std::to_string(first.line) + ") ends there: a worker runs one task at a time, so the trace merges "
                         "two workers (ranks without MPIRank, or files concatenated)");
     }
   }
-  std::sort(executions.begin(), executions.end(), [](const TaskRecord& a, const TaskRecord& b) {
+  std::sort(executions_.begin(), executions_.end(), [](const TaskRecord& a, const TaskRecord& b) {
     return std::tie(a.start_ns, a.end_ns, a.task) < std::tie(b.start_ns, b.end_ns, b.task);
   });
-  std::vector<std::uint32_t> per_lane(result.lanes.size(), 0);
-  for (std::size_t i = 0; i < executions.size(); ++i) {
-    executions[i].global_order = static_cast<std::uint32_t>(i);
-    executions[i].gpu_order = per_lane[executions[i].gpu]++;
+  std::vector<std::uint32_t> per_lane(result_.lanes.size(), 0);
+  for (std::size_t i = 0; i < executions_.size(); ++i) {
+    executions_[i].global_order = static_cast<std::uint32_t>(i);
+    executions_[i].gpu_order = per_lane[executions_[i].gpu]++;
   }
   return Status::success();
 }
@@ -1353,36 +1286,31 @@ Status StarpuImporter::check_lanes_and_number() {
 // write-backs; a load serves the first task of that memory that reads the data after it
 // arrived.
 void StarpuImporter::match_transfers() {
-  const StarpuSources& sources = sources_;
-  StarpuExecution& result = result_;
-  auto& registrations = registrations_;
-  auto& transfers = transfers_;
-  auto& executions = executions_;
   std::map<std::pair<std::int64_t, std::int64_t>, GpuId> first_lane_of_node;  // (rank, node)
-  for (std::size_t l = 0; l < result.lanes.size(); ++l) {
-    const StarpuLane& lane = result.lanes[l];
-    if (l < result.gpus) first_lane_of_node.emplace(std::pair{lane.rank, lane.memory_node}, static_cast<GpuId>(l));
+  for (std::size_t l = 0; l < result_.lanes.size(); ++l) {
+    const StarpuLane& lane = result_.lanes[l];
+    if (l < result_.gpus) first_lane_of_node.emplace(std::pair{lane.rank, lane.memory_node}, static_cast<GpuId>(l));
   }
   std::size_t without_handle = 0, unmatched = 0, between_host_nodes = 0;
   std::map<std::string, std::size_t> transfer_types;
   std::map<std::pair<GpuId, DataId>, std::vector<std::pair<std::int64_t, TaskId>>> uses;  // (first lane of node, data) -> starts
-  for (const TaskRecord& e : executions) {
-    if (e.gpu >= result.gpus) continue;
-    const GpuId node_lane = first_lane_of_node.at({result.lanes[e.gpu].rank, result.lanes[e.gpu].memory_node});
-    for (const Access& a : result.workload.accesses(e.task)) {
+  for (const TaskRecord& e : executions_) {
+    if (e.gpu >= result_.gpus) continue;
+    const GpuId node_lane = first_lane_of_node.at({result_.lanes[e.gpu].rank, result_.lanes[e.gpu].memory_node});
+    for (const Access& a : result_.workload.accesses(e.task)) {
       if (a.mode != AccessMode::Write) uses[{node_lane, a.data}].push_back({e.start_ns, e.task});
     }
   }
   for (auto& [key, list] : uses) std::sort(list.begin(), list.end());
-  for (const PajeTransfer* t : transfers) {
+  for (const PajeTransfer* t : transfers_) {
     ++transfer_types[t->type];
     if (!t->handle) {
       ++without_handle;
       continue;
     }
-    // Without paje.trace's registrations there is no transfer either: the epoch is by time.
-    const auto reg = registrations.find({t->rank, *t->handle, epochs_->epoch(t->rank, *t->handle, t->start_ms, 0)});
-    if (reg == registrations.end() || reg->second.id == kNoId) {
+    // Without paje.trace's registrations_ there is no transfer either: the epoch is by time.
+    const auto reg = registrations_.find({t->rank, *t->handle, epochs_->epoch(t->rank, *t->handle, t->start_ms, 0)});
+    if (reg == registrations_.end() || reg->second.id == kNoId) {
       ++unmatched;
       continue;
     }
@@ -1400,9 +1328,9 @@ void StarpuImporter::match_transfers() {
           load.kind = LoadKind::Fetch;  // classified on the measured times below
         }
       }
-      result.trace.loads.push_back(load);
+      result_.trace.loads.push_back(load);
     } else if (out_of != first_lane_of_node.end()) {
-      result.trace.writebacks.push_back({data, out_of->second, t->bytes, start, end, WritebackCause::Eviction});
+      result_.trace.writebacks.push_back({data, out_of->second, t->bytes, start, end, WritebackCause::Eviction});
     } else {
       ++between_host_nodes;
     }
@@ -1410,35 +1338,33 @@ void StarpuImporter::match_transfers() {
   if (!transfer_types.empty()) {
     std::vector<std::string> listed;
     for (const auto& [type, count] : transfer_types) listed.push_back(std::to_string(count) + " " + type);
-    result.notes.push_back("transfers in " + sources.paje_name + " by StarPU's request type: " + joined(listed) +
+    result_.notes.push_back("transfers_ in " + sources_.paje_name + " by StarPU's request type: " + joined(listed) +
                            " (F fetch, TF task prefetch, PF prefetch, IF idle fetch); loads are classified on the measured times");
   }
   if (without_handle) {
-    result.warnings.push_back(std::to_string(without_handle) + " transfers in " + sources.paje_name +
+    result_.warnings.push_back(std::to_string(without_handle) + " transfers_ in " + sources_.paje_name +
                               " carry no handle and were left out: run starpu_fxt_tool with -memory-states");
   }
-  if (unmatched) result.warnings.push_back(std::to_string(unmatched) + " transfers are of data no imported task accesses and were left out");
-  if (between_host_nodes) result.notes.push_back("left out " + std::to_string(between_host_nodes) + " transfers between RAM and disk of a run with GPUs");
-  if (incomplete_transfers_) result.warnings.push_back(std::to_string(incomplete_transfers_) + " transfers in " + sources.paje_name + " have no start or no end and were left out");
-  result.transfers_recorded = sources.paje != nullptr && without_handle == 0;
-  std::sort(result.trace.loads.begin(), result.trace.loads.end(),
+  if (unmatched) result_.warnings.push_back(std::to_string(unmatched) + " transfers_ are of data no imported task accesses and were left out");
+  if (between_host_nodes) result_.notes.push_back("left out " + std::to_string(between_host_nodes) + " transfers_ between RAM and disk of a run with GPUs");
+  if (incomplete_transfers_) result_.warnings.push_back(std::to_string(incomplete_transfers_) + " transfers_ in " + sources_.paje_name + " have no start or no end and were left out");
+  result_.transfers_recorded = sources_.paje != nullptr && without_handle == 0;
+  std::sort(result_.trace.loads.begin(), result_.trace.loads.end(),
             [](const LoadRecord& a, const LoadRecord& b) { return std::tie(a.end_ns, a.gpu, a.data) < std::tie(b.end_ns, b.gpu, b.data); });
-  std::sort(result.trace.writebacks.begin(), result.trace.writebacks.end(),
+  std::sort(result_.trace.writebacks.begin(), result_.trace.writebacks.end(),
             [](const WritebackRecord& a, const WritebackRecord& b) { return std::tie(a.start_ns, a.gpu, a.data) < std::tie(b.start_ns, b.gpu, b.data); });
-  result.trace.tasks = std::move(executions);
-  classify_loads(result.trace);
+  result_.trace.tasks = std::move(executions_);
+  classify_loads(result_.trace);
 }
 
 void StarpuImporter::summarize() {
-  StarpuExecution& result = result_;
-  auto& paje = paje_;
-  ReplaySummary& s = result.summary;
-  s.gpus.assign(result.lanes.size(), GpuSummary{});
-  for (const TaskRecord& r : result.trace.tasks) s.total_flops += result.workload.tasks()[r.task].flops;
-  sum_trace(result.trace, s);
-  s.events = 2 * result.trace.tasks.size() + result.trace.loads.size() + result.trace.writebacks.size();
-  s.push_decisions = paje.pushes.fit();
-  s.pop_decisions = paje.pops.fit();
+  ReplaySummary& s = result_.summary;
+  s.gpus.assign(result_.lanes.size(), GpuSummary{});
+  for (const TaskRecord& r : result_.trace.tasks) s.total_flops += result_.workload.tasks()[r.task].flops;
+  sum_trace(result_.trace, s);
+  s.events = 2 * result_.trace.tasks.size() + result_.trace.loads.size() + result_.trace.writebacks.size();
+  s.push_decisions = paje_.pushes.fit();
+  s.pop_decisions = paje_.pops.fit();
 }
 
 }  // namespace

@@ -7,6 +7,22 @@
 #include "core/imported_runs.hpp"
 
 namespace tilelens::cli {
+namespace {
+
+// The options both import commands take (read_import_options), after a command's own.
+std::vector<OptionSpec> with_import_options(std::vector<OptionSpec> options) {
+  options.insert(options.end(),
+                 {{"scheduler", "NAME", "the StarPU scheduler that ran it (STARPU_SCHED), recorded as tilelens' policy of that name", ""},
+                  {"rank", "R", "import MPI rank R only (default: every rank, on lanes of its own)", ""},
+                  {"db", "FILE", "store the workload and the measured run here", ""},
+                  {"workload-out", "FILE", "write the workload in tilelens' format", ""},
+                  {"name", "NAME", "the workload's name", "starpu"},
+                  {"platform", "PRESET|FILE", "the platform the run is recorded against (default: its own layout, rates and bandwidth, as measured)", ""},
+                  {"memory", "SIZE", "memory per GPU of that platform, as StarPU was limited (STARPU_LIMIT_CUDA_MEM)", ""}});
+  return options;
+}
+
+}  // namespace
 
 const CommandSpec kImportStarpu{
     "tilelens import starpu TASKS.rec [--data DATA.rec] [--paje PAJE.trace] [--scheduler NAME] [--db FILE] [--workload-out FILE]",
@@ -15,15 +31,8 @@ const CommandSpec kImportStarpu{
     "and with --paje the transfers StarPU made). Each MPI rank's workers are lanes of their own. Store both in a\n"
     "database, write the workload to a file to replay it under other schedulers, or both. What is kept and what is\n"
     "skipped: docs/starpu-import.md.",
-    {{"data", "FILE", "data.rec, for names, coordinates and registered sizes", ""},
-     {"paje", "FILE", "paje.trace (from starpu_fxt_tool -memory-states): registrations' times and the transfers", ""},
-     {"scheduler", "NAME", "the StarPU scheduler that ran it (STARPU_SCHED), recorded as tilelens' policy of that name", ""},
-     {"rank", "R", "import MPI rank R only (default: every rank, on lanes of its own)", ""},
-     {"db", "FILE", "store the workload and the measured run here", ""},
-     {"workload-out", "FILE", "write the workload in tilelens' format", ""},
-     {"name", "NAME", "the workload's name", "starpu"},
-     {"platform", "PRESET|FILE", "the platform the run is recorded against (default: its own layout, rates and bandwidth, as measured)", ""},
-     {"memory", "SIZE", "memory per GPU of that platform, as StarPU was limited (STARPU_LIMIT_CUDA_MEM)", ""}},
+    with_import_options({{"data", "FILE", "data.rec, for names, coordinates and registered sizes", ""},
+                         {"paje", "FILE", "paje.trace (from starpu_fxt_tool -memory-states): registrations' times and the transfers", ""}}),
     "example:\n"
     "  tilelens import starpu tasks.rec --data data.rec --paje paje.trace --scheduler dmdar --db runs.db --workload-out app.workload\n"
     "  tilelens sweep --workload app.workload --scheduler eager,rcm,mst --eviction lru,belady --db runs.db"};
@@ -110,13 +119,7 @@ const CommandSpec kImportFiles{
     "Import a runtime's trace files, each recognised by its content: StarPU's tasks.rec, data.rec and paje.trace\n"
     "(starpu_fxt_tool), in any order. The same as `tilelens import starpu TASKS.rec --data DATA.rec --paje\n"
     "PAJE.trace`, with the same options.",
-    {{"scheduler", "NAME", "the StarPU scheduler that ran it (STARPU_SCHED), recorded as tilelens' policy of that name", ""},
-     {"rank", "R", "import MPI rank R only (default: every rank, on lanes of its own)", ""},
-     {"db", "FILE", "store the workload and the measured run here", ""},
-     {"workload-out", "FILE", "write the workload in tilelens' format", ""},
-     {"name", "NAME", "the workload's name", "starpu"},
-     {"platform", "PRESET|FILE", "the platform the run is recorded against (default: its own layout, rates and bandwidth, as measured)", ""},
-     {"memory", "SIZE", "memory per GPU of that platform, as StarPU was limited (STARPU_LIMIT_CUDA_MEM)", ""}},
+    with_import_options({}),
     "example:\n"
     "  tilelens import run/paje.trace run/tasks.rec run/data.rec --scheduler dmdar --db runs.db"};
 
