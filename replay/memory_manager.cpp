@@ -409,16 +409,7 @@ void MemoryManager::free_copy(std::uint32_t n, DataId d, TaskId for_task, Evicti
 void MemoryManager::request_load(std::uint32_t n, DataId d) {
   books_.begin_load(n, d);
   s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_load_requested(v, d); });
-  std::uint32_t open = 0;
-  if (!free_open_loads_.empty()) {
-    open = free_open_loads_.back();
-    free_open_loads_.pop_back();
-  } else {
-    open = static_cast<std::uint32_t>(open_loads_.size());
-    open_loads_.emplace_back();
-  }
-  open_loads_[open] = {kFromHost, s_.now, 0};
-  open_load_[s_.slot(n, d)] = open;
+  open_load_[s_.slot(n, d)] = open_loads_.add({kFromHost, s_.now, 0});
 
   const Platform& platform = s_.options.platform;
   if (platform.gpu_link_bandwidth > 0 && (platform.gpu_link_bandwidth >= platform.bus_bandwidth || !books_.host_valid(d))) {
@@ -447,19 +438,6 @@ void MemoryManager::request_load(std::uint32_t n, DataId d) {
   }
 }
 
-std::uint32_t MemoryManager::new_transfer(const Transfer& transfer) {
-  std::uint32_t id = 0;
-  if (!free_transfers_.empty()) {
-    id = free_transfers_.back();
-    free_transfers_.pop_back();
-    transfers_[id] = transfer;
-  } else {
-    id = static_cast<std::uint32_t>(transfers_.size());
-    transfers_.push_back(transfer);
-  }
-  return id;
-}
-
 void MemoryManager::start_load(std::uint32_t n, DataId d, std::int32_t source) {
   Transfer transfer;
   transfer.is_load = true;
@@ -470,7 +448,7 @@ void MemoryManager::start_load(std::uint32_t n, DataId d, std::int32_t source) {
   transfer.start_ns = s_.now;
   open_loads_[open_load_[s_.slot(n, d)]].source = transfer.source;
   ++in_flight_[n];
-  s_.device->start_load(new_transfer(transfer), n, d, source);
+  s_.device->start_load(transfers_.add(transfer), n, d, source);
 }
 
 void MemoryManager::start_writeback(std::uint32_t n, DataId d, WritebackCause cause) {
@@ -483,12 +461,11 @@ void MemoryManager::start_writeback(std::uint32_t n, DataId d, WritebackCause ca
   transfer.version = books_.version(d);
   books_.writeback_started(d, n);
   ++in_flight_[n];
-  s_.device->start_writeback(new_transfer(transfer), n, d);
+  s_.device->start_writeback(transfers_.add(transfer), n, d);
 }
 
 void MemoryManager::finish_transfer(std::uint32_t id) {
-  const Transfer transfer = transfers_[id];
-  free_transfers_.push_back(id);
+  const Transfer transfer = transfers_.take(id);
   const DataId d = transfer.data;
   const std::uint32_t n = transfer.node;
   --in_flight_[n];
@@ -538,10 +515,8 @@ void MemoryManager::invalidate_copies(DataId d, std::uint32_t keep, TaskId write
 }
 
 void MemoryManager::emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task) {
-  const std::uint32_t open = open_load_[s_.slot(n, d)];
-  const OpenLoad load = open_loads_[open];
+  const OpenLoad load = open_loads_.take(open_load_[s_.slot(n, d)]);
   open_load_[s_.slot(n, d)] = kNoId;
-  free_open_loads_.push_back(open);
   const LoadRecord record{.data = d,
                           .gpu = s_.nodes[n].first,
                           .task = task,

@@ -24,6 +24,7 @@
 #include "replay/memory_state.hpp"
 #include "replay/node_flags.hpp"
 #include "replay/replay_state.hpp"
+#include "replay/slot_pool.hpp"
 
 namespace tilelens::replay_detail {
 
@@ -108,7 +109,6 @@ class MemoryManager {
   // A load into node n from the host (kFromHost) or from node `source`.
   void start_load(std::uint32_t n, DataId d, std::int32_t source);
   void start_writeback(std::uint32_t n, DataId d, WritebackCause cause);
-  std::uint32_t new_transfer(const Transfer& transfer);
   void emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task);
   void notify_future(DataId d);
   void copy_leaves(std::uint32_t n, DataId d) {
@@ -142,11 +142,9 @@ class MemoryManager {
   std::vector<TaskId> evict_for_;         // per (node, data): whose request started an eviction write-back
   std::vector<std::uint32_t> held_uses_;  // per (node, data): tasks held by the node's workers that access it
   std::vector<std::uint64_t> epoch_;      // per node: bumped when a copy that a held task accesses leaves
-  std::vector<std::uint32_t> open_load_;  // per (node, data): index in open_loads_ or kNoId
-  std::vector<OpenLoad> open_loads_;
-  std::vector<std::uint32_t> free_open_loads_;
-  std::vector<Transfer> transfers_;
-  std::vector<std::uint32_t> free_transfers_;
+  std::vector<std::uint32_t> open_load_;  // per (node, data): its load's id in open_loads_, or kNoId
+  SlotPool<OpenLoad> open_loads_;
+  SlotPool<Transfer> transfers_;  // in flight, by the id the device reports them ended with
   // Per node: transfers in flight (loads into it, write-backs from it), replicas held
   // (resident, loading or evicting), dirty replicas (newer than the host's copy), whether
   // prefetching pauses until the next event, the tasks to prefetch there since their push.

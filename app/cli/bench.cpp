@@ -28,7 +28,7 @@ const CommandSpec kBenchReplay{
     "tilelens bench replay [--quick]",
     "Measure the replay engine: task-input accesses replayed per second (one core, every record handed to an\n"
     "observer, best of eleven) with EAGER and LRU or Belady on matmul3d N=40 (64,000 tasks, depth 4) and\n"
-    "cholesky-tasks N=60, against the targets (20 M/s for LRU, 10 M/s for Belady) and a bare LRU loop over\n"
+    "cholesky-tasks N=60, against the targets (30 M/s for LRU, 20 M/s for Belady) and a bare LRU loop over\n"
     "the same order (the floor); then the peak memory of a replay of matmul3d N=100 (one million tasks),\n"
     "streamed and with its whole trace kept, against 300 MB per million tasks.",
     {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""}},
@@ -216,7 +216,7 @@ int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
         err << "tilelens: " << describe(m.error()) << "\n";
         return 1;
       }
-      const double target = eviction == "lru" ? 20e6 : 10e6;
+      const double target = eviction == "lru" ? 30e6 : 20e6;  // issue 31: twice the speed of the engine it split
       if (eviction == "lru" && spec == workloads.front()) engine_lru = m->accesses_per_second;
       std::snprintf(line, sizeof line, "%-22s %-8s %9zu %10llu %9.4f %14s %14s %7.0fM %7.2fx\n", spec.c_str(), eviction.c_str(),
                     w->task_count(), static_cast<unsigned long long>(read_accesses(*w)), m->seconds,
@@ -232,7 +232,7 @@ int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
     const Floor floor = bare_lru(*w, memory, kRepetitions);
     std::snprintf(line, sizeof line,
                   "floor: a bare LRU loop over %s's order (no engine) runs at %s accesses/s (%llu loads); the engine's "
-                  "LRU above is %.1fx slower\n",
+                  "LRU above is %.1fx slower (target: at most 14x)\n",
                   workloads.front().c_str(), format_count(floor.accesses_per_second).c_str(), static_cast<unsigned long long>(floor.loads),
                   floor.accesses_per_second / engine_lru);
     out << line;
