@@ -184,7 +184,6 @@ Result<ReplaySummary> Engine::run() {
     }
   }
 
-  const auto start = [this](GpuId g) { try_start(g); };
   const auto enter = [this](std::uint32_t g, TaskId task) { enter_buffer(g, task); };
   bool flushed = false;
   while (true) {
@@ -195,7 +194,7 @@ Result<ReplaySummary> Engine::run() {
       for (GpuId g = 0; g < s_.W; ++g) try_start(g);
     }
     fill_buffers();
-    memory_.serve(start);
+    memory_.serve([this](GpuId g) { try_start(g); });
     if (!s_.error.empty()) return make_error(s_.error);
     if (done_ == s_.w.task_count() && !flushed) {
       memory_.flush();

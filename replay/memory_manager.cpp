@@ -47,18 +47,6 @@ void MemoryManager::reset(SchedulerContext& context) {
   }
 }
 
-void MemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
-  if (model_.fetches_first) {
-    dispatch_by_level(try_start);
-  } else {
-    for (GpuId g = 0; g < s_.W; ++g) dispatch(g, try_start);
-    if (model_.prefetch_at_push) {
-      for (std::uint32_t n = 0; n < s_.N; ++n) prefetch_pushed(n);
-    }
-  }
-  if (idle_ && s_.error.empty()) write_back_idle();
-}
-
 void MemoryManager::task_buffered(GpuId g, TaskId task) {
   const Worker& worker = s_.workers[g];
   if (!worker.cpu) {
@@ -144,23 +132,11 @@ void MemoryManager::notify_future(DataId d) {
   }
 }
 
-void MemoryManager::dispatch(GpuId g, FunctionRef<void(GpuId)> try_start) {
-  const Worker& worker = s_.workers[g];
-  if (worker.held.empty()) return;
-  if (!worker.running) try_start(g);
-  const std::uint64_t allocations = s_.allocations;
-  issue_requests(g);
-  if (!worker.running && s_.allocations != allocations) try_start(g);  // write-only outputs are allocated at once
-}
-
 // StarPU serves a node's fetches before its prefetches, and prefetches only while every fetch
 // could start; a prefetch that cannot be placed pauses the node's prefetching until the next
 // event (data_request.c, docs/starpu-memory-manager.md section 3).
-void MemoryManager::dispatch_by_level(FunctionRef<void(GpuId)> try_start) {
+void MemoryManager::issue_by_level() {
   std::fill(prefetch_paused_.begin(), prefetch_paused_.end(), 0);
-  for (GpuId g = 0; g < s_.W; ++g) {
-    if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);
-  }
   for (GpuId g = 0; g < s_.W; ++g) {
     if (!issue_requests(g, Requests::Fetch) && !s_.workers[g].cpu) prefetch_paused_[s_.workers[g].node] = 1;
   }
@@ -172,9 +148,15 @@ void MemoryManager::dispatch_by_level(FunctionRef<void(GpuId)> try_start) {
   for (std::uint32_t n = 0; n < s_.N; ++n) {
     if (!prefetch_paused_[n]) prefetch_pushed(n);
   }
-  for (GpuId g = 0; g < s_.W; ++g) {
-    if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);  // write-only outputs are allocated at once
-  }
+}
+
+void MemoryManager::push_prefetches() {
+  if (!model_.prefetch_at_push) return;
+  for (std::uint32_t n = 0; n < s_.N; ++n) prefetch_pushed(n);
+}
+
+void MemoryManager::after_requests() {
+  if (idle_ && s_.error.empty()) write_back_idle();
 }
 
 bool MemoryManager::may_start_transfer(std::uint32_t n, bool prefetch) const {

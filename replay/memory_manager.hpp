@@ -43,8 +43,32 @@ class MemoryManager {
   // StarPU prefetches a task at push when its architecture has a single memory node.
   void prefetch_on_push(TaskId task);
   // The requests of every worker's held tasks, in the order the memory model serves them, then
-  // the idle write-backs; `try_start` starts a worker's next task if its data are resident.
-  void serve(FunctionRef<void(GpuId)> try_start);
+  // the idle write-backs; `try_start(g)` starts worker g's next task if its data are resident.
+  // A template, so that the engine's try_start inlines here: it runs several times an event.
+  template <class TryStart>
+  void serve(TryStart&& try_start) {
+    if (model_.fetches_first) {
+      for (GpuId g = 0; g < s_.W; ++g) {
+        if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);
+      }
+      issue_by_level();
+      for (GpuId g = 0; g < s_.W; ++g) {
+        if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);  // write-only outputs are allocated at once
+      }
+    } else {
+      // Each worker's requests in buffer order, worker after worker.
+      for (GpuId g = 0; g < s_.W; ++g) {
+        const Worker& worker = s_.workers[g];
+        if (worker.held.empty()) continue;
+        if (!worker.running) try_start(g);
+        const std::uint64_t allocations = s_.allocations;
+        issue_requests(g);
+        if (!worker.running && s_.allocations != allocations) try_start(g);  // write-only outputs are allocated at once
+      }
+      push_prefetches();
+    }
+    after_requests();
+  }
 
   // A task entered worker g's buffer / starts on g (its data resident; `ready` is when g could
   // have started it) / ended on g.
@@ -79,9 +103,12 @@ class MemoryManager {
   // run (a fetch), or those after it (prefetches). False when a request had to wait.
   enum class Requests { All, Fetch, Prefetch };
 
-  void dispatch(GpuId g, FunctionRef<void(GpuId)> try_start);
-  // The memory model's passes over every worker: fetches first, then prefetches.
-  void dispatch_by_level(FunctionRef<void(GpuId)> try_start);
+  // MemoryModel::fetches_first: every node's fetches, then its prefetches while they can start.
+  void issue_by_level();
+  // MemoryModel::prefetch_at_push without fetches_first: the pushed tasks' prefetches.
+  void push_prefetches();
+  // MemoryModel::idle_writeback's pass, after the requests of an event.
+  void after_requests();
   bool issue_requests(GpuId g, Requests which = Requests::All);
   // Push-time prefetches (MemoryModel::prefetch_at_push) into node n, for the tasks queued
   // there and not taken by a worker yet. False when one had to wait.
