@@ -774,7 +774,7 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     total_flops += task->gflop.value_or(0) * 1e9;
     if (total_flops > kMaxTotalFlops) {
       return make_error(tasks_name + ":" + std::to_string(task->flops_line) +
-                        ": field 'GFlop': the tasks_ up to this one add up to more than the 1e15 GFlop a trace may hold");
+                        ": field 'GFlop': the tasks up to this one add up to more than the 1e15 GFlop a trace may hold");
     }
     bool keep = true;
     if (is_sync_record(*task)) {
@@ -791,12 +791,12 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     tasks_.push_back(std::move(*task));
   }
   for (const auto& [value, count] : control_records) {
-    result_.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks_");
+    result_.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks");
   }
   if (sync_records) {
     result_.notes.push_back("skipped " + std::to_string(sync_records) +
                            " records of StarPU's own synchronisation (_starpu_*, starpu_data_unregister): no codelet ran; "
-                           "dependencies through them are kept_");
+                           "dependencies through them are kept");
   }
   if (options_.rank && !ranks_.count(*options_.rank)) {
     std::vector<std::string> listed;
@@ -804,7 +804,7 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     return make_error(tasks_name + ": no task of MPI rank " + std::to_string(*options_.rank) + " (the file has rank" +
                       (listed.size() == 1 ? " " : "s ") + joined(listed) + ")");
   }
-  if (other_ranks) result_.notes.push_back("skipped " + std::to_string(other_ranks) + " tasks_ of other MPI ranks_ (--rank)");
+  if (other_ranks) result_.notes.push_back("skipped " + std::to_string(other_ranks) + " tasks of other MPI ranks (--rank)");
   if (std::count(kept_.begin(), kept_.end(), 1) == 0) {
     return make_error(tasks_name + ": no task records (expected 'JobId:' records as starpu_fxt_tool writes)");
   }
@@ -841,7 +841,7 @@ void StarpuImporter::order_submissions() {
         tied.add("SubmitOrder " + std::to_string(*t.submit_order) + " at " + tasks_name + ":" + std::to_string(t.line));
       }
     }
-    tied.report(result_.warnings, "tasks_ share their SubmitOrder with another task; among those the file's order_ was kept_");
+    tied.report(result_.warnings, "tasks share their SubmitOrder with another task; among those the file's order was kept");
   }
 }
 
@@ -900,7 +900,7 @@ void StarpuImporter::match_registrations() {
       }
     }
   }
-  tasks_disagree.report(result_.warnings, "registrations_ have different Sizes in different tasks_; the largest was kept");
+  tasks_disagree.report(result_.warnings, "registrations have different Sizes in different tasks; the largest was kept");
   Tally files_disagree, undescribed;
   std::size_t several_registrations = 0;
   for (auto& [key, r] : registrations_) {
@@ -924,12 +924,12 @@ void StarpuImporter::match_registrations() {
   if (sources_.paje == nullptr) {
     for (const auto& [key, described] : data_info_) several_registrations += described.size() > 1;
   }
-  files_disagree.report(result_.warnings, "registrations_ have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
+  files_disagree.report(result_.warnings, "registrations have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
                                             tasks_name + "'s was kept");
-  undescribed.report(result_.warnings, "registrations_ have no record in " + data_name + " (no name, no coordinates)");
+  undescribed.report(result_.warnings, "registrations have no record in " + data_name + " (no name, no coordinates)");
   if (several_registrations) {
     result_.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered several times (" + data_name +
-                              "); without paje.trace only registrations_ of different sizes are told apart");
+                              "); without paje.trace only registrations of different sizes are told apart");
   }
 }
 
@@ -970,16 +970,16 @@ void StarpuImporter::count_flops() {
   if (!from_names.empty()) {
     std::vector<std::string> listed;
     for (const auto& [kind, count] : from_names) listed.push_back(kind + " " + std::to_string(count));
-    result_.notes.push_back("flops_ from the kernel name and tile shape, for tasks_ without GFlop: " + joined(listed));
+    result_.notes.push_back("flops from the kernel name and tile shape, for tasks without GFlop: " + joined(listed));
   }
 }
 
 void StarpuImporter::fill_missing_flops() {
-  // Tasks without flops_ get the flops_ their kind's mean measured time is worth at the rate
-  // of the kind (or of the run, or 1 GFlop/s when nothing has flops_): a replay never
+  // Tasks without flops get the flops their kind's mean measured time is worth at the rate
+  // of the kind (or of the run, or 1 GFlop/s when nothing has flops): a replay never
   // computes them in zero time, and a platform's per-kind rate rescales them like any other.
-  std::map<std::string, std::pair<double, double>> kind_rate;  // flops_, ns of tasks_ with flops_
-  std::map<std::string, std::pair<double, std::size_t>> kind_time;  // ns, count of tasks_ without
+  std::map<std::string, std::pair<double, double>> kind_rate;  // flops, ns of tasks with flops
+  std::map<std::string, std::pair<double, std::size_t>> kind_time;  // ns, count of tasks without
   double all_flops = 0, all_ns = 0, every_ns = 0;
   std::size_t every = 0;
   for (std::size_t index : order_) {
@@ -1018,7 +1018,7 @@ void StarpuImporter::fill_missing_flops() {
   if (!equivalent.empty()) {
     std::vector<std::string> listed;
     for (const auto& [kind, f] : equivalent) listed.push_back(kind + " " + format_fixed(f / 1e9, 6) + " GFlop");
-    result_.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops_ its kind's mean measured time is "
+    result_.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops its kind's mean measured time is "
                            "worth at the run's rate: " + joined(listed));
   }
 }
@@ -1126,7 +1126,7 @@ void StarpuImporter::add_data(WorkloadBuilder& builder) {
   }
   renamed_data.report(result_.warnings, "data names had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
   far_coordinates.report(result_.warnings, "data have Coordinates beyond 32 bits and were left without a tile position");
-  if (zero_sized_) result_.notes.push_back("left out " + std::to_string(zero_sized_) + " accesses to registrations_ of size 0: no data moves for them");
+  if (zero_sized_) result_.notes.push_back("left out " + std::to_string(zero_sized_) + " accesses to registrations of size 0: no data moves for them");
   if (compute_only_) result_.notes.push_back(std::to_string(compute_only_) + " tasks access no data of non-zero size: kept as compute-only tasks");
 }
 
@@ -1138,7 +1138,7 @@ void StarpuImporter::add_dependencies(WorkloadBuilder& builder) {
     std::size_t unknown = 0;
     std::vector<std::vector<TaskId>> resolved(tasks_.size());
     std::vector<char> state(tasks_.size(), 0);  // 0 new, 1 in progress, 2 done
-    // The kept tasks_ a task stands for as a predecessor: itself, or (skipped) its own kept predecessors.
+    // The kept tasks a task stands for as a predecessor: itself, or (skipped) its own kept predecessors.
     std::function<const std::vector<TaskId>&(std::size_t)> kept_ancestors = [&](std::size_t index) -> const std::vector<TaskId>& {
       if (state[index] == 2 || state[index] == 1) return resolved[index];
       state[index] = 1;
@@ -1172,7 +1172,7 @@ void StarpuImporter::add_dependencies(WorkloadBuilder& builder) {
     if (unknown) result_.warnings.push_back(std::to_string(unknown) + " DependsOn entries name jobs not in " + tasks_name + " and were left out");
   } else {
     builder.derive_data_dependencies();
-    result_.warnings.push_back(tasks_name + " has no DependsOn fields: dependencies derived from the data accesses in submission order_");
+    result_.warnings.push_back(tasks_name + " has no DependsOn fields: dependencies derived from the data accesses in submission order");
   }
 }
 
@@ -1308,7 +1308,7 @@ void StarpuImporter::match_transfers() {
       ++without_handle;
       continue;
     }
-    // Without paje.trace's registrations_ there is no transfer either: the epoch is by time.
+    // Without paje.trace's registrations there is no transfer either: the epoch is by time.
     const auto reg = registrations_.find({t->rank, *t->handle, epochs_->epoch(t->rank, *t->handle, t->start_ms, 0)});
     if (reg == registrations_.end() || reg->second.id == kNoId) {
       ++unmatched;
@@ -1338,16 +1338,16 @@ void StarpuImporter::match_transfers() {
   if (!transfer_types.empty()) {
     std::vector<std::string> listed;
     for (const auto& [type, count] : transfer_types) listed.push_back(std::to_string(count) + " " + type);
-    result_.notes.push_back("transfers_ in " + sources_.paje_name + " by StarPU's request type: " + joined(listed) +
+    result_.notes.push_back("transfers in " + sources_.paje_name + " by StarPU's request type: " + joined(listed) +
                            " (F fetch, TF task prefetch, PF prefetch, IF idle fetch); loads are classified on the measured times");
   }
   if (without_handle) {
-    result_.warnings.push_back(std::to_string(without_handle) + " transfers_ in " + sources_.paje_name +
+    result_.warnings.push_back(std::to_string(without_handle) + " transfers in " + sources_.paje_name +
                               " carry no handle and were left out: run starpu_fxt_tool with -memory-states");
   }
-  if (unmatched) result_.warnings.push_back(std::to_string(unmatched) + " transfers_ are of data no imported task accesses and were left out");
-  if (between_host_nodes) result_.notes.push_back("left out " + std::to_string(between_host_nodes) + " transfers_ between RAM and disk of a run with GPUs");
-  if (incomplete_transfers_) result_.warnings.push_back(std::to_string(incomplete_transfers_) + " transfers_ in " + sources_.paje_name + " have no start or no end and were left out");
+  if (unmatched) result_.warnings.push_back(std::to_string(unmatched) + " transfers are of data no imported task accesses and were left out");
+  if (between_host_nodes) result_.notes.push_back("left out " + std::to_string(between_host_nodes) + " transfers between RAM and disk of a run with GPUs");
+  if (incomplete_transfers_) result_.warnings.push_back(std::to_string(incomplete_transfers_) + " transfers in " + sources_.paje_name + " have no start or no end and were left out");
   result_.transfers_recorded = sources_.paje != nullptr && without_handle == 0;
   std::sort(result_.trace.loads.begin(), result_.trace.loads.end(),
             [](const LoadRecord& a, const LoadRecord& b) { return std::tie(a.end_ns, a.gpu, a.data) < std::tie(b.end_ns, b.gpu, b.data); });
