@@ -4,7 +4,7 @@
 // decision's cost elapsing) tells its components: the memory manager (memory_manager.hpp)
 // serves the requests and owns every copy, the scheduling-cost clock (decision_threads.hpp)
 // holds pushes and pops back while they cost time, and the ExecutionDevice (the simulated
-// interconnect and workers, or a real GPU) says when things end.
+// links and workers, or a real GPU) says when things end.
 #include "replay/engine.hpp"
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 // running one) uses, so the next task to run can always make progress. The memory model
 // (memory_model.hpp) says which requests may evict, in what order a node serves them, how
 // many transfers it has in flight, and when dirty data are written back.
-// Transfers share the host bus fluidly (one channel per direction) or go over a GPU-to-GPU
+// Transfers share the host bus fluidly (one link per direction) or go over a GPU-to-GPU
 // link when the platform has one; each pays the platform's latency first. A task starts
 // when the GPU is idle and all its data are resident; by default tasks start in buffer order.
 // When a task writing data ends, its GPU holds the only valid copy: other GPUs' copies are
@@ -20,7 +20,7 @@
 //
 // The engine is the event loop and its decisions (engine.cpp). The books of the copies are
 // memory_state.hpp; the clock and the links are an ExecutionDevice (execution_device.hpp):
-// the simulated one (simulated_device.hpp, interconnect.hpp) unless a real executor gives its
+// the simulated one (simulated_device.hpp, platform_links.hpp) unless a real executor gives its
 // own (instrument/), which then runs the very same decisions on a GPU.
 #pragma once
 

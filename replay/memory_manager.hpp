@@ -1,7 +1,7 @@
 // The replay's memory manager: how memory nodes serve the workers' requests for data (DESIGN
 // section 3, docs/replay.md). It keeps the books of every copy (memory_state.hpp), issues the
 // fetches and prefetches of the tasks held in the workers' buffers, makes room by evicting as
-// the eviction policy says, moves data over the interconnect (through the ExecutionDevice),
+// the eviction policy says, moves data over the platform's links (through the ExecutionDevice),
 // writes dirty data back, invalidates stale copies, and classifies every load as a fetch, a
 // prefetch or unused (emit_load). Which requests may evict, in what order a node serves them,
 // how many transfers it keeps in flight and when it writes back are the memory model's rules

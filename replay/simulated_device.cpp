@@ -12,7 +12,7 @@ SimulatedDevice::SimulatedDevice(const Workload& workload, const Platform& platf
     cpu_rate_.push_back(platform.cpu_gflops_of(kind));
   }
   for (GpuId w = 0; w < platform.workers(); ++w) cpu_.push_back(platform.is_cpu_worker(w) ? 1 : 0);
-  ends_.assign(platform.workers(), Interconnect::kNever);
+  ends_.assign(platform.workers(), PlatformLinks::kNever);
 }
 
 std::int64_t SimulatedDevice::start_task(GpuId worker, TaskId task) {
@@ -30,14 +30,14 @@ std::int64_t SimulatedDevice::wait(std::vector<std::uint32_t>& transfers, std::v
   }
   while (!wake_ups_.empty() && wake_ups_.top() <= now_) wake_ups_.pop();  // already past
   if (!wake_ups_.empty()) next = std::min(next, wake_ups_.top());
-  if (next == Interconnect::kNever) return kNothingInFlight;
+  if (next == PlatformLinks::kNever) return kNothingInFlight;
   while (!wake_ups_.empty() && wake_ups_.top() <= next) wake_ups_.pop();
   now_ = next;
   links_.advance(next, transfers);
   if (running_ > 0) {
     for (GpuId w = 0; w < ends_.size(); ++w) {
       if (ends_[w] != next) continue;
-      ends_[w] = Interconnect::kNever;
+      ends_[w] = PlatformLinks::kNever;
       --running_;
       workers.push_back(w);
     }

@@ -1,5 +1,5 @@
 // The replay's execution device: a simulated clock. Transfers cross the platform's links
-// (interconnect.hpp); a task takes its flops over its kind's rate on the worker's architecture
+// (platform_links.hpp); a task takes its flops over its kind's rate on the worker's architecture
 // (1 GFlop/s is one flop per ns), rounded up to the nanosecond. Everything is known at once, so
 // the same decisions give the same times, bit for bit.
 #pragma once
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "replay/execution_device.hpp"
-#include "replay/interconnect.hpp"
+#include "replay/platform_links.hpp"
 
 namespace tilelens {
 
@@ -36,7 +36,7 @@ class SimulatedDevice final : public ExecutionDevice {
   double bytes_of(DataId data) const { return static_cast<double>(workload_.data()[data].bytes); }
 
   const Workload& workload_;
-  Interconnect links_;
+  PlatformLinks links_;
   std::vector<double> gpu_rate_, cpu_rate_;  // per kind, GFlop/s
   std::vector<char> cpu_;                    // per worker
   std::vector<std::int64_t> ends_;           // per worker: when its task ends, or kNever

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "helpers.hpp"
-#include "replay/network.hpp"
+#include "replay/link_tree.hpp"
 
 using namespace tilelens;
 using test::check_invariants;
@@ -151,13 +151,13 @@ TEST_CASE("a task whose data exceed M is refused before the run, naming it", "[e
 
 TEST_CASE("the PCIe tree shares links max-min fairly", "[engine][pcie]") {
   // Two switches of 22 GB/s with two GPUs each, 12 GB/s per GPU, a 100 GB/s host link.
-  FluidNetwork tree;
+  LinkTree tree;
   const auto host = tree.add_link(100e9);
   const auto switch0 = tree.add_link(22e9), switch1 = tree.add_link(22e9);
   std::vector<std::uint32_t> gpu;
   for (int g = 0; g < 4; ++g) gpu.push_back(tree.add_link(12e9));
   const auto path = [&](int g) {
-    FluidNetwork::Path p;
+    LinkTree::Path p;
     p.links = {host, g < 2 ? switch0 : switch1, gpu[static_cast<std::size_t>(g)], 0};
     p.length = 3;
     return p;

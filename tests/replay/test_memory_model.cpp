@@ -8,7 +8,7 @@
 
 #include "helpers.hpp"
 #include "model/memory_model.hpp"
-#include "replay/interconnect.hpp"
+#include "replay/platform_links.hpp"
 
 using namespace tilelens;
 using test::check_invariants;
@@ -246,7 +246,7 @@ TEST_CASE("a half-duplex bus carries loads and write-backs on one channel", "[en
     Platform p = small_platform(1e6, 1);
     p.half_duplex = half_duplex;
     p.copy_engines = engines;
-    Interconnect links(p);
+    PlatformLinks links(p);
     links.start_load(0, 1000, 0, kFromHost, 0);
     links.start_writeback(1, 1000, 0, 0);
     std::vector<std::int64_t> out(2, -1);

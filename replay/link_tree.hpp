@@ -2,7 +2,7 @@
 // a GPU's own link, then its switch's upstream link, then the host). Each transfer gets its
 // max-min fair rate (progressive filling): the most contended link is filled first, equally
 // among its transfers, and their rates are then fixed on every other link they cross. On a
-// path of one link this is FluidChannel's equal sharing. Time is integer nanoseconds;
+// path of one link this is FluidLink's equal sharing. Time is integer nanoseconds;
 // completions are rounded up to the next nanosecond.
 #pragma once
 
@@ -13,7 +13,7 @@
 
 namespace tilelens {
 
-class FluidNetwork {
+class LinkTree {
  public:
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   static constexpr std::size_t kMaxPath = 4;

@@ -1,6 +1,6 @@
-// The links of a simulated platform (DESIGN section 1): the host bus, one channel per
+// The links of a simulated platform (DESIGN section 1): the host bus, one link per
 // direction (one for both when half duplex) shared fluidly by its transfers; GPU-to-GPU
-// links, one channel per ordered pair; or a node's PCIe tree (host link, switch uplinks, each
+// links, one per ordered pair; or a node's PCIe tree (host link, switch uplinks, each
 // GPU's own link) shared max-min fairly. Every transfer first waits out the platform's
 // latency. With copy engines, a memory node moves at most that many host transfers of a
 // direction at once, the others waiting in the order they started (a GPU's copy engines,
@@ -13,16 +13,16 @@
 #include <vector>
 
 #include "model/model.hpp"
-#include "replay/channel.hpp"
-#include "replay/network.hpp"
+#include "replay/fluid_link.hpp"
+#include "replay/link_tree.hpp"
 #include "trace/trace.hpp"
 
 namespace tilelens {
 
-class Interconnect {
+class PlatformLinks {
  public:
-  static constexpr std::int64_t kNever = FluidChannel::kNever;
-  explicit Interconnect(const Platform& platform);
+  static constexpr std::int64_t kNever = FluidLink::kNever;
+  explicit PlatformLinks(const Platform& platform);
 
   // A transfer of `bytes` into memory node `node` from the host (source kFromHost) or from
   // node `source`, or out of `node` to the host.
@@ -36,8 +36,8 @@ class Interconnect {
  private:
   struct Route {
     bool on_tree = false;
-    std::uint32_t channel = 0;
-    FluidNetwork::Path path;
+    std::uint32_t link = 0;
+    LinkTree::Path path;
   };
   Route host_route(std::uint32_t node, bool to_gpu) const;
   void join(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now);
@@ -51,8 +51,8 @@ class Interconnect {
   bool tree_used_ = false;
   bool half_duplex_ = false;
   std::uint32_t gpus_per_switch_ = 0;
-  std::vector<FluidChannel> channels_;  // 0: host to GPUs, 1: GPUs to host, 2 + s * nodes + n: GPU s to GPU n
-  FluidNetwork tree_;
+  std::vector<FluidLink> links_;  // 0: host to GPUs, 1: GPUs to host, 2 + s * nodes + n: GPU s to GPU n
+  LinkTree tree_;
   std::uint32_t host_down_ = 0, host_up_ = 0;
   std::vector<std::uint32_t> switch_down_, switch_up_, gpu_down_, gpu_up_;
   struct Waiting {

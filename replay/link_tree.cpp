@@ -1,22 +1,22 @@
-// Max-min fair sharing of a network of links; see network.hpp.
-#include "replay/network.hpp"
+// Max-min fair sharing of a tree of links; see link_tree.hpp.
+#include "replay/link_tree.hpp"
 
-#include "replay/channel.hpp"
+#include "replay/fluid_link.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace tilelens {
 namespace {
-constexpr double kDoneBytes = 1e-3;  // as FluidChannel
+constexpr double kDoneBytes = 1e-3;  // as FluidLink
 }
 
-std::uint32_t FluidNetwork::add_link(double bytes_per_second) {
+std::uint32_t LinkTree::add_link(double bytes_per_second) {
   capacity_.push_back(bytes_per_second * 1e-9);
   return static_cast<std::uint32_t>(capacity_.size() - 1);
 }
 
-void FluidNetwork::advance(std::int64_t now) {
+void LinkTree::advance(std::int64_t now) {
   if (now > now_) {
     const auto elapsed = static_cast<double>(now - now_);
     for (auto& a : active_) a.remaining -= elapsed * a.rate;
@@ -24,13 +24,13 @@ void FluidNetwork::advance(std::int64_t now) {
   now_ = std::max(now_, now);
 }
 
-void FluidNetwork::add(std::uint32_t transfer, double bytes, const Path& path, std::int64_t now) {
+void LinkTree::add(std::uint32_t transfer, double bytes, const Path& path, std::int64_t now) {
   advance(now);
   active_.push_back({transfer, bytes, path, 0});
   share();
 }
 
-void FluidNetwork::share() {
+void LinkTree::share() {
   std::vector<double> left = capacity_;
   std::vector<std::uint32_t> users(capacity_.size(), 0);
   std::vector<char> fixed(active_.size(), 0);
@@ -68,7 +68,7 @@ void FluidNetwork::share() {
   }
 }
 
-std::int64_t FluidNetwork::next_completion() const {
+std::int64_t LinkTree::next_completion() const {
   std::int64_t next = kNever;
   for (const auto& a : active_) {
     if (a.remaining <= kDoneBytes) return now_;
@@ -79,7 +79,7 @@ std::int64_t FluidNetwork::next_completion() const {
   return next;
 }
 
-void FluidNetwork::take_completed(std::vector<std::uint32_t>& done) {
+void LinkTree::take_completed(std::vector<std::uint32_t>& done) {
   const std::size_t before = active_.size();
   auto keep = active_.begin();
   for (auto it = active_.begin(); it != active_.end(); ++it) {
@@ -90,7 +90,7 @@ void FluidNetwork::take_completed(std::vector<std::uint32_t>& done) {
   if (active_.size() != before) share();
 }
 
-double FluidNetwork::rate_of(std::uint32_t transfer) const {
+double LinkTree::rate_of(std::uint32_t transfer) const {
   for (const auto& a : active_) {
     if (a.transfer == transfer) return a.rate;
   }

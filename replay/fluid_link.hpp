@@ -19,12 +19,12 @@ inline std::int64_t ceil_ns(double ns) {
   return static_cast<double>(whole) < ns ? whole + 1 : whole;
 }
 
-class FluidChannel {
+class FluidLink {
  public:
   static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   static constexpr double kDoneBytes = 1e-3;  // below a thousandth of a byte a transfer is complete
 
-  explicit FluidChannel(double bytes_per_second = 1) : bytes_per_ns_(bytes_per_second * 1e-9) {}
+  explicit FluidLink(double bytes_per_second = 1) : bytes_per_ns_(bytes_per_second * 1e-9) {}
 
   // Moves every transfer forward to `now` (no earlier than the last time), then appends the
   // transfers done at that instant and removes them.

@@ -1,21 +1,21 @@
-// The simulated platform's links; see interconnect.hpp.
-#include "replay/interconnect.hpp"
+// The simulated platform's links; see platform_links.hpp.
+#include "replay/platform_links.hpp"
 
 #include <algorithm>
 
 namespace tilelens {
 
-Interconnect::Interconnect(const Platform& platform)
+PlatformLinks::PlatformLinks(const Platform& platform)
     : latency_ns_(platform.latency_ns), nodes_(platform.memory_nodes()), tree_used_(platform.has_pcie_tree()),
       gpus_per_switch_(platform.gpus_per_switch) {
   half_duplex_ = platform.half_duplex;
   engines_ = platform.copy_engines;
   engine_busy_.assign(engines_ > 0 ? 2 * nodes_ : 0, 0);
   engine_waiting_.assign(engines_ > 0 ? 2 * nodes_ : 0, {});
-  channels_.emplace_back(platform.bus_bandwidth);  // 0: host to GPUs (both ways when half duplex)
-  channels_.emplace_back(platform.bus_bandwidth);  // 1: GPUs to host
+  links_.emplace_back(platform.bus_bandwidth);  // 0: host to GPUs (both ways when half duplex)
+  links_.emplace_back(platform.bus_bandwidth);  // 1: GPUs to host
   if (platform.gpu_link_bandwidth > 0) {
-    for (std::uint32_t i = 0; i < nodes_ * nodes_; ++i) channels_.emplace_back(platform.gpu_link_bandwidth);
+    for (std::uint32_t i = 0; i < nodes_ * nodes_; ++i) links_.emplace_back(platform.gpu_link_bandwidth);
   }
   if (!tree_used_) return;
   // Link indices break ties in the max-min sharing: they are added in this fixed order.
@@ -35,21 +35,21 @@ Interconnect::Interconnect(const Platform& platform)
   }
 }
 
-Interconnect::Route Interconnect::host_route(std::uint32_t node, bool to_gpu) const {
+PlatformLinks::Route PlatformLinks::host_route(std::uint32_t node, bool to_gpu) const {
   Route route;
-  route.channel = to_gpu || half_duplex_ ? 0 : 1;
+  route.link = to_gpu || half_duplex_ ? 0 : 1;
   if (!tree_used_) return route;
   route.on_tree = true;
-  FluidNetwork::Path& path = route.path;
+  LinkTree::Path& path = route.path;
   path.links[path.length++] = to_gpu || half_duplex_ ? host_down_ : host_up_;
   if (!switch_down_.empty()) path.links[path.length++] = to_gpu ? switch_down_[node / gpus_per_switch_] : switch_up_[node / gpus_per_switch_];
   if (!gpu_down_.empty()) path.links[path.length++] = to_gpu ? gpu_down_[node] : gpu_up_[node];
   return route;
 }
 
-void Interconnect::start_load(std::uint32_t transfer, double bytes, std::uint32_t node, std::int32_t source, std::int64_t now) {
+void PlatformLinks::start_load(std::uint32_t transfer, double bytes, std::uint32_t node, std::int32_t source, std::int64_t now) {
   if (latency_ns_ == 0 && !tree_used_ && engines_ == 0 && source == kFromHost) {  // the common case: straight onto the bus
-    channels_[0].add(transfer, bytes, now);
+    links_[0].add(transfer, bytes, now);
     return;
   }
   Route route;
@@ -60,12 +60,12 @@ void Interconnect::start_load(std::uint32_t transfer, double bytes, std::uint32_
       return;
     }
   } else {
-    route.channel = 2 + static_cast<std::uint32_t>(source) * nodes_ + node;
+    route.link = 2 + static_cast<std::uint32_t>(source) * nodes_ + node;
   }
   begin(transfer, bytes, route, now);
 }
 
-void Interconnect::start_writeback(std::uint32_t transfer, double bytes, std::uint32_t node, std::int64_t now) {
+void PlatformLinks::start_writeback(std::uint32_t transfer, double bytes, std::uint32_t node, std::int64_t now) {
   const Route route = host_route(node, false);
   if (engines_ > 0) {
     start_on_engine(transfer, bytes, node, half_duplex_ ? 0 : 1, route, now);
@@ -74,12 +74,12 @@ void Interconnect::start_writeback(std::uint32_t transfer, double bytes, std::ui
   begin(transfer, bytes, route, now);
 }
 
-void Interconnect::begin(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now) {
+void PlatformLinks::begin(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now) {
   if (latency_ns_ > 0) latency_.push_back({now + latency_ns_, transfer, bytes, route});
   else join(transfer, bytes, route, now);
 }
 
-void Interconnect::start_on_engine(std::uint32_t transfer, double bytes, std::uint32_t node, std::uint32_t queue, const Route& route,
+void PlatformLinks::start_on_engine(std::uint32_t transfer, double bytes, std::uint32_t node, std::uint32_t queue, const Route& route,
                                    std::int64_t now) {
   const std::uint32_t engine = 2 * node + queue;
   if (engine_of_.size() <= transfer) engine_of_.resize(transfer + 1, kNoQueue);
@@ -92,25 +92,25 @@ void Interconnect::start_on_engine(std::uint32_t transfer, double bytes, std::ui
   }
 }
 
-void Interconnect::join(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now) {
+void PlatformLinks::join(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now) {
   if (route.on_tree) tree_.add(transfer, bytes, route.path, now);
-  else channels_[route.channel].add(transfer, bytes, now);
+  else links_[route.link].add(transfer, bytes, now);
 }
 
-std::int64_t Interconnect::next_event() const {
+std::int64_t PlatformLinks::next_event() const {
   std::int64_t next = kNever;
-  for (const auto& channel : channels_) {
-    if (!channel.empty()) next = std::min(next, channel.next_completion());
+  for (const auto& link : links_) {
+    if (!link.empty()) next = std::min(next, link.next_completion());
   }
   if (!tree_.empty()) next = std::min(next, tree_.next_completion());
   if (!latency_.empty()) next = std::min(next, latency_.front().joins_at);
   return next;
 }
 
-void Interconnect::advance(std::int64_t now, std::vector<std::uint32_t>& ended) {
-  for (auto& channel : channels_) {
-    if (channel.empty()) continue;
-    channel.advance(now, ended);
+void PlatformLinks::advance(std::int64_t now, std::vector<std::uint32_t>& ended) {
+  for (auto& link : links_) {
+    if (link.empty()) continue;
+    link.advance(now, ended);
   }
   if (!tree_.empty()) {
     tree_.advance(now);
