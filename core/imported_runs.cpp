@@ -120,10 +120,6 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   return result;
 }
 
-}  // namespace tilelens::core
-
-namespace tilelens::core {
-
 Result<StarpuImportRequest> starpu_request_from_files(const std::vector<std::string>& paths) {
   auto recognised = recognise_import_files(paths);
   if (!recognised) return recognised.error();

@@ -66,9 +66,11 @@ class Engine final : public MemoryView, public BufferView {
   // time (ReplayOptions::scheduling_cost), once `thread` (the worker that released it, or the
   // submitter) is done with the pushes before it.
   void release(TaskId task, std::uint32_t thread);
-  // The push-time prefetch, then the push itself, timed and counted for the decision fits;
-  // returns the tasks it scanned.
+  // The push-time prefetch, then the push itself; returns the tasks it scanned.
   std::uint64_t push(TaskId task);
+  void prefetch_on_push(TaskId task);
+  // The push, timed and counted for the decision fits; returns the tasks it scanned.
+  std::uint64_t push_to_scheduler(TaskId task);
   // A popped task joins its worker's buffer (at once, or when its pop's cost has elapsed).
   void enter_buffer(GpuId g, TaskId task);
   static void record_decision(DecisionFitter& fitter, const DecisionClock& clock, std::uint64_t scanned) {
@@ -173,14 +175,10 @@ Result<ReplaySummary> Engine::run() {
   } else {
     // Every ready task's push-time prefetch is queued before the first push (StarPU submits them all first).
     for (TaskId t : s_.w.submission_order()) {
-      if (missing_preds_[t] == 0 && !(cpus_used_ && cpu_kind_rate_[s_.w.tasks()[t].kind] > 0)) memory_.prefetch_on_push(t);
+      if (missing_preds_[t] == 0) prefetch_on_push(t);
     }
     for (TaskId t : s_.w.submission_order()) {
-      if (missing_preds_[t] != 0) continue;
-      pushed_[t] = 1;
-      const std::uint64_t before = s_.scheduler.tasks_scanned();
-      push_clock_([&] { s_.scheduler.push(t); });
-      record_decision(push_fit_, push_clock_, s_.scheduler.tasks_scanned() - before);
+      if (missing_preds_[t] == 0) push_to_scheduler(t);
     }
   }
 
@@ -265,9 +263,17 @@ void Engine::release(TaskId task, std::uint32_t thread) {
 }
 
 std::uint64_t Engine::push(TaskId task) {
-  // Before the scheduler's decision, as StarPU does: only for tasks that only the bounded
-  // memory's workers can run (not the CPU workers computing from the host).
+  prefetch_on_push(task);
+  return push_to_scheduler(task);
+}
+
+// Before the scheduler's decision, as StarPU does: only for tasks that only the bounded
+// memory's workers can run (not the CPU workers computing from the host).
+void Engine::prefetch_on_push(TaskId task) {
   if (!(cpus_used_ && cpu_kind_rate_[s_.w.tasks()[task].kind] > 0)) memory_.prefetch_on_push(task);
+}
+
+std::uint64_t Engine::push_to_scheduler(TaskId task) {
   pushed_[task] = 1;
   const std::uint64_t before = s_.scheduler.tasks_scanned();
   push_clock_([&] { s_.scheduler.push(task); });

@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "model/function_ref.hpp"
 #include "model/memory_model.hpp"
 #include "replay/decision_clock.hpp"
 #include "replay/idle_writeback.hpp"

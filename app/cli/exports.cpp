@@ -24,6 +24,13 @@ const CommandSpec kExportCsv{
 
 namespace {
 
+// The exporters' names, joined by `separator`.
+std::string exporter_names(const std::string& separator) {
+  std::string names;
+  for (const RunExporter& exporter : run_exporters()) names += (names.empty() ? "" : separator) + exporter.name;
+  return names;
+}
+
 // The run named by --run through the exporter `name`.
 int export_run(const ParsedArgs& args, const std::string& name, std::ostream& out, std::ostream& err) {
   const RunExporter* exporter = find_run_exporter(name);
@@ -75,12 +82,11 @@ int cmd_export_csv(const ParsedArgs& args, std::ostream& out, std::ostream& err)
 
 const CommandSpec& export_run_spec() {
   static const CommandSpec spec = [] {
-    std::string formats, names;
+    std::string formats;
     for (const RunExporter& exporter : run_exporters()) {
       formats += (formats.empty() ? "" : "\n") + ("  " + exporter.name + std::string(8 - std::min<std::size_t>(7, exporter.name.size()), ' ') + exporter.summary);
-      names += (names.empty() ? "" : "|") + exporter.name;
     }
-    return CommandSpec{"tilelens export " + names + " --db FILE --run ID [--output FILE]",
+    return CommandSpec{"tilelens export " + exporter_names("|") + " --db FILE --run ID [--output FILE]",
                        "Write a stored run in one of the formats of the exporters' registry (the app's File > Export run\n"
                        "offers the same):\n" + formats,
                        {kDbOption, {"run", "ID", "the run", ""}, {"output", "FILE", "write there instead of standard output", ""}},
@@ -92,11 +98,7 @@ const CommandSpec& export_run_spec() {
 int cmd_export_run(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.positional.size() != 1) return fail(err, "expected the format; see tilelens export --help");
   const std::string& format = args.positional[0];
-  if (!find_run_exporter(format)) {
-    std::string names;
-    for (const RunExporter& exporter : run_exporters()) names += (names.empty() ? "" : ", ") + exporter.name;
-    return fail(err, "no export format '" + format + "' (valid: csv, " + names + ")");
-  }
+  if (!find_run_exporter(format)) return fail(err, "no export format '" + format + "' (valid: csv, " + exporter_names(", ") + ")");
   return export_run(args, format, out, err);
 }
 

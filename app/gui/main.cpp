@@ -54,8 +54,10 @@ int write_export(const QCommandLineParser& args, const PaintFunction& paint, QSi
   return 0;
 }
 
+using ExportRuns = std::vector<std::shared_ptr<const RunData>>;
+
 // The runs of --run, loaded; empty after a failure, which `status` holds.
-std::vector<std::shared_ptr<const RunData>> load_export_runs(const QCommandLineParser& args, const QString& database, int& status) {
+ExportRuns load_export_runs(const QCommandLineParser& args, const QString& database, int& status) {
   bool ok = false;
   const auto ids = parse_ids(args.value("run"), &ok);
   if (!ok) {
@@ -67,7 +69,7 @@ std::vector<std::shared_ptr<const RunData>> load_export_runs(const QCommandLineP
     status = fail(QString::fromStdString(store.error().message));
     return {};
   }
-  std::vector<std::shared_ptr<const RunData>> runs;
+  ExportRuns runs;
   for (std::int64_t id : ids) {
     auto data = load_run_data(*store, id);
     if (!data) {
@@ -78,8 +80,6 @@ std::vector<std::shared_ptr<const RunData>> load_export_runs(const QCommandLineP
   }
   return runs;
 }
-
-using ExportRuns = std::vector<std::shared_ptr<const RunData>>;
 
 // tile-order and side-by-side: the tile-order figure of each run, in a row.
 int draw_tile_orders(const QCommandLineParser& args, const ExportRuns& runs, QSize size) {
