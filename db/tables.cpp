@@ -145,7 +145,7 @@ const std::vector<Table> kTables = {
       {"run_key", "TEXT NOT NULL",
        "the workload spec, the policies, every platform field and the depth: a sweep skips the keys it holds complete"},
       {"memory_model", "TEXT NOT NULL DEFAULT 'fgcs'",
-       "how memory nodes served requests: the memory model's spec, starpu:... or fgcs:... (docs/replay.md); fgcs for runs stored before "
+       "how memory nodes served requests: the memory model's spec, starpu:... or fgcs (docs/replay.md; fgcs:... with StarPU's parameters before the fgcs manager); fgcs for runs stored before "
        "version 7, empty for an import",
        7},
       {"scheduling_cost", "TEXT NOT NULL DEFAULT ''",

@@ -1,4 +1,4 @@
-// The memory models' parameters and their specs; see memory_model.hpp.
+// The memory models' names, parameters and specs; see memory_model.hpp.
 #include "model/memory_model.hpp"
 
 #include "model/units.hpp"
@@ -6,7 +6,10 @@
 namespace tilelens {
 namespace {
 
-std::vector<ParamSpec> declare(const MemoryModel& defaults) {
+constexpr std::string_view kStarpu = "starpu";
+constexpr std::string_view kFgcs = "fgcs";
+
+std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
   const auto flag = [](bool value) { return std::string(value ? "1" : "0"); };
   return {
       {"clean_first", flag(defaults.clean_first), "a fetch that must evict takes a clean replica of the same size first"},
@@ -25,90 +28,44 @@ std::vector<ParamSpec> declare(const MemoryModel& defaults) {
   };
 }
 
-MemoryModel fgcs_defaults() {
-  MemoryModel model;
-  model.base = "fgcs";
-  model.prefetch_evicts = true;
-  model.prefetch_at_push = false;
-  model.fetches_first = false;
-  model.max_fetches = 0;
-  model.max_prefetches = 0;
-  model.clean_first = false;
-  model.reclaim = 1;
-  model.touch_on_request = false;
-  model.idle_writeback = false;
-  model.flush_homeless = true;
-  return model;
+// The StarPU parameters that reproduce the fgcs model: the long fgcs specs that runs stored
+// before the fgcs model had a manager of its own recorded.
+StarpuMemoryRules fgcs_as_starpu_rules() {
+  StarpuMemoryRules rules;
+  rules.prefetch_evicts = true;
+  rules.prefetch_at_push = false;
+  rules.fetches_first = false;
+  rules.max_fetches = 0;
+  rules.max_prefetches = 0;
+  rules.clean_first = false;
+  rules.reclaim = 1;
+  rules.touch_on_request = false;
+  rules.idle_writeback = false;
+  rules.flush_homeless = true;
+  return rules;
 }
 
-}  // namespace
-
-const std::vector<ParamSpec>& memory_model_params(std::string_view base) {
-  static const std::vector<ParamSpec> starpu = declare(MemoryModel{});
-  static const std::vector<ParamSpec> fgcs = declare(fgcs_defaults());
-  return base == "fgcs" ? fgcs : starpu;
-}
-
-// Every parameter with this model's value: declare() writes each value as the spec reads it.
-std::string MemoryModel::canonical() const {
-  std::string out = base;
-  char separator = ':';
-  for (const ParamSpec& param : declare(*this)) {
-    out += separator + param.key + "=" + param.default_value;
-    separator = ',';
-  }
-  return out;
-}
-
-const std::string& fgcs_memory_model_spec() {
-  static const std::string spec = fgcs_defaults().canonical();
-  return spec;
-}
-
-std::string short_memory_model_spec(std::string_view text) {
-  auto spec = parse_spec(text);
-  if (!spec || (spec->name != "starpu" && spec->name != "fgcs")) return std::string(text);
-  auto model = parse_memory_model(text);
-  if (!model) return std::string(text);
-  std::string out = spec->name;
-  char separator = ':';
-  // The model's own canonical values, so that "on" and "1" compare equal.
-  const auto canonical = parse_spec(model->canonical());
-  for (const ParamSpec& param : memory_model_params(spec->name)) {
-    const std::string& value = canonical->values.at(param.key);
-    if (value == param.default_value) continue;
-    out += separator + param.key + "=" + value;
-    separator = ',';
-  }
-  return out;
-}
-
-Result<MemoryModel> parse_memory_model(std::string_view text) {
-  auto spec = parse_spec(text);
-  if (!spec) return spec.error();
-  if (spec->name != "starpu" && spec->name != "fgcs") {
-    return make_error("unknown memory model '" + spec->name + "' (valid: starpu, fgcs)");
-  }
-  auto params = Params::bind(*spec, memory_model_params(spec->name), "memory model");
+Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemoryRules& defaults, const std::vector<ParamSpec>& declared) {
+  auto params = Params::bind(spec, declared, "memory model");
   if (!params) return params.error();
-  MemoryModel model = spec->name == "fgcs" ? fgcs_defaults() : MemoryModel{};
-  if (auto status = params->flags({{"clean_first", &model.clean_first},
-                                   {"fetches_first", &model.fetches_first},
-                                   {"flush_homeless", &model.flush_homeless},
-                                   {"idle_writeback", &model.idle_writeback},
-                                   {"prefetch_at_push", &model.prefetch_at_push},
-                                   {"prefetch_evicts", &model.prefetch_evicts},
-                                   {"touch_on_request", &model.touch_on_request}});
+  StarpuMemoryRules rules = defaults;
+  if (auto status = params->flags({{"clean_first", &rules.clean_first},
+                                   {"fetches_first", &rules.fetches_first},
+                                   {"flush_homeless", &rules.flush_homeless},
+                                   {"idle_writeback", &rules.idle_writeback},
+                                   {"prefetch_at_push", &rules.prefetch_at_push},
+                                   {"prefetch_evicts", &rules.prefetch_evicts},
+                                   {"touch_on_request", &rules.touch_on_request}});
       !status) {
     return status.error();
   }
-  for (const auto& [key, target] : {std::pair{"max_fetches", &model.max_fetches}, std::pair{"max_prefetches", &model.max_prefetches}}) {
+  for (const auto& [key, target] : {std::pair{"max_fetches", &rules.max_fetches}, std::pair{"max_prefetches", &rules.max_prefetches}}) {
     auto value = params->integer(key);
     if (!value) return value.error();
     if (*value < 0 || *value > 1000000) return make_error("parameter " + std::string(key) + " of memory model: must be 0 to 1000000");
     *target = static_cast<std::uint32_t>(*value);
   }
-  for (const auto& [key, target] : {std::pair{"min_clean", &model.min_clean}, std::pair{"target_clean", &model.target_clean}}) {
+  for (const auto& [key, target] : {std::pair{"min_clean", &rules.min_clean}, std::pair{"target_clean", &rules.target_clean}}) {
     auto value = params->real(key);
     if (!value) return value.error();
     if (!(*value >= 0 && *value <= 100)) return make_error("parameter " + std::string(key) + " of memory model: a percentage, 0 to 100");
@@ -118,13 +75,83 @@ Result<MemoryModel> parse_memory_model(std::string_view text) {
     auto value = params->real("reclaim");
     if (!value) return value.error();
     if (!(*value >= 1 && *value <= 16)) return make_error("parameter reclaim of memory model: a factor from 1 to 16");
-    model.reclaim = *value;
+    rules.reclaim = *value;
   }
-  if (model.target_clean < model.min_clean) {
-    return make_error("memory model: target_clean (" + format_exact(model.target_clean) + ") is below min_clean (" +
-                      format_exact(model.min_clean) + ")");
+  if (rules.target_clean < rules.min_clean) {
+    return make_error("memory model: target_clean (" + format_exact(rules.target_clean) + ") is below min_clean (" +
+                      format_exact(rules.min_clean) + ")");
   }
-  return model;
+  return rules;
+}
+
+// fgcs takes no parameter; a stored long spec names StarPU's, each at the value that makes them
+// the fgcs model.
+Status check_fgcs_spec(const Spec& spec) {
+  if (spec.values.empty()) return Status::success();
+  static const std::vector<ParamSpec> legacy = declare(fgcs_as_starpu_rules());
+  auto rules = parse_starpu_rules(spec, fgcs_as_starpu_rules(), legacy);
+  if (rules && MemoryModel{*rules}.canonical() == MemoryModel{fgcs_as_starpu_rules()}.canonical()) return Status::success();
+  const std::string& key = spec.values.begin()->first;
+  return make_error("the fgcs memory model takes no parameter ('" + key +
+                    "' given): it follows the paper's rules; to change one rule, start from StarPU's model, e.g. starpu:" + key + "=...");
+}
+
+}  // namespace
+
+std::string_view MemoryModel::name() const { return std::holds_alternative<FgcsMemoryRules>(rules) ? kFgcs : kStarpu; }
+
+// Every parameter with this model's value: declare() writes each value as the spec reads it.
+std::string MemoryModel::canonical() const {
+  std::string out(name());
+  if (const auto* starpu = std::get_if<StarpuMemoryRules>(&rules)) {
+    char separator = ':';
+    for (const ParamSpec& param : declare(*starpu)) {
+      out += separator + param.key + "=" + param.default_value;
+      separator = ',';
+    }
+  }
+  return out;
+}
+
+const std::vector<ParamSpec>& memory_model_params(std::string_view name) {
+  static const std::vector<ParamSpec> starpu = declare(StarpuMemoryRules{});
+  static const std::vector<ParamSpec> none;
+  return name == kFgcs ? none : starpu;
+}
+
+Result<MemoryModel> parse_memory_model(std::string_view text) {
+  auto spec = parse_spec(text);
+  if (!spec) return spec.error();
+  if (spec->name == kFgcs) {
+    if (auto status = check_fgcs_spec(*spec); !status) return status.error();
+    return MemoryModel{FgcsMemoryRules{}};
+  }
+  if (spec->name != kStarpu) return make_error("unknown memory model '" + spec->name + "' (valid: starpu, fgcs)");
+  auto rules = parse_starpu_rules(*spec, StarpuMemoryRules{}, memory_model_params(kStarpu));
+  if (!rules) return rules.error();
+  return MemoryModel{*rules};
+}
+
+std::string short_memory_model_spec(std::string_view text) {
+  auto model = parse_memory_model(text);
+  if (!model) return std::string(text);
+  std::string out(model->name());
+  // The model's own canonical values, so that "on" and "1" compare equal.
+  const auto canonical = parse_spec(model->canonical());
+  char separator = ':';
+  for (const ParamSpec& param : memory_model_params(model->name())) {
+    const std::string& value = canonical->values.at(param.key);
+    if (value == param.default_value) continue;
+    out += separator + param.key + "=" + value;
+    separator = ',';
+  }
+  return out;
+}
+
+bool is_fgcs_memory_model(std::string_view spec) {
+  if (spec.empty()) return true;
+  auto model = parse_memory_model(spec);
+  return model && model->name() == kFgcs;
 }
 
 }  // namespace tilelens

@@ -1,13 +1,14 @@
-// How a replay's memory nodes serve requests for data: the rules of StarPU 1.3's memory
-// manager (the default) or those of the fgcs paper's model, each rule a named parameter so
-// that a run can mix them and records which it used ("starpu", "fgcs:idle_writeback=1").
-// docs/replay.md says what each parameter does; docs/starpu-memory-manager.md where in
-// StarPU's source each StarPU rule comes from.
+// How a replay's memory nodes serve requests for data: which memory model, with its own rules.
+// Each model is its own memory manager in replay/ (replay/memory_manager.hpp); this file holds
+// only what a run records and a user writes: the model's name and its parameters, as a spec
+// ("starpu", "starpu:idle_writeback=0", "fgcs"). docs/replay.md says what each parameter does;
+// docs/starpu-memory-manager.md where in StarPU's source each StarPU rule comes from.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "model/params.hpp"
@@ -15,9 +16,9 @@
 
 namespace tilelens {
 
-struct MemoryModel {
-  std::string base = "starpu";  // "starpu" or "fgcs": where the parameters' defaults come from
-
+// StarPU 1.3.10's memory manager (the default). Each rule is a parameter, so that a study can
+// turn one off ("starpu:idle_writeback=0") and see what it costs.
+struct StarpuMemoryRules {
   // Requests for the buffered tasks after the next one to run (prefetches) may evict data.
   // StarPU: no, a prefetch only uses free memory and waits otherwise (memalloc.c).
   bool prefetch_evicts = false;
@@ -52,19 +53,31 @@ struct MemoryModel {
   // needed: StarPU's handles registered without a home node) are written back like the rest.
   // StarPU drops them at unregistration.
   bool flush_homeless = false;
+};
 
-  // The canonical spec with every parameter, for the run record.
+// The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer
+// order, any request may evict just the room it needs, there is no limit on transfers in
+// flight, and every datum goes home at the end. It has no parameters.
+struct FgcsMemoryRules {};
+
+struct MemoryModel {
+  std::variant<StarpuMemoryRules, FgcsMemoryRules> rules{};
+
+  std::string_view name() const;
+  // The spec with every parameter, for the run record.
   std::string canonical() const;
 };
 
-// The two bases' parameters, with their defaults and help (for --help and docs).
-const std::vector<ParamSpec>& memory_model_params(std::string_view base);
-// "starpu", "fgcs", or either with key=value overrides. Errors name the bad key or value.
+// A model's parameters, with their defaults and help (for --help and docs); none for fgcs.
+const std::vector<ParamSpec>& memory_model_params(std::string_view name);
+// "starpu" or "fgcs", with the model's own key=value overrides. Errors name the bad key or value.
+// The long fgcs specs stored before fgcs had a manager of its own (StarPU's parameter names at
+// the fgcs values: "fgcs:clean_first=0,...") still parse, to the fgcs model.
 Result<MemoryModel> parse_memory_model(std::string_view spec);
-// The spec without the parameters left at their base's defaults, for labels: "starpu",
-// "fgcs:idle_writeback=1". A text that is not a spec is returned as it is.
+// The spec without the parameters left at their defaults, for labels: "starpu", "fgcs",
+// "starpu:idle_writeback=0". A text that is not a spec is returned as it is.
 std::string short_memory_model_spec(std::string_view spec);
-// The fgcs model's canonical spec: runs stored before models were recorded used it.
-const std::string& fgcs_memory_model_spec();
+// Whether a recorded spec is the fgcs model's (empty: runs stored before models were recorded).
+bool is_fgcs_memory_model(std::string_view spec);
 
 }  // namespace tilelens

@@ -25,24 +25,24 @@ constexpr double kHostFreeBytes = 1e300;
 class Engine final : public MemoryView, public BufferView {
  public:
   Engine(const Workload& workload, Scheduler& scheduler, EvictionPolicy& policy, const ReplayOptions& options, ReplayObserver* observer)
-      : s_(workload, scheduler, policy, options, observer), memory_(s_, options.memory_model) {}
+      : s_(workload, scheduler, policy, options, observer), memory_(make_memory_manager(s_, options.memory_model)), books_(memory_->books()) {}
 
   Result<ReplaySummary> run();
 
   ReplicaState host_state(DataId data) const override {
-    if (memory_.books().host_valid(data)) return ReplicaState::Resident;
-    return memory_.books().writeback_from(data) >= 0 ? ReplicaState::Loading : ReplicaState::Absent;
+    if (books_.host_valid(data)) return ReplicaState::Resident;
+    return books_.writeback_from(data) >= 0 ? ReplicaState::Loading : ReplicaState::Absent;
   }
   ReplicaState state(GpuId worker, DataId data) const override {
     if (s_.workers[worker].cpu) return host_state(data);
-    switch (memory_.books().copy(s_.workers[worker].node, data)) {
+    switch (books_.copy(s_.workers[worker].node, data)) {
       case Copy::Loading: return ReplicaState::Loading;
       case Copy::Resident: return ReplicaState::Resident;
       default: return ReplicaState::Absent;
     }
   }
   double free_bytes(GpuId worker) const override {
-    return s_.workers[worker].cpu ? kHostFreeBytes : s_.options.platform.memory_bytes - memory_.books().used(s_.workers[worker].node);
+    return s_.workers[worker].cpu ? kHostFreeBytes : s_.options.platform.memory_bytes - books_.used(s_.workers[worker].node);
   }
   std::span<const TaskId> held(GpuId worker) const override { return s_.workers[worker].held; }
 
@@ -86,7 +86,8 @@ class Engine final : public MemoryView, public BufferView {
 
   ReplayState s_;
   SchedulerContext context_;  // the scheduler keeps it for the whole run
-  MemoryManager memory_;
+  std::unique_ptr<MemoryManager> memory_;
+  const MemoryState& books_;  // the manager's: asked at every scheduler's query
   DecisionThreads threads_;
   std::unique_ptr<SimulatedDevice> simulated_;
   bool cpus_used_ = false;  // the scheduler hands tasks to CPU workers
@@ -140,7 +141,7 @@ Status Engine::set_up() {
   context.memory = this;
   context.count_scans = threads_.charging();
   context.future_needed = s_.policy.follows_future();
-  memory_.reset(context);
+  memory_->reset(context);
   std::int64_t prepare_ticks = 0;
   timed(prepare_ticks, [&] { s_.scheduler.prepare(s_.w, platform, context); });
   scheduling_ticks_ += prepare_ticks;
@@ -156,7 +157,7 @@ Status Engine::set_up() {
   }
   EvictionContext eviction_context{&s_.w, &platform, s_.scheduler.future(), s_.scheduler.plan(), this};
   if (auto status = timed(eviction_ticks_, [&] { return s_.policy.attach(eviction_context); }); !status) return status;
-  memory_.set_follows_future(s_.policy.follows_future());
+  memory_->set_follows_future(s_.policy.follows_future());
   s_.follows_replicas = s_.scheduler.follows_replicas();
   return Status::success();
 }
@@ -183,6 +184,7 @@ Result<ReplaySummary> Engine::run() {
   }
 
   const auto enter = [this](std::uint32_t g, TaskId task) { enter_buffer(g, task); };
+  const auto start = [this](GpuId g) { try_start(g); };
   bool flushed = false;
   while (true) {
     if (s_.options.cancel && s_.options.cancel->load(std::memory_order_relaxed)) return make_error(kCancelled);
@@ -192,10 +194,10 @@ Result<ReplaySummary> Engine::run() {
       for (GpuId g = 0; g < s_.W; ++g) try_start(g);
     }
     fill_buffers();
-    memory_.serve([this](GpuId g) { try_start(g); });
+    memory_->serve(start);
     if (!s_.error.empty()) return make_error(s_.error);
     if (done_ == s_.w.task_count() && !flushed) {
-      memory_.flush();
+      memory_->flush();
       flushed = true;
     }
     completed_.clear();
@@ -213,7 +215,7 @@ Result<ReplaySummary> Engine::run() {
     s_.now = next;
     ++events_;
     if (completed_.size() > 1) std::sort(completed_.begin(), completed_.end());
-    for (std::uint32_t id : completed_) memory_.finish_transfer(id);
+    for (std::uint32_t id : completed_) memory_->finish_transfer(id);
     if (finished_.size() > 1) std::sort(finished_.begin(), finished_.end());
     for (GpuId g : finished_) {
       s_.workers[g].end_ns = s_.now;
@@ -227,7 +229,7 @@ Result<ReplaySummary> Engine::run() {
 std::string Engine::past_horizon_message(std::int64_t next) const {
   std::string event = "the next event";
   if (!completed_.empty()) {
-    event = memory_.describe_transfer(completed_.front());
+    event = memory_->describe_transfer(completed_.front());
   } else if (!finished_.empty() && !s_.workers[finished_.front()].held.empty()) {
     event = "task " + s_.w.task_label(s_.workers[finished_.front()].held.front()) + " on worker " + std::to_string(finished_.front());
   }
@@ -238,11 +240,11 @@ std::string Engine::past_horizon_message(std::int64_t next) const {
 ReplaySummary Engine::summarize() {
   ReplaySummary summary;
   summary.gpus.assign(s_.W, {});
-  memory_.summarize(summary);
+  memory_->summarize(summary);
   summary.events = events_;
   const auto ns = [](std::int64_t ticks) { return static_cast<std::int64_t>(static_cast<double>(ticks) * ns_per_tick()); };
   summary.scheduling_ns = ns(scheduling_ticks_ + pop_clock_.ticks() + push_clock_.ticks());
-  summary.eviction_ns = ns(eviction_ticks_ + memory_.victim_ticks() + memory_.future_ticks());
+  summary.eviction_ns = ns(eviction_ticks_ + memory_->victim_ticks() + memory_->future_ticks());
   summary.prepare_ns = prepare_ns_;
   summary.charged_ns = charged_ns_;
   summary.push_decisions = push_fit_.fit();
@@ -270,7 +272,7 @@ std::uint64_t Engine::push(TaskId task) {
 // Before the scheduler's decision, as StarPU does: only for tasks that only the bounded
 // memory's workers can run (not the CPU workers computing from the host).
 void Engine::prefetch_on_push(TaskId task) {
-  if (!(cpus_used_ && cpu_kind_rate_[s_.w.tasks()[task].kind] > 0)) memory_.prefetch_on_push(task);
+  if (!(cpus_used_ && cpu_kind_rate_[s_.w.tasks()[task].kind] > 0)) memory_->prefetch_on_push(task);
 }
 
 std::uint64_t Engine::push_to_scheduler(TaskId task) {
@@ -317,7 +319,7 @@ void Engine::fill_buffers() {
 void Engine::enter_buffer(GpuId g, TaskId task) {
   s_.workers[g].held.push_back(task);
   s_.buffered_at[task] = s_.now;
-  memory_.task_buffered(g, task);
+  memory_->task_buffered(g, task);
 }
 
 void Engine::try_start(GpuId g) {
@@ -325,7 +327,7 @@ void Engine::try_start(GpuId g) {
   if (worker.running || worker.held.empty() || !s_.error.empty()) return;
   if (threads_.busy(g, s_.now)) return;  // its thread is still pushing or popping
   const TaskId task = worker.held.front();
-  const MemoryState& books = memory_.books();
+  const MemoryState& books = books_;
   for (const Access& access : s_.w.accesses(task)) {
     if (worker.cpu ? reads(access.mode) && !books.host_valid(access.data) : books.copy(worker.node, access.data) != Copy::Resident) {
       return;
@@ -333,7 +335,7 @@ void Engine::try_start(GpuId g) {
   }
   worker.running = true;
   worker.start_ns = s_.now;
-  if (!worker.cpu) memory_.task_started(g, task, std::max(worker.free_since, s_.buffered_at[task]));
+  if (!worker.cpu) memory_->task_started(g, task, std::max(worker.free_since, s_.buffered_at[task]));
   const std::int64_t end = s_.device->start_task(g, task);
   worker.end_ns = end == ExecutionDevice::kUnknownEnd ? ExecutionDevice::kNothingInFlight : end;
   // A real device's end is known later: the record then carries the start, and the executor
@@ -355,7 +357,7 @@ void Engine::finish_task(GpuId g) {
   worker.running = false;
   worker.free_since = s_.now;
   if (worker.requested > 0) --worker.requested;
-  memory_.task_done(g, task);
+  memory_->task_done(g, task);
   ++done_;
   s_.scheduler.on_task_done(g, task);
   for (TaskId successor : s_.w.successors(task)) {

@@ -42,6 +42,9 @@ struct ReplayOptions {
   std::uint32_t buffer_depth = 4;
   // How memory nodes serve requests: StarPU's rules by default, the fgcs paper's selectable.
   MemoryModel memory_model{};
+  // Every datum goes home at the end, those the memory model drops included (a real executor
+  // whose results are checked reads them from the host).
+  bool flush_all = false;
   // fgcs "HFP with sched. time": the wall time the scheduler spends in prepare() (the whole
   // computation of a static schedule) delays the start of every GPU, so it shows in the
   // makespan. Decisions taken during the run (push, pop) stay uncharged: the simulated clock

@@ -40,7 +40,7 @@ bool charged_scheduling(const RunInfo& info) { return info.key.find(kChargedMark
 std::string run_key(const std::string& workload, const std::string& scheduler, const std::string& eviction,
                     const Platform& platform, std::uint32_t buffer_depth, RunMode mode, bool charged,
                     const std::string& memory_model, const std::string& scheduling_cost) {
-  const bool fgcs_model = memory_model.empty() || memory_model == "fgcs" || memory_model == fgcs_memory_model_spec();
+  const bool fgcs_model = is_fgcs_memory_model(memory_model);
   return std::string(to_string(mode)) + "|" + workload + "|" + scheduler + "|" + eviction + "|" + platform.name + "|" +
          std::to_string(platform.gpus) + "|" + format_exact(platform.memory_bytes) + "|" + format_exact(platform.bus_bandwidth) + "|" +
          format_exact(platform.gpu_link_bandwidth) + "|" + std::to_string(platform.latency_ns) + "|" + format_exact(platform.default_gflops) +

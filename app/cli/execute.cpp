@@ -55,7 +55,7 @@ const CommandSpec kExecute{
      {"eviction", "NAME", "eviction policy; 'list' prints them (default: lru, or the stored run's)", "lru"},
      {"platform", "PRESET|FILE", "the platform the schedulers plan with (a preset or a tilelens calibrate file)", "h100"},
      {"buffer", "DEPTH", "tasks a GPU holds, running one included (StarPU's prefetch window)", "4"},
-     {"memory-model", "SPEC", "how memory serves requests: starpu or fgcs, with key=value overrides (docs/replay.md); default the stored run's", "starpu"},
+     {"memory-model", "SPEC", "how memory serves requests: starpu (with key=value overrides) or fgcs (docs/replay.md); default the stored run's", "starpu"},
      {"device", "INDEX", "the first CUDA device", "0"},
      {"logical-gpus", "K", "run K GPUs on the one device --device: K arenas of --memory and stream sets, GPU-to-GPU loads as device copies", ""},
      {"tf32", "", "TF32 tensor cores for the products (checked with a looser tolerance, 2e-2)", ""},

@@ -21,7 +21,7 @@ std::vector<OptionSpec> replay_options() {
   for (auto& option : platform_option_specs()) options.push_back(std::move(option));
   options.insert(options.end(),
                  {{"buffer", "DEPTH", "tasks a GPU holds (running one included); 1 = no prefetch window", "4"},
-                  {"memory-model", "SPEC", "how memory serves requests: starpu (StarPU 1.3's rules) or fgcs (the papers'), with key=value overrides; see docs/replay.md", "starpu"},
+                  {"memory-model", "SPEC", "how memory serves requests: starpu (StarPU 1.3's rules, with key=value overrides) or fgcs (the papers'); see docs/replay.md", "starpu"},
                   {"charge-scheduling", "", "delay the start by the scheduler's prepare() wall time (fgcs \"HFP with sched. time\")", ""},
                   {"scheduling-cost", "SPEC", "charge each push and pop on the clock: push=2us,pop=1us,pop_per_task=5ns (tilelens calibrate fits it; docs/replay.md)", ""},
                   {"json", "", "print the summary as JSON", ""},

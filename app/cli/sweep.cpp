@@ -34,7 +34,7 @@ std::vector<OptionSpec> sweep_options() {
   }
   options.insert(options.end(),
                  {{"buffer", "LIST", "task buffer depths: 1,4", "4"},
-                  {"memory-model", "SPEC", "one memory model for every run: starpu or fgcs, with key=value overrides (docs/replay.md)", "starpu"},
+                  {"memory-model", "SPEC", "one memory model for every run: starpu (with key=value overrides) or fgcs (docs/replay.md)", "starpu"},
                   {"charge-scheduling", "", "charge every run's prepare() time to its makespan (as +time does for one entry)", ""},
                   {"scheduling-cost", "SPEC", "one scheduling cost for every run: push=2us,pop=1us,pop_per_task=5ns (docs/replay.md)", ""},
                   {"seeds", "LIST", "seeds, as 1..5 or 1,7,9: given to every scheduler and seeded generator whose spec sets none", ""},

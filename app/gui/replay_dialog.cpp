@@ -104,8 +104,8 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
   memory_model_->setEditable(true);  // a base with overrides: starpu:idle_writeback=0
   memory_model_->addItems({"starpu", "fgcs"});
   memory_model_->setToolTip(
-      "How memory serves requests: starpu (StarPU 1.3's memory manager) or fgcs (the papers' model), "
-      "optionally with key=value overrides; docs/replay.md lists them");
+      "How memory serves requests: starpu (StarPU 1.3's memory manager, optionally with key=value overrides "
+      "of its rules; docs/replay.md lists them) or fgcs (the papers' model)");
   form->addRow("Memory model", memory_model_);
   scheduling_cost_ = new QLineEdit;
   scheduling_cost_->setPlaceholderText("free (e.g. push=3us,pop=1us,pop_per_task=20ns)");

@@ -738,8 +738,7 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const KernelPlan& 
   replay_options.memory_model = options.memory_model;
   // Data made on a GPU (an imported generator writes them first) are dropped at the end as
   // StarPU drops them; a run whose result is checked brings them home instead.
-  const bool flushed_home = plan.checkable && options.verify_samples > 0 && !options.memory_model.flush_homeless;
-  if (flushed_home) replay_options.memory_model.flush_homeless = true;
+  replay_options.flush_all = plan.checkable && options.verify_samples > 0;
   replay_options.device = &device;
   TraceRecorder trace;
   if (recorder) recorder->set_origin();
@@ -806,7 +805,7 @@ Result<ExecuteResult> execute_typed(const Workload& workload, const KernelPlan& 
     m.tiles_checked = verdict.checked;
     if (!verdict.ok) return make_error("the result is wrong: " + verdict.detail);
     m.verification = std::string("passed (") + to_string(plan.precision) +
-                     (flushed_home ? "; data made on a GPU were written home at the end to be checked" : "") + ")";
+                     (replay_options.flush_all ? "; every datum was written home at the end to be checked" : "") + ")";
   }
   return result;
 }

@@ -1,0 +1,153 @@
+// What every memory manager does the same way, whatever its model's rules: the books of every
+// copy (memory_state.hpp), a worker's requests for its held tasks' data, making room by
+// evicting as the eviction policy says, moving data over the platform's links (through the
+// ExecutionDevice), writing dirty data back, invalidating stale copies, and classifying every
+// load as a fetch, a prefetch or unused (emit_load). The rules that differ between models are
+// the implementations' (starpu_memory_manager.hpp, fgcs_memory_manager.hpp): which requests
+// may evict and how much, how many transfers a node keeps in flight, in what order the nodes
+// serve requests, what goes home at the end, and StarPU's idle write-back. Internal to replay/.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "replay/memory_manager.hpp"
+#include "replay/decision_clock.hpp"
+#include "replay/idle_writeback.hpp"
+#include "replay/memory_state.hpp"
+#include "replay/node_flags.hpp"
+#include "replay/replay_state.hpp"
+#include "replay/slot_pool.hpp"
+
+namespace tilelens::replay_detail {
+
+class NodeMemory : public MemoryManager {
+ public:
+  explicit NodeMemory(ReplayState& state) : s_(state) {}
+
+  void reset(SchedulerContext& context) override;
+  void set_follows_future(bool follows) override { follows_future_ = follows; }
+  const MemoryState& books() const override { return books_; }
+  void prefetch_on_push(TaskId) override {}
+  void task_buffered(GpuId g, TaskId task) override;
+  void task_started(GpuId g, TaskId task, std::int64_t ready) override;
+  void task_done(GpuId g, TaskId task) override;
+  void finish_transfer(std::uint32_t id) override;
+  void summarize(ReplaySummary& summary) override;
+  std::string describe_transfer(std::uint32_t id) const override;
+  std::int64_t victim_ticks() const override { return victim_clock_.ticks(); }
+  std::int64_t future_ticks() const override { return future_clock_.ticks(); }
+
+ protected:
+  // The model's rules that the shared mechanics ask for.
+  // Transfers a node may have in flight before a fetch (or a prefetch) waits; 0: no limit.
+  virtual std::uint32_t transfer_limit(bool prefetch) const = 0;
+  // Whether a request for a held task after the next one to run (a prefetch) may evict.
+  virtual bool prefetch_may_evict() const = 0;
+  // Whether a fetch that must evict takes a clean replica first, if the policy has one.
+  virtual bool clean_first() const = 0;
+  // How many times the room it needs a fetch frees once it must take dirty replicas (1: just the room).
+  virtual double reclaim_factor() const = 0;
+
+  // Which of a worker's held tasks a call requests for: all in buffer order, the next one to
+  // run (a fetch), or those after it (prefetches). False when a request had to wait.
+  enum class Requests { All, Fetch, Prefetch };
+  bool issue_requests(GpuId g, Requests which = Requests::All);
+  // Each worker's requests in buffer order, worker after worker, starting a worker's next
+  // task as soon as its data are there.
+  void serve_workers_in_turn(FunctionRef<void(GpuId)> try_start);
+  // Whether node n may start one more transfer of a fetch (or of a prefetch) now.
+  bool may_start_transfer(std::uint32_t n, bool prefetch) const {
+    const std::uint32_t limit = transfer_limit(prefetch);
+    return limit == 0 || in_flight_[n] < limit;
+  }
+  // d on n is the most recently used now: a task starts with it, or a request found it there.
+  void touch(std::uint32_t n, DataId d) {
+    s_.policy.on_used(n, d);
+    if (tidy_) tidy_->used(n, d);
+  }
+  // Takes room on n for a new replica of d (loading, or a write-only output) and counts it.
+  void reserve_replica(std::uint32_t n, DataId d);
+  void request_load(std::uint32_t n, DataId d);
+  void start_writeback(std::uint32_t n, DataId d, WritebackCause cause);
+  // At the end: every datum whose only valid copy is on a node goes home, those without a home
+  // (whose first access writes them) only when `homeless_too`.
+  void write_home(bool homeless_too);
+
+  ReplayState& s_;
+  MemoryState books_;
+  // Per node: transfers in flight (loads into it, write-backs from it), replicas held
+  // (resident, loading or evicting), dirty replicas (newer than the host's copy).
+  std::vector<std::uint32_t> in_flight_, replicas_;
+  NodeFlags dirty_;
+  std::vector<char> homeless_;  // per data: its first access writes it
+  // StarPU's idle write-back, when the model has it: told of every replica's life.
+  std::unique_ptr<IdleWriteback> tidy_;
+
+ private:
+  struct Transfer {
+    bool is_load = true;
+    DataId data = 0;
+    std::uint32_t node = 0;           // memory node: destination of a load, source of a write-back
+    std::int32_t source = kFromHost;  // a load's source: kFromHost or the first worker of a node
+    std::int64_t start_ns = 0;
+    std::uint32_t version = 0;  // a write-back: the version of the data it carries
+    WritebackCause cause = WritebackCause::Eviction;
+  };
+  struct OpenLoad {  // a load not yet classified (fetch / prefetch / unused)
+    std::int32_t source = kFromHost;
+    std::int64_t issue_ns = 0;
+    std::int64_t end_ns = 0;
+  };
+
+  void request_host_copies(GpuId g);
+  bool head_before(GpuId a, GpuId b) const;
+  bool make_room(GpuId g, double bytes, std::size_t index);
+  std::optional<DataId> choose_victim(std::uint32_t n, const VictimRequest& request, bool clean_only);
+  void evict(std::uint32_t n, DataId d, TaskId for_task);
+  void free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back);
+  void invalidate_copies(DataId d, std::uint32_t keep, TaskId writer);
+  // A load into node n from the host (kFromHost) or from node `source`.
+  void start_load(std::uint32_t n, DataId d, std::int32_t source);
+  void emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task);
+  void notify_future(DataId d);
+  void copy_leaves(std::uint32_t n, DataId d) {
+    if (held_uses_[s_.slot(n, d)] > 0) ++epoch_[n];
+  }
+  // The victim search's test, made once: resident, and not protected for the request at hand
+  // (by the protection stamp, or on a node of one worker asking for its last held task, by
+  // held_uses_ alone).
+  bool evictable(DataId d) const {
+    if (d >= s_.nd || books_.copy(victim_.node, d) != Copy::Resident) return false;
+    if (victim_.clean_only && dirty_.test(victim_.node, d)) return false;
+    return victim_.by_uses ? held_uses_[s_.slot(victim_.node, d)] == 0 : protect_[s_.slot(victim_.node, d)] != victim_.stamp;
+  }
+  struct Evictable {
+    const NodeMemory* memory;
+    bool operator()(DataId d) const { return memory->evictable(d); }
+  };
+
+  // The victim search at hand: its node, its protection stamp, whether it protects by
+  // held_uses_ alone, whether it takes clean replicas only (clean_first()).
+  struct {
+    std::uint32_t node = 0, stamp = 0;
+    bool by_uses = false, clean_only = false;
+  } victim_;
+  Evictable evictable_{this};
+  std::vector<std::uint32_t> protect_;  // per (node, data): stamp of the last protection pass
+  std::uint32_t protect_stamp_ = 0;
+  std::vector<TaskId> evict_for_;         // per (node, data): whose request started an eviction write-back
+  std::vector<std::uint32_t> held_uses_;  // per (node, data): tasks held by the node's workers that access it
+  std::vector<std::uint64_t> epoch_;      // per node: bumped when a copy that a held task accesses leaves
+  std::vector<std::uint32_t> open_load_;  // per (node, data): its load's id in open_loads_, or kNoId
+  SlotPool<OpenLoad> open_loads_;
+  SlotPool<Transfer> transfers_;  // in flight, by the id the device reports them ended with
+  bool follows_future_ = false;   // the policy wants on_future_changed
+  std::uint64_t stale_writebacks_ = 0;
+  DecisionClock victim_clock_, future_clock_;
+};
+
+}  // namespace tilelens::replay_detail

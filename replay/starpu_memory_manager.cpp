@@ -1,0 +1,123 @@
+// StarPU 1.3.10's memory manager; see starpu_memory_manager.hpp, and
+// docs/starpu-memory-manager.md for where each rule comes from.
+#include "replay/starpu_memory_manager.hpp"
+
+#include <algorithm>
+
+namespace tilelens::replay_detail {
+
+StarpuMemoryManager::StarpuMemoryManager(ReplayState& state, const StarpuMemoryRules& rules) : NodeMemory(state), rules_(rules) {
+  if (rules_.idle_writeback) tidy_ = std::make_unique<IdleWriteback>(rules_.min_clean, rules_.target_clean);
+}
+
+void StarpuMemoryManager::reset(SchedulerContext& context) {
+  NodeMemory::reset(context);
+  prefetch_paused_.assign(s_.N, 0);
+  push_prefetches_.assign(s_.N, {});
+  // StarPU prefetches a task at push when its architecture has a single memory node (every
+  // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
+  single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
+  if (rules_.prefetch_at_push && !single_node_prefetch_) {
+    context.allocated = [this](TaskId task, GpuId worker) {
+      if (worker < s_.W && !s_.workers[worker].cpu) queue_prefetch(s_.workers[worker].node, task);
+    };
+  }
+}
+
+void StarpuMemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
+  if (rules_.fetches_first) {
+    for (GpuId g = 0; g < s_.W; ++g) {
+      if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);
+    }
+    issue_by_level();
+    for (GpuId g = 0; g < s_.W; ++g) {
+      if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);  // write-only outputs are allocated at once
+    }
+  } else {
+    serve_workers_in_turn(try_start);
+    if (rules_.prefetch_at_push) {
+      for (std::uint32_t n = 0; n < s_.N; ++n) prefetch_pushed(n);
+    }
+  }
+  if (tidy_ && s_.error.empty()) write_back_idle();
+}
+
+// Before the scheduler's decision, as StarPU does (the engine asks only for tasks that only the
+// bounded memory's workers can run, not the CPU workers computing from the host).
+void StarpuMemoryManager::prefetch_on_push(TaskId task) {
+  if (single_node_prefetch_) queue_prefetch(0, task);
+}
+
+// StarPU posts a prefetch at once: an input already there is refreshed then (a cache hit),
+// the others wait for room in the node's queue.
+void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
+  if (rules_.touch_on_request) {
+    for (const Access& access : s_.w.accesses(task)) {
+      if (reads(access.mode) && books_.copy(n, access.data) == Copy::Resident) touch(n, access.data);
+    }
+  }
+  push_prefetches_[n].push_back(task);
+}
+
+// StarPU serves a node's fetches before its prefetches, and prefetches only while every fetch
+// could start; a prefetch that cannot be placed pauses the node's prefetching until the next
+// event (data_request.c, docs/starpu-memory-manager.md section 3).
+void StarpuMemoryManager::issue_by_level() {
+  std::fill(prefetch_paused_.begin(), prefetch_paused_.end(), 0);
+  for (GpuId g = 0; g < s_.W; ++g) {
+    if (!issue_requests(g, Requests::Fetch) && !s_.workers[g].cpu) prefetch_paused_[s_.workers[g].node] = 1;
+  }
+  for (GpuId g = 0; g < s_.W; ++g) {
+    const Worker& worker = s_.workers[g];
+    if (worker.cpu || prefetch_paused_[worker.node]) continue;
+    if (!issue_requests(g, Requests::Prefetch)) prefetch_paused_[worker.node] = 1;
+  }
+  for (std::uint32_t n = 0; n < s_.N; ++n) {
+    if (!prefetch_paused_[n]) prefetch_pushed(n);
+  }
+}
+
+// A push-time prefetch only uses free memory, whatever prefetch_evicts says: the task is not
+// in any buffer yet, so no order of tasks says whose data it could take.
+bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
+  std::deque<TaskId>& queue = push_prefetches_[n];
+  while (!queue.empty()) {
+    const TaskId task = queue.front();
+    if (!s_.popped[task]) {  // once in a buffer, its requests are the buffer's
+      for (const Access& access : s_.w.accesses(task)) {
+        if (!reads(access.mode)) continue;  // StarPU prefetches only what a task reads
+        const DataId d = access.data;
+        const Copy copy = books_.copy(n, d);
+        if (copy == Copy::Resident || copy == Copy::Loading) continue;
+        if (copy == Copy::Evicting || !may_start_transfer(n, true)) return false;
+        if (s_.options.platform.memory_bytes - books_.used(n) < books_.bytes(d)) return false;
+        reserve_replica(n, d);
+        request_load(n, d);
+      }
+    }
+    queue.pop_front();
+  }
+  return true;
+}
+
+// StarPU's memchunk tidy (idle_writeback.hpp): what it makes of each untidy replica.
+void StarpuMemoryManager::write_back_idle() {
+  for (std::uint32_t n = 0; n < s_.N; ++n) {
+    const auto visit = [&](DataId d) {
+      using Visit = IdleWriteback::Visit;
+      if (books_.copy(n, d) != Copy::Resident) return Visit::Skip;
+      if (books_.host_valid(d) || books_.writeback_from(d) >= 0) return Visit::CountClean;
+      for (GpuId v : s_.nodes[n].workers) {
+        const Worker& worker = s_.workers[v];
+        if (!worker.running) continue;
+        for (const Access& access : s_.w.accesses(worker.held.front())) {
+          if (access.data == d && writes(access.mode)) return Visit::Skip;
+        }
+      }
+      return Visit::WriteBack;
+    };
+    if (const auto d = tidy_->pass(n, replicas_[n], in_flight_[n] == 0, visit)) start_writeback(n, *d, WritebackCause::Idle);
+  }
+}
+
+}  // namespace tilelens::replay_detail

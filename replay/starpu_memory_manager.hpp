@@ -1,0 +1,47 @@
+// StarPU 1.3.10's memory manager (docs/starpu-memory-manager.md says where in StarPU's source
+// each rule comes from), each rule one of StarpuMemoryRules' parameters: the dmda family's
+// push-time prefetch, every node's fetches before its prefetches with a pause at the first
+// prefetch it cannot place, limits on transfers in flight, prefetches that only use free
+// memory, a clean replica reused before reclaiming twice the room, the idle write-back
+// (idle_writeback.hpp), and data without a home dropped at the end. Internal to replay/.
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "replay/node_memory.hpp"
+
+namespace tilelens::replay_detail {
+
+class StarpuMemoryManager final : public NodeMemory {
+ public:
+  StarpuMemoryManager(ReplayState& state, const StarpuMemoryRules& rules);
+
+  void reset(SchedulerContext& context) override;
+  void prefetch_on_push(TaskId task) override;
+  void serve(FunctionRef<void(GpuId)> try_start) override;
+  void flush() override { write_home(rules_.flush_homeless); }
+
+ private:
+  std::uint32_t transfer_limit(bool prefetch) const override { return prefetch ? rules_.max_prefetches : rules_.max_fetches; }
+  bool prefetch_may_evict() const override { return rules_.prefetch_evicts; }
+  bool clean_first() const override { return rules_.clean_first; }
+  double reclaim_factor() const override { return rules_.reclaim; }
+
+  // fetches_first: every node's fetches, then its prefetches while they can start.
+  void issue_by_level();
+  // Push-time prefetches into node n, for the tasks queued there and not taken by a worker
+  // yet. False when one had to wait.
+  bool prefetch_pushed(std::uint32_t n);
+  void queue_prefetch(std::uint32_t n, TaskId task);
+  void write_back_idle();
+
+  const StarpuMemoryRules rules_;
+  // Per node: whether prefetching pauses until the next event, the tasks to prefetch there
+  // since their push.
+  std::vector<char> prefetch_paused_;
+  std::vector<std::deque<TaskId>> push_prefetches_;
+  bool single_node_prefetch_ = false;  // every pushed task is prefetched into the one memory node
+};
+
+}  // namespace tilelens::replay_detail
