@@ -13,7 +13,7 @@
 #include <map>
 #include <string>
 
-#include "model/scheduling_cost.hpp"
+#include "runtime/scheduling_cost.hpp"
 #include "trace/trace.hpp"
 
 namespace tilelens {

@@ -13,7 +13,7 @@
 #include "eviction/policy.hpp"
 #include "model/params.hpp"
 #include "model/units.hpp"
-#include "model/scheduling_cost.hpp"
+#include "runtime/scheduling_cost.hpp"
 #include "presets/experiments.hpp"
 #include "presets/seed_workloads.hpp"
 #include "schedulers/scheduler.hpp"

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "model/function_ref.hpp"
+#include "util/function_ref.hpp"
 #include "model/model.hpp"
 #include "model/params.hpp"
 #include "schedulers/scheduler.hpp"

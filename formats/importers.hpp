@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/result.hpp"
+#include "util/result.hpp"
 
 namespace tilelens {
 

@@ -6,7 +6,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "model/result.hpp"
+#include "util/result.hpp"
 
 namespace tilelens {
 

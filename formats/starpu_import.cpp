@@ -16,7 +16,7 @@
 
 #include "model/kernels.hpp"
 #include "model/units.hpp"
-#include "model/utf8.hpp"
+#include "util/utf8.hpp"
 #include "trace/totals.hpp"
 
 namespace tilelens {

@@ -18,7 +18,7 @@
 #include "formats/output_file.hpp"
 #include "presets/seed_workloads.hpp"
 #include "model/units.hpp"
-#include "model/utf8.hpp"
+#include "util/utf8.hpp"
 
 namespace tilelens {
 namespace {

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "model/kernels.hpp"
-#include "model/rng.hpp"
+#include "util/rng.hpp"
 
 namespace tilelens::instrument {
 namespace {

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "model/units.hpp"
-#include "model/utf8.hpp"
+#include "util/utf8.hpp"
 
 namespace tilelens {
 

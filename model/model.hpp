@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/result.hpp"
+#include "util/result.hpp"
 
 namespace tilelens {
 

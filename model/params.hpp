@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/result.hpp"
+#include "util/result.hpp"
 
 namespace tilelens {
 

@@ -1,7 +1,7 @@
 // Parsing and printing of units; see units.hpp.
 #include "model/units.hpp"
 
-#include "model/utf8.hpp"
+#include "util/utf8.hpp"
 
 #include <algorithm>
 #include <cctype>

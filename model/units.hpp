@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/result.hpp"
+#include "util/result.hpp"
 
 namespace tilelens {
 

@@ -12,7 +12,7 @@
 #include <limits>
 #include <string>
 
-#include "model/rng.hpp"
+#include "util/rng.hpp"
 #include "model/units.hpp"
 
 namespace tilelens {

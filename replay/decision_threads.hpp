@@ -10,8 +10,8 @@
 #include <deque>
 #include <vector>
 
-#include "model/function_ref.hpp"
-#include "model/scheduling_cost.hpp"
+#include "util/function_ref.hpp"
+#include "runtime/scheduling_cost.hpp"
 #include "replay/execution_device.hpp"
 
 namespace tilelens::replay_detail {

@@ -29,8 +29,8 @@
 
 #include "eviction/policy.hpp"
 #include "replay/execution_device.hpp"
-#include "model/memory_model.hpp"
-#include "model/scheduling_cost.hpp"
+#include "runtime/memory_model.hpp"
+#include "runtime/scheduling_cost.hpp"
 #include "schedulers/scheduler.hpp"
 #include "trace/summary.hpp"
 #include "trace/trace.hpp"
@@ -50,7 +50,7 @@ struct ReplayOptions {
   // makespan. Decisions taken during the run (push, pop) stay uncharged: the simulated clock
   // does not model the CPU. The run is then no longer reproducible bit for bit.
   bool charge_scheduling = false;
-  // What each push and pop costs on the simulated clock (model/scheduling_cost.hpp); none by
+  // What each push and pop costs on the simulated clock (runtime/scheduling_cost.hpp); none by
   // default. A charged pop hands its task out once its cost has elapsed, and a thread (a
   // worker's, or the submitter's for the first tasks) makes one decision at a time and starts
   // no task while it decides.

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "eviction/recency_list.hpp"
-#include "model/function_ref.hpp"
+#include "util/function_ref.hpp"
 #include "replay/node_flags.hpp"
 
 namespace tilelens::replay_detail {

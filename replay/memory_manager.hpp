@@ -2,7 +2,7 @@
 // section 3, docs/replay.md). The engine (engine.cpp) runs the event loop and the tasks'
 // lifecycle and calls in at each event; the manager owns every copy, issues the fetches and
 // prefetches of the tasks held in the workers' buffers, evicts, writes back and classifies the
-// loads. Each memory model (model/memory_model.hpp) is one implementation with its own rules:
+// loads. Each memory model (runtime/memory_model.hpp) is one implementation with its own rules:
 // starpu_memory_manager.hpp (StarPU 1.3.10's) and fgcs_memory_manager.hpp (the papers'), both
 // built on the mechanics they share (node_memory.hpp). Another runtime's manager is one more
 // implementation and one line in make_memory_manager. Internal to replay/.
@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "model/function_ref.hpp"
-#include "model/memory_model.hpp"
+#include "util/function_ref.hpp"
+#include "runtime/memory_model.hpp"
 #include "replay/memory_state.hpp"
 #include "replay/replay_state.hpp"
 

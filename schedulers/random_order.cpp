@@ -1,5 +1,5 @@
 // RANDOM: the submission order shuffled with a seed (recorded in the scheduler's spec).
-#include "model/rng.hpp"
+#include "util/rng.hpp"
 #include "schedulers/static_order.hpp"
 
 namespace tilelens {

@@ -109,7 +109,7 @@ class Scheduler {
   virtual bool uses_cpu_workers() const { return false; }
   // The tasks the scheduler's pushes and pops looked at so far, as StarPU's algorithm visits
   // them (a Ready pop scans its queue until a task needs nothing): what the per-task part of
-  // a scheduling cost charges (model/scheduling_cost.hpp). Constant-time decisions (EAGER,
+  // a scheduling cost charges (runtime/scheduling_cost.hpp). Constant-time decisions (EAGER,
   // LWS, DMDA, static orders, LAHeteroprio) scan none.
   virtual std::uint64_t tasks_scanned() const { return 0; }
   // The scheduler's own counts, named, stored with the run (ReplaySummary::scheduler_counters):

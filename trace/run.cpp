@@ -1,7 +1,7 @@
 // Runs' names and keys; see run.hpp.
 #include "trace/run.hpp"
 
-#include "model/memory_model.hpp"
+#include "runtime/memory_model.hpp"
 #include "model/units.hpp"
 
 namespace tilelens {

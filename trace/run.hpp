@@ -32,7 +32,7 @@ struct RunInfo {
   std::string eviction;
   Platform platform;
   std::uint32_t buffer_depth = 4;
-  // How the memory nodes served requests: MemoryModel's canonical spec (model/memory_model.hpp),
+  // How the memory nodes served requests: MemoryModel's canonical spec (runtime/memory_model.hpp),
   // "fgcs" for runs stored before it was recorded, "" for an imported measurement.
   std::string memory_model;
   // What decisions cost on the replay clock: SchedulingCost's canonical spec, "" when free.

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/scheduling_cost.hpp"
+#include "runtime/scheduling_cost.hpp"
 
 namespace tilelens {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/result.hpp"
+#include "util/result.hpp"
 
 namespace tilelens::cli {
 

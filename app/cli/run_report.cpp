@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/memory_model.hpp"
+#include "runtime/memory_model.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::cli {

@@ -14,7 +14,7 @@
 #include "core/runs.hpp"
 #include "formats/exports.hpp"
 #include "model/params.hpp"
-#include "model/memory_model.hpp"
+#include "runtime/memory_model.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::cli {

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <cstdio>
 
-#include "model/memory_model.hpp"
+#include "runtime/memory_model.hpp"
 #include "model/units.hpp"
 
 namespace tilelens::gui {

@@ -9,7 +9,7 @@
 #include <cupti.h>
 #include <cusolverDn.h>
 
-#include "model/result.hpp"
+#include "util/result.hpp"
 
 namespace tilelens::instrument {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "instrument/executor.hpp"
-#include "model/result.hpp"
+#include "util/result.hpp"
 #include "trace/measurement.hpp"
 
 namespace tilelens::instrument {

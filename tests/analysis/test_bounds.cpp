@@ -8,7 +8,7 @@
 #include "analysis/bounds.hpp"
 #include "eviction/policy.hpp"
 #include "helpers.hpp"
-#include "model/rng.hpp"
+#include "util/rng.hpp"
 #include "presets/platforms.hpp"
 #include "schedulers/scheduler.hpp"
 

@@ -13,7 +13,7 @@
 #include "db/store.hpp"
 #include "db/tables.hpp"
 #include "helpers.hpp"
-#include "model/rng.hpp"
+#include "util/rng.hpp"
 #include "formats/workload_io.hpp"
 
 using namespace tilelens;

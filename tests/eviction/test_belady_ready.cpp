@@ -5,7 +5,7 @@
 #include <map>
 
 #include "helpers.hpp"
-#include "model/rng.hpp"
+#include "util/rng.hpp"
 
 using namespace tilelens;
 

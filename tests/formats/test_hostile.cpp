@@ -12,7 +12,7 @@
 #include "formats/workload_io.hpp"
 #include "helpers.hpp"
 #include "model/model.hpp"
-#include "model/utf8.hpp"
+#include "util/utf8.hpp"
 #include "db/schema.hpp"
 #include "db/sqlite.hpp"
 #include "db/store.hpp"

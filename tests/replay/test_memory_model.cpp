@@ -1,4 +1,4 @@
-// The memory models (model/memory_model.hpp, docs/replay.md "Memory models"): StarPU's rules
+// The memory models (runtime/memory_model.hpp, docs/replay.md "Memory models"): StarPU's rules
 // checked from the trace a replay leaves, the fgcs model kept as it was, the specs, and the
 // host bus's copy engines.
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "helpers.hpp"
-#include "model/memory_model.hpp"
+#include "runtime/memory_model.hpp"
 #include "replay/platform_links.hpp"
 
 using namespace tilelens;

@@ -1,4 +1,4 @@
-// Scheduling costs (model/scheduling_cost.hpp, docs/replay.md "Scheduling cost"): the spec, the
+// Scheduling costs (runtime/scheduling_cost.hpp, docs/replay.md "Scheduling cost"): the spec, the
 // fit, what a charged push and pop do to the simulated clock, the tasks the schedulers report
 // scanning, and the decisions an imported StarPU trace yields.
 #include <catch2/catch.hpp>
@@ -8,8 +8,8 @@
 
 #include "formats/starpu_import.hpp"
 #include "helpers.hpp"
-#include "model/memory_model.hpp"
-#include "model/scheduling_cost.hpp"
+#include "runtime/memory_model.hpp"
+#include "runtime/scheduling_cost.hpp"
 
 using namespace tilelens;
 using test::generated;

@@ -1,5 +1,5 @@
 // The memory models' names, parameters and specs; see memory_model.hpp.
-#include "model/memory_model.hpp"
+#include "runtime/memory_model.hpp"
 
 #include "model/units.hpp"
 

@@ -1,5 +1,5 @@
 // The scheduling cost model and its fit; see scheduling_cost.hpp.
-#include "model/scheduling_cost.hpp"
+#include "runtime/scheduling_cost.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "model/params.hpp"
-#include "model/result.hpp"
+#include "util/result.hpp"
 
 namespace tilelens {
 
