@@ -67,6 +67,8 @@ int cmd_runs_delete(const ParsedArgs&, std::ostream&, std::ostream&);
 extern const CommandSpec kExportCsv;  // exports.cpp
 const CommandSpec& export_run_spec();  // exports.cpp: `tilelens export FORMAT`, its formats from the registry
 int cmd_export_csv(const ParsedArgs&, std::ostream&, std::ostream&);
+extern const CommandSpec kExportStarpuSimgrid;  // exports.cpp
+int cmd_export_starpu_simgrid(const ParsedArgs&, std::ostream&, std::ostream&);
 int cmd_export_run(const ParsedArgs&, std::ostream&, std::ostream&);
 
 extern const CommandSpec kImportStarpu;  // import.cpp

@@ -6,7 +6,10 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
 #include "core/runs.hpp"
+#include "core/platform_choice.hpp"
 #include "formats/exports.hpp"
+#include "formats/starpu_simgrid.hpp"
+#include "formats/workload_io.hpp"
 
 namespace tilelens::cli {
 
@@ -21,6 +24,23 @@ const CommandSpec kExportCsv{
      {"all", "", "the metrics of every run", ""},
      {"output", "FILE", "write there instead of standard output", ""}},
     ""};
+
+const CommandSpec kExportStarpuSimgrid{
+    "tilelens export starpu-simgrid --workload SPEC|FILE [--platform P] [platform options] --out FOLDER",
+    "Write a workload on a platform as StarPU 1.3.10 in SimGrid mode runs it, the oracle tilelens's replay is\n"
+    "compared with (docs/fidelity.md): the workload file, each kind's GPU rate, the simulated machine (SimGrid\n"
+    "platform, bus bandwidth and latency files) and the environment of a run. tests/starpu/simgrid_run.sh\n"
+    "FOLDER SCHEDULER then runs it under a StarPU scheduler.",
+    [] {
+      std::vector<OptionSpec> options = {
+          {"workload", "SPEC|FILE", "a generator spec (cholesky:N=16) or a workload file", ""},
+          {"platform", "PRESET|FILE", "a platform preset or file; at most 4 GPUs, no CPU workers", "v100-fgcs"}};
+      for (auto& option : platform_option_specs()) options.push_back(std::move(option));
+      options.push_back({"out", "FOLDER", "where to write (created)", ""});
+      return options;
+    }(),
+    "example:\n  tilelens export starpu-simgrid --workload cholesky:N=16 --gpus 2 --memory 250MiB --out chol16\n"
+    "  tests/starpu/simgrid_run.sh chol16 dmdar"};
 
 namespace {
 
@@ -93,6 +113,22 @@ const CommandSpec& export_run_spec() {
                        "example:\n  tilelens export paje --db runs.db --run 3 --output run3.paje   # opens in ViTE"};
   }();
   return spec;
+}
+
+int cmd_export_starpu_simgrid(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (!args.positional.empty()) return fail(err, "unexpected argument '" + args.positional[0] + "'; see tilelens export starpu-simgrid --help");
+  if (!args.has("workload")) return fail(err, "--workload is required");
+  if (!args.has("out")) return fail(err, "--out FOLDER is required");
+  auto workload = resolve_workload(args.get("workload"));
+  if (!workload) return fail(err, "--workload: " + describe(workload.error()));
+  core::PlatformChoice choice;
+  choice.base = args.get("platform");
+  if (auto status = read_platform_options(args, choice); !status) return fail(err, describe(status.error()));
+  auto platform = core::resolve_platform(choice, *workload);
+  if (!platform) return fail(err, describe(platform.error()));
+  if (auto status = write_starpu_simgrid(*workload, *platform, args.get("out")); !status) return fail(err, describe(status.error()));
+  out << "wrote " << args.get("out") << ": " << workload->task_count() << " tasks on " << platform->describe() << "\n";
+  return 0;
 }
 
 int cmd_export_run(const ParsedArgs& args, std::ostream& out, std::ostream& err) {

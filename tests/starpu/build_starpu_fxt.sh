@@ -7,30 +7,13 @@
 # usage: tests/starpu/build_starpu_fxt.sh [PREFIX]     (default PREFIX: build/starpu-fxt)
 set -euo pipefail
 
+here=$(cd "$(dirname "$0")" && pwd)
 prefix=$(realpath -m "${1:-build/starpu-fxt}")
-sources=/etc/apt/sources.list.d/tilelens-deb-src.sources
 
-if [ ! -f "$sources" ]; then
-  cat > "$sources" <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-  apt-get update -qq
-fi
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
   dpkg-dev build-essential pkg-config libfxt-dev libhwloc-dev libopenmpi-dev openmpi-bin \
   libltdl-dev >/dev/null
-
-mkdir -p "$prefix/src"
-cd "$prefix/src"
-if ! ls -d starpu-1.3*/ >/dev/null 2>&1; then
-  apt-get source -qq starpu
-fi
-source_dir=$(ls -d starpu-1.3*/ | head -n 1)
-cd "$source_dir"
+cd "$("$here/starpu_source.sh" "$prefix/src")"
 
 # CUDA, OpenCL, Fortran and the bundled programs are left out: the fixtures run on CPUs, and
 # each of those adds minutes to the build.

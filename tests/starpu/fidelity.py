@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""The fidelity matrix (docs/fidelity.md): the same workload on the same machine, replayed by
+tilelens and run by StarPU 1.3.10 in SimGrid mode (StarPU's own schedulers and memory manager,
+deterministic), with loads, write-backs and makespan side by side and their ratios.
+
+usage: fidelity.py TILELENS [--workloads W,...] [--schedulers S,...] [--gpus 1,2,4]
+                   [--fractions 1,0.5,0.25,0.125] [--bandwidth 12GB/s] [--check TOL]
+                   [--measures loads,writebacks,makespan_ns] [--folder DIR]
+Each memory is a fraction of the workload's working set, rounded down to whole MiB (StarPU
+limits memory in MiB) and kept above the largest task's footprint. With --check, exits 1 when a
+cell's ratio is off by more than TOL (0.05: 5%) and lists those cells; exit 77 when StarPU-SimGrid
+cannot be built here (CTest's skip).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MIB = 1024 * 1024
+
+
+def run(command, **kwargs):
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if done.returncode == 77:
+        print("fidelity: skipped: " + done.stderr.strip(), file=sys.stderr)
+        sys.exit(77)
+    if done.returncode != 0:
+        sys.exit("fidelity: %s failed (%d): %s" % (" ".join(command), done.returncode, done.stderr.strip()))
+    return done.stdout
+
+
+def sizes(tilelens, workload, folder):
+    """The working set (data some task reads) and the largest task footprint, in bytes."""
+    path = os.path.join(folder, "sizes.workload")
+    run([tilelens, "workload", "generate", workload, "--output", path])
+    data, read, largest = [], set(), 0
+    with open(path) as f:
+        for line in f:
+            fields = line.split("#")[0].split()
+            if fields and fields[0] == "data":
+                data.append(int(fields[1]))
+            elif fields and fields[0] == "task":
+                accesses = [a.split(":") for a in fields[7:]]
+                largest = max(largest, sum(data[int(d)] for _, d in accesses))
+                read.update(int(d) for mode, d in accesses if "R" in mode)
+    return sum(data[d] for d in read), largest
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("tilelens")
+    parser.add_argument("--workloads", default="cholesky:N=16,lu:N=12,matmul2d-random-order:N=12")
+    parser.add_argument("--schedulers", default="eager,random,lws,dmda,dmdar,dmdas")
+    parser.add_argument("--gpus", default="1,2")
+    parser.add_argument("--fractions", default="1,0.5,0.25,0.125")
+    parser.add_argument("--bandwidth", default="12GB/s")
+    parser.add_argument("--check", type=float, default=None)
+    parser.add_argument("--measures", default="loads,writebacks,makespan_ns", help="the measures --check compares")
+    parser.add_argument("--folder", default=None)
+    args = parser.parse_args()
+
+    folder = args.folder or tempfile.mkdtemp(prefix="tilelens-fidelity-")
+    os.makedirs(folder, exist_ok=True)
+    rows, outside = [], []
+    simgrid_s = replay_s = 0.0
+    print("%-28s %-6s %4s %9s | %7s %7s %6s | %7s %7s %6s | %9s %9s %6s" % (
+        "workload", "sched", "gpus", "memory", "loads", "starpu", "ratio", "wbacks", "starpu", "ratio", "ms", "starpu", "ratio"))
+    for workload in args.workloads.split(","):
+        working_set, largest = sizes(args.tilelens, workload, folder)
+        for gpus in [int(g) for g in args.gpus.split(",")]:
+            for fraction in [float(f) for f in args.fractions.split(",")]:
+                memory = max(int(working_set * fraction) // MIB, -(-largest // MIB))
+                machine = os.path.join(folder, "%s-%dgpu-%dMiB" % (workload.replace(":", "_").replace(",", "_"), gpus, memory))
+                platform = ["--gpus", str(gpus), "--memory", "%dMiB" % memory, "--bandwidth", args.bandwidth, "--latency", "0"]
+                run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--out", machine])
+                for scheduler in args.schedulers.split(","):
+                    begin = time.monotonic()
+                    starpu = json.loads(run([os.path.join(HERE, "simgrid_run.sh"), machine, scheduler]))
+                    simgrid_s += time.monotonic() - begin
+                    begin = time.monotonic()
+                    replay = json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
+                                             "--scheduler", scheduler, *platform, "--json"]))
+                    replay_s += time.monotonic() - begin
+                    cells = []
+                    for ours, theirs in (("loads", "loads"), ("writebacks", "writebacks"), ("makespan_ns", "makespan_ns")):
+                        a = replay[ours]
+                        b = starpu[theirs]
+                        ratio = (a / b) if b else (1.0 if a == 0 else float("inf"))
+                        cells.append((a, b, ratio, ours))
+                    line = "%-28s %-6s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
+                        workload, scheduler, gpus, memory, cells[0][0], cells[0][1], cells[0][2], cells[1][0], cells[1][1],
+                        cells[1][2], cells[2][0] / 1e6, cells[2][1] / 1e6, cells[2][2])
+                    print(line, flush=True)
+                    for a, b, ratio, name in cells:
+                        if args.check is not None and name in args.measures.split(",") and abs(ratio - 1) > args.check:
+                            outside.append("%s %s %d GPU %d MiB: %s %.2fx" % (workload, scheduler, gpus, memory, name, ratio))
+    print("time: StarPU-SimGrid %.1f s, tilelens replay %.1f s (processes included): %.0fx" % (
+        simgrid_s, replay_s, simgrid_s / replay_s if replay_s else 0))
+    if outside:
+        print("%d cells outside %.0f%%:" % (len(outside), args.check * 100))
+        for cell in outside:
+            print("  " + cell)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
