@@ -23,13 +23,17 @@ Status refuse(const char* field, const std::string& why) {
   return make_error(std::string("platform field '") + field + "': " + why + " (StarPU-SimGrid export)");
 }
 
-Status check(const Workload& workload, const Platform& platform) {
+Status check(const Workload& workload, const Platform& platform, std::uint32_t buffer_depth) {
+  if (buffer_depth == 0 || buffer_depth > kStarpuMaxPipeline) {
+    return make_error("buffer depth " + std::to_string(buffer_depth) + ": StarPU's CUDA pipeline holds 1 to " +
+                      std::to_string(kStarpuMaxPipeline) + " tasks (StarPU-SimGrid export)");
+  }
   if (platform.gpus == 0 || platform.gpus > kStarpuMaxCudaDevices) {
     return refuse("gpus", "StarPU 1.3.10 simulates 1 to " + std::to_string(kStarpuMaxCudaDevices) + " GPUs, not " + std::to_string(platform.gpus));
   }
   if (platform.cpus > 0) return refuse("cpus", "CPU workers are not exported yet");
   if (platform.workers_per_memory != 1) return refuse("workers_per_memory", "StarPU gives each simulated GPU one worker");
-  if (platform.copy_engines > 0) return refuse("copy_engines", "StarPU-SimGrid orders transfers itself, one per pair of memory nodes");
+  if (platform.copy_engines > 1) return refuse("copy_engines", "StarPU-SimGrid moves one transfer at a time per pair of memory nodes");
   if (platform.gpus_per_switch > 0) return refuse("gpus_per_switch", "switch levels are not exported yet");
   const double mib = platform.memory_bytes / kMiB;
   if (mib != std::floor(mib) || mib < 1) {
@@ -164,8 +168,9 @@ Status write_text(const std::filesystem::path& path, const std::string& text) {
 
 }  // namespace
 
-Status write_starpu_simgrid(const Workload& workload, const Platform& platform, const std::filesystem::path& folder) {
-  if (auto status = check(workload, platform); !status) return status;
+Status write_starpu_simgrid(const Workload& workload, const Platform& platform, std::uint32_t buffer_depth,
+                            const std::filesystem::path& folder) {
+  if (auto status = check(workload, platform, buffer_depth); !status) return status;
   const std::filesystem::path bus = folder / ".starpu" / "sampling" / "bus";
   std::error_code error;
   std::filesystem::create_directories(bus, error);
@@ -180,6 +185,7 @@ Status write_starpu_simgrid(const Workload& workload, const Platform& platform, 
   const std::string host = kStarpuSimgridHost;
   std::string env = "STARPU_HOSTNAME=" + host + "\nSTARPU_NCPU=0\nSTARPU_NCUDA=" + std::to_string(platform.gpus) +
                     "\nSTARPU_LIMIT_CUDA_MEM=" + format_exact(platform.memory_bytes / kMiB) +
+                    "\nSTARPU_CUDA_PIPELINE=" + std::to_string(buffer_depth) +
                     // StarPU-SimGrid's fixed costs of its own, none on tilelens's side.
                     "\nSTARPU_SIMGRID_CUDA_MALLOC_COST=0\nSTARPU_SIMGRID_CUDA_QUEUE_COST=0\nSTARPU_SIMGRID_TASK_SUBMIT_COST=0"
                     "\nSTARPU_SIMGRID_FETCHING_INPUT_COST=0\nSTARPU_SIMGRID_SCHED_COST=0\n";

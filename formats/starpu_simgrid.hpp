@@ -11,7 +11,11 @@
 // Both simulators then agree on kernel times, bandwidths, latencies, memory sizes and links:
 // host transfers share a host link per direction (both directions one link when the platform
 // is half-duplex), each GPU has its own link when the platform has a PCIe tree, and GPU links
-// are direct peer links. What cannot be said to StarPU is refused, naming the platform field.
+// are direct peer links. StarPU-SimGrid moves one transfer at a time per pair of memory nodes,
+// first come first served (src/core/simgrid.c): a platform of one copy engine per direction
+// (`--copy-engines 1`) is the same on the host's links, a platform of none (fluid sharing) is
+// exported too but the two then differ in order. What cannot be said to StarPU is refused,
+// naming the platform field.
 #pragma once
 
 #include <filesystem>
@@ -25,6 +29,12 @@ namespace tilelens {
 inline constexpr std::uint32_t kStarpuMaxCudaDevices = 4;
 inline constexpr const char* kStarpuSimgridHost = "tilelens";  // STARPU_HOSTNAME
 
-Status write_starpu_simgrid(const Workload& workload, const Platform& platform, const std::filesystem::path& folder);
+// StarPU's CUDA pipeline holds at most this many tasks per worker (STARPU_MAX_PIPELINE).
+inline constexpr std::uint32_t kStarpuMaxPipeline = 4;
+
+// `buffer_depth` is the replay's task buffer: StarPU's CUDA pipeline (STARPU_CUDA_PIPELINE), the
+// tasks a GPU worker holds, the running one included (StarPU's default, 2, is a depth of 2).
+Status write_starpu_simgrid(const Workload& workload, const Platform& platform, std::uint32_t buffer_depth,
+                            const std::filesystem::path& folder);
 
 }  // namespace tilelens

@@ -7,6 +7,7 @@
 #include "app/cli/run_report.hpp"
 #include "core/runs.hpp"
 #include "core/platform_choice.hpp"
+#include "core/replay_request.hpp"
 #include "formats/exports.hpp"
 #include "formats/starpu_simgrid.hpp"
 #include "formats/workload_io.hpp"
@@ -36,6 +37,7 @@ const CommandSpec kExportStarpuSimgrid{
           {"workload", "SPEC|FILE", "a generator spec (cholesky:N=16) or a workload file", ""},
           {"platform", "PRESET|FILE", "a platform preset or file; at most 4 GPUs, no CPU workers", "v100-fgcs"}};
       for (auto& option : platform_option_specs()) options.push_back(std::move(option));
+      options.push_back({"buffer", "DEPTH", "the replay's task buffer: StarPU's CUDA pipeline, 1 to 4 (StarPU's default: 2)", "2"});
       options.push_back({"out", "FOLDER", "where to write (created)", ""});
       return options;
     }(),
@@ -126,7 +128,9 @@ int cmd_export_starpu_simgrid(const ParsedArgs& args, std::ostream& out, std::os
   if (auto status = read_platform_options(args, choice); !status) return fail(err, describe(status.error()));
   auto platform = core::resolve_platform(choice, *workload);
   if (!platform) return fail(err, describe(platform.error()));
-  if (auto status = write_starpu_simgrid(*workload, *platform, args.get("out")); !status) return fail(err, describe(status.error()));
+  auto depth = core::parse_buffer_depth(args.get("buffer"));
+  if (!depth) return fail(err, describe(depth.error()));
+  if (auto status = write_starpu_simgrid(*workload, *platform, *depth, args.get("out")); !status) return fail(err, describe(status.error()));
   out << "wrote " << args.get("out") << ": " << workload->task_count() << " tasks on " << platform->describe() << "\n";
   return 0;
 }

@@ -48,7 +48,7 @@ TEST_CASE("StarPU-SimGrid export: full matrices, the platform's rates, memory an
   p.latency_ns = 2000;
   p.kind_gflops["POTRF"] = 500;
   const TempFile folder("simgrid-export");
-  REQUIRE(write_starpu_simgrid(w, p, folder.path).ok());
+  REQUIRE(write_starpu_simgrid(w, p, 2, folder.path).ok());
   const std::filesystem::path bus = std::filesystem::path(folder.path) / ".starpu" / "sampling" / "bus";
 
   const auto bandwidth = rows_of(read_file(bus / "tilelens.bandwidth"));
@@ -75,6 +75,7 @@ TEST_CASE("StarPU-SimGrid export: full matrices, the platform's rates, memory an
   CHECK(env.find("STARPU_NCUDA=2\n") != std::string::npos);
   CHECK(env.find("STARPU_LIMIT_CUDA_MEM=3\n") != std::string::npos);
   CHECK(env.find("STARPU_NCPU=0\n") != std::string::npos);
+  CHECK(env.find("STARPU_CUDA_PIPELINE=2\n") != std::string::npos);
   std::filesystem::remove_all(folder.path);
 }
 
@@ -82,7 +83,7 @@ TEST_CASE("StarPU-SimGrid export refuses what StarPU cannot be told, naming the 
   const Workload w = generated("cholesky:N=4,b=64");
   const TempFile folder("simgrid-refused");
   const auto refused = [&](Platform p, const std::string& field) {
-    const auto status = write_starpu_simgrid(w, p, folder.path);
+    const auto status = write_starpu_simgrid(w, p, 2, folder.path);
     INFO(field);
     REQUIRE_FALSE(status.ok());
     CHECK_THAT(status.error().message, Catch::Contains("'" + field + "'"));
@@ -99,10 +100,11 @@ TEST_CASE("StarPU-SimGrid export refuses what StarPU cannot be told, naming the 
   cpus.cpu_default_gflops = 10;
   refused(cpus, "cpus");
   Platform engines = base;
-  engines.copy_engines = 1;
+  engines.copy_engines = 2;
   refused(engines, "copy_engines");
   Platform no_potrf = base;
   no_potrf.kind_gflops["POTRF"] = 0;
   refused(no_potrf, "kind_gflops");
+  CHECK_FALSE(write_starpu_simgrid(w, base, 5, folder.path).ok());  // StarPU's pipeline holds at most 4
   std::filesystem::remove_all(folder.path);
 }

@@ -4,7 +4,7 @@ tilelens and run by StarPU 1.3.10 in SimGrid mode (StarPU's own schedulers and m
 deterministic), with loads, write-backs and makespan side by side and their ratios.
 
 usage: fidelity.py TILELENS [--workloads W,...] [--schedulers S,...] [--gpus 1,2,4]
-                   [--fractions 1,0.5,0.25,0.125] [--bandwidth 12GB/s] [--check TOL]
+                   [--fractions 1,0.5,0.25,0.125] [--bandwidth 12GB/s] [--buffer 2] [--copy-engines 1] [--check TOL]
                    [--measures loads,writebacks,makespan_ns] [--folder DIR]
 Each memory is a fraction of the workload's working set, rounded down to whole MiB (StarPU
 limits memory in MiB) and kept above the largest task's footprint. With --check, exits 1 when a
@@ -58,6 +58,9 @@ def main():
     parser.add_argument("--gpus", default="1,2")
     parser.add_argument("--fractions", default="1,0.5,0.25,0.125")
     parser.add_argument("--bandwidth", default="12GB/s")
+    parser.add_argument("--buffer", default="2", help="the task buffer: StarPU's CUDA pipeline (its default, 2)")
+    parser.add_argument("--copy-engines", default="1",
+                        help="1: one transfer at a time per direction and node, as StarPU-SimGrid moves them; 0: fluid sharing")
     parser.add_argument("--check", type=float, default=None)
     parser.add_argument("--measures", default="loads,writebacks,makespan_ns", help="the measures --check compares")
     parser.add_argument("--folder", default=None)
@@ -75,15 +78,17 @@ def main():
             for fraction in [float(f) for f in args.fractions.split(",")]:
                 memory = max(int(working_set * fraction) // MIB, -(-largest // MIB))
                 machine = os.path.join(folder, "%s-%dgpu-%dMiB" % (workload.replace(":", "_").replace(",", "_"), gpus, memory))
-                platform = ["--gpus", str(gpus), "--memory", "%dMiB" % memory, "--bandwidth", args.bandwidth, "--latency", "0"]
-                run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--out", machine])
+                platform = ["--gpus", str(gpus), "--memory", "%dMiB" % memory, "--bandwidth", args.bandwidth, "--latency", "0",
+                            "--copy-engines", args.copy_engines]
+                run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--buffer", args.buffer,
+                     "--out", machine])
                 for scheduler in args.schedulers.split(","):
                     begin = time.monotonic()
                     starpu = json.loads(run([os.path.join(HERE, "simgrid_run.sh"), machine, scheduler]))
                     simgrid_s += time.monotonic() - begin
                     begin = time.monotonic()
                     replay = json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
-                                             "--scheduler", scheduler, *platform, "--json"]))
+                                             "--scheduler", scheduler, *platform, "--buffer", args.buffer, "--json"]))
                     replay_s += time.monotonic() - begin
                     cells = []
                     for ours, theirs in (("loads", "loads"), ("writebacks", "writebacks"), ("makespan_ns", "makespan_ns")):

@@ -14,7 +14,9 @@
  *   - waits for every task, unregisters the data (dirty tiles go home) and shuts down.
  * It prints one JSON line: the simulated makespan (first submission to the last task's end),
  * and the transfers StarPU counted on each bus, host-to-GPU loads, GPU-to-GPU loads and
- * GPU-to-host write-backs, with their bytes.
+ * GPU-to-host write-backs, with their bytes. With TILELENS_ORDER_OUT=FILE it also writes each
+ * task as it ended, "task,worker,start_us,end_us" (the task's id in the workload file), to
+ * compare the order StarPU ran with a replay's --order-out.
  *
  * Priorities: tilelens priorities are bottom levels in flops, larger than StarPU's int; each
  * is replaced by its rank among the workload's distinct priorities, which keeps their order,
@@ -41,6 +43,7 @@ struct kind {
 };
 
 struct task {
+  int id;
   int kind;
   double flops;
   long long priority;
@@ -95,6 +98,26 @@ static void no_kernel(void *buffers[], void *arg) {
   (void)arg;
 }
 
+/* Each task as it ends (callbacks run one at a time in SimGrid mode). */
+struct ended {
+  int task, worker;
+  double start_us, end_us;
+};
+static struct ended *ended;
+static int nended;
+
+static void task_ended(void *arg) {
+  const struct task *t = arg;
+  struct starpu_task *task = starpu_task_get_current();
+  double start = -1;
+  if (task && task->profiling_info) start = starpu_timing_timespec_to_us(&task->profiling_info->start_time);
+  ended[nended].task = t->id;
+  ended[nended].worker = starpu_worker_get_id();
+  ended[nended].start_us = start;
+  ended[nended].end_us = starpu_timing_now();
+  ++nended;
+}
+
 static void read_workload(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) die(path, 0, "cannot open");
@@ -122,6 +145,7 @@ static void read_workload(const char *path) {
       tasks = grow(tasks, &tasks_cap, ntasks + 1, sizeof *tasks);
       struct task *t = &tasks[ntasks];
       memset(t, 0, sizeof *t);
+      t->id = ntasks;
       char *kind = strtok_r(NULL, " \t\r\n", &save);
       char *flops = strtok_r(NULL, " \t\r\n", &save);
       char *priority = strtok_r(NULL, " \t\r\n", &save);
@@ -248,12 +272,15 @@ int main(int argc, char **argv) {
       if (data_bytes[d] > UINT32_MAX) die(argv[1], 0, "a datum over 4 GiB");
   }
 
+  ended = calloc((size_t)ntasks + 1, sizeof *ended);
   struct starpu_task **made = calloc((size_t)ntasks, sizeof *made);
   for (int i = 0; i < ntasks; i++) {
     struct task *t = &tasks[i];
     struct starpu_task *task = starpu_task_create();
     task->cl = &kinds[t->kind].codelet;
     task->cl_arg = t;
+    task->callback_func = task_ended;
+    task->callback_arg = t;
     task->nbuffers = t->naccesses;
     task->priority = t->rank;
     task->detach = 1;
@@ -282,6 +309,15 @@ int main(int argc, char **argv) {
   }
   starpu_task_wait_for_all();
   const double end = starpu_timing_now();
+  const char *order_out = getenv("TILELENS_ORDER_OUT");
+  if (order_out) {
+    FILE *f = fopen(order_out, "w");
+    if (!f) die(order_out, 0, "cannot write");
+    fprintf(f, "task,worker,start_us,end_us\n");
+    for (int i = 0; i < nended; i++)
+      fprintf(f, "%d,%d,%.3f,%.3f\n", ended[i].task, ended[i].worker, ended[i].start_us - begin, ended[i].end_us - begin);
+    fclose(f);
+  }
   for (int d = 0; d < ndata; d++) starpu_data_unregister(handles[d]);
 
   unsigned long long loads = 0, load_bytes = 0, peer_loads = 0, peer_bytes = 0, writebacks = 0, writeback_bytes = 0;
