@@ -56,7 +56,8 @@ void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
       if (reads(access.mode) && books_.copy(n, access.data) == Copy::Resident) touch(n, access.data);
     }
   }
-  push_prefetches_[n].push_back(task);
+  const std::int64_t priority = rules_.prioritized_requests ? s_.w.tasks()[task].priority : 0;
+  push_prefetches_[n].insert({priority, prefetch_sequence_++, task});
 }
 
 // StarPU serves a node's fetches before its prefetches, and prefetches only while every fetch
@@ -80,9 +81,9 @@ void StarpuMemoryManager::issue_by_level() {
 // A push-time prefetch only uses free memory, whatever prefetch_evicts says: the task is not
 // in any buffer yet, so no order of tasks says whose data it could take.
 bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
-  std::deque<TaskId>& queue = push_prefetches_[n];
+  std::set<Waiting>& queue = push_prefetches_[n];
   while (!queue.empty()) {
-    const TaskId task = queue.front();
+    const TaskId task = queue.begin()->task;
     if (!s_.popped[task]) {  // once in a buffer, its requests are the buffer's
       for (const Access& access : s_.w.accesses(task)) {
         if (!reads(access.mode)) continue;  // StarPU prefetches only what a task reads
@@ -95,7 +96,7 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
         request_load(n, d);
       }
     }
-    queue.pop_front();
+    queue.erase(queue.begin());
   }
   return true;
 }

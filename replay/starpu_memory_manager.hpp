@@ -6,7 +6,9 @@
 // (idle_writeback.hpp), and data without a home dropped at the end. Internal to replay/.
 #pragma once
 
-#include <deque>
+#include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "replay/node_memory.hpp"
@@ -37,10 +39,21 @@ class StarpuMemoryManager final : public NodeMemory {
   void write_back_idle();
 
   const StarpuMemoryRules rules_;
+  // A waiting push-time prefetch, in the order the node serves them: by priority (highest
+  // first) when the rules say so, then in request order.
+  struct Waiting {
+    std::int64_t priority;
+    std::uint64_t sequence;
+    TaskId task;
+    bool operator<(const Waiting& other) const {
+      return priority != other.priority ? priority > other.priority : sequence < other.sequence;
+    }
+  };
   // Per node: whether prefetching pauses until the next event, the tasks to prefetch there
   // since their push.
   std::vector<char> prefetch_paused_;
-  std::vector<std::deque<TaskId>> push_prefetches_;
+  std::vector<std::set<Waiting>> push_prefetches_;
+  std::uint64_t prefetch_sequence_ = 0;
   bool single_node_prefetch_ = false;  // every pushed task is prefetched into the one memory node
 };
 

@@ -22,6 +22,7 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"min_clean", format_exact(defaults.min_clean), "percent of a node's replicas kept clean, below which idle write-back starts"},
       {"prefetch_at_push", flag(defaults.prefetch_at_push), "prefetch a task's inputs when the scheduler allocates it to a worker"},
       {"prefetch_evicts", flag(defaults.prefetch_evicts), "requests for buffered tasks after the next one may evict"},
+      {"prioritized_requests", flag(defaults.prioritized_requests), "a node serves waiting push-time prefetches by task priority, highest first"},
       {"reclaim", format_exact(defaults.reclaim), "a fetch with no clean replica to take frees this many times its room (1 to 16)"},
       {"target_clean", format_exact(defaults.target_clean), "percent of clean replicas at which idle write-back stops"},
       {"touch_on_request", flag(defaults.touch_on_request), "a prefetch finding its data there makes it the most recently used"},
@@ -42,6 +43,7 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.touch_on_request = false;
   rules.idle_writeback = false;
   rules.flush_homeless = true;
+  rules.prioritized_requests = false;
   return rules;
 }
 
@@ -55,6 +57,7 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"idle_writeback", &rules.idle_writeback},
                                    {"prefetch_at_push", &rules.prefetch_at_push},
                                    {"prefetch_evicts", &rules.prefetch_evicts},
+                                   {"prioritized_requests", &rules.prioritized_requests},
                                    {"touch_on_request", &rules.touch_on_request}});
       !status) {
     return status.error();

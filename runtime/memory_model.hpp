@@ -49,6 +49,10 @@ struct StarpuMemoryRules {
   bool idle_writeback = true;
   double min_clean = 5;
   double target_clean = 10;
+  // A node serves its waiting push-time prefetches by the task's priority, highest first, in
+  // request order among equals: StarPU keeps each node's data requests in priority lists and
+  // gives a prefetch its task's priority (coherency.c, data_request.c). 0: in request order.
+  bool prioritized_requests = true;
   // At the end, data without a home (whose first access writes it, so no initial value is
   // needed: StarPU's handles registered without a home node) are written back like the rest.
   // StarPU drops them at unregistration.
