@@ -6,10 +6,13 @@
 // inputs that GPU neither holds nor will receive for a task already allocated to it (the
 // paper's InMem), each at latency + bytes / bus bandwidth, and the backlog is the expected
 // time of the tasks allocated to that GPU and not finished yet. Ties go to the lowest GPU.
-// The GPU then serves its queue: DMDA in allocation order, DMDAR with Ready (ready.hpp),
-// DMDAS in priority order (largest first, allocation order among equals) with Ready among the
-// tasks whose priority is at least the head's. The eviction policy is the caller's (the paper
-// uses LRU). With one GPU DMDA is EAGER and DMDAR is Ready over all tasks (fgcs 4.3).
+// The GPU then serves its queue: DMDA in allocation order, DMDAR with Ready (ready.hpp) among
+// the queued tasks whose priority is at least the head's, as StarPU 1.3.10 does
+// (fifo_queues.c:398-433: lower-priority tasks are skipped wherever they sit), DMDAS in
+// priority order (largest first, allocation order among equals) with the same Ready. The
+// eviction policy is the caller's (the paper uses LRU). With one GPU DMDA is EAGER and DMDAR
+// is Ready over every task of the head's priority or more (fgcs 4.3; the papers' matrix
+// products give every task one priority, so there it is Ready over all tasks).
 //
 // On a platform with CPU workers (lahp's nodes) every worker is a candidate, each at its own
 // rate for the kind (none where it has no kernel); a CPU worker's transfers are the inputs
@@ -91,7 +94,7 @@ class Dmda final : public Scheduler {
     if (variant_ == DmdaVariant::Plain) {
       position = queue.begin_position();
     } else {
-      position = ready_select(queue, *workload_, *context_->memory, gpu, variant_ == DmdaVariant::Sorted,
+      position = ready_select(queue, *workload_, *context_->memory, gpu, ReadyPriority::AtLeastHead,
                               [](TaskId) { return true; }, scanned_);
     }
     return queue.take(*position);

@@ -90,7 +90,7 @@ class QueueServer {
     TaskQueue& queue = queues_[g];
     const auto eligible = [this](TaskId t) { return pushed_[t] != 0; };
     if (options_.ready) {
-      if (options_.scan) return ready_select(queue, *workload_, *memory_, g, false, eligible, scanned_);
+      if (options_.scan) return ready_select(queue, *workload_, *memory_, g, ReadyPriority::Ignored, eligible, scanned_);
       auto best = indexes_[g].best();
       if (best && options_.count_scans) {
         // The scan visits every ready task up to the first that needs nothing, or all of them.

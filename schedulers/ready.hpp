@@ -81,13 +81,17 @@ class TaskQueue {
   std::size_t live_ = 0;
 };
 
+// Which queued tasks Ready weighs: all of them (the papers' HFP and partitioner), or, as
+// StarPU's _starpu_fifo_pop_first_ready_task does (fifo_queues.c:398-433), only those whose
+// priority is at least the head's, the others skipped wherever they sit in the queue.
+enum class ReadyPriority { Ignored, AtLeastHead };
+
 // The position Ready picks in `queue` for `gpu`, among live tasks for which `eligible(task)`
-// is true (HFP on a DAG: the pushed ones). With `use_priority`, only tasks whose priority is
-// at least that of the first eligible task compete (the queue is then in priority order).
-// Adds the tasks it examined to `scanned`.
+// is true (HFP on a DAG: the pushed ones), weighed as `priority` says. Adds the tasks it
+// examined to `scanned`.
 template <class Eligible>
 std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& workload, const MemoryView& memory,
-                                        GpuId gpu, bool use_priority, Eligible&& eligible, std::uint64_t& scanned) {
+                                        GpuId gpu, ReadyPriority priority_rule, Eligible&& eligible, std::uint64_t& scanned) {
   std::optional<std::size_t> best;
   double best_missing = 0, best_absent = 0;
   std::int64_t head_priority = 0;
@@ -98,8 +102,8 @@ std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& worklo
     const std::int64_t priority = workload.tasks()[task].priority;
     if (!best) {
       head_priority = priority;
-    } else if (use_priority && priority < head_priority) {
-      break;
+    } else if (priority_rule == ReadyPriority::AtLeastHead && priority < head_priority) {
+      continue;
     }
     ++scanned;
     double missing = 0, absent = 0;

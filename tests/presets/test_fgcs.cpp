@@ -187,23 +187,23 @@ TEST_CASE("Ready takes the fewest bytes missing, then the fewest absent, and sto
   const auto all = [](TaskId) { return true; };
   std::uint64_t scanned = 0;
   // Nothing resident: every task misses two data, none loading: the head, after a scan of all 9.
-  CHECK(queue.at(*ready_select(queue, w, memory, 0, false, all, scanned)) == task(0, 0));
+  CHECK(queue.at(*ready_select(queue, w, memory, 0, ReadyPriority::Ignored, all, scanned)) == task(0, 0));
   CHECK(scanned == 9);
   // A1 resident, B2 loading: T(1,2) misses B2 only, but it is loading; T(1,0) misses B0,
   // absent. Same missing bytes, fewer absent: T(1,2).
   memory.states[data('A', 1)] = ReplicaState::Resident;
   memory.states[data('B', 2)] = ReplicaState::Loading;
-  CHECK(queue.at(*ready_select(queue, w, memory, 0, false, all, scanned)) == task(1, 2));
+  CHECK(queue.at(*ready_select(queue, w, memory, 0, ReadyPriority::Ignored, all, scanned)) == task(1, 2));
   // B0 resident too: T(1,0) needs nothing and is the first such: the scan stops at the 4th task.
   memory.states[data('B', 0)] = ReplicaState::Resident;
   scanned = 0;
-  CHECK(queue.at(*ready_select(queue, w, memory, 0, false, all, scanned)) == task(1, 0));
+  CHECK(queue.at(*ready_select(queue, w, memory, 0, ReadyPriority::Ignored, all, scanned)) == task(1, 0));
   CHECK(scanned == 4);
-  queue.take(*ready_select(queue, w, memory, 0, false, all, scanned));
+  queue.take(*ready_select(queue, w, memory, 0, ReadyPriority::Ignored, all, scanned));
   CHECK(queue.size() == 8);
   // Only eligible tasks count, and only they are scanned.
   scanned = 0;
-  CHECK(queue.at(*ready_select(queue, w, memory, 0, false, [&](TaskId t) { return t == task(2, 2); }, scanned)) == task(2, 2));
+  CHECK(queue.at(*ready_select(queue, w, memory, 0, ReadyPriority::Ignored, [&](TaskId t) { return t == task(2, 2); }, scanned)) == task(2, 2));
   CHECK(scanned == 1);
 }
 
