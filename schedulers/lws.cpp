@@ -5,10 +5,10 @@
 // nearest first ((k + 1) mod K, (k + 2) mod K, ...): those tasks are the least likely to have
 // their inputs prefetched already. With steal_head=1 a thief takes the head instead, as StarPU
 // 1.3.10 does: its prio_deque's REMOVE_TASK walks from the list's beginning whichever end the
-// caller names, so lws steals the oldest task (prio_deque.c). Departure: StarPU's lws queues
-// are priority-ordered when priorities are enabled; here the queue keeps release order, as
-// the paper describes.
-#include <deque>
+// caller names, so lws steals the oldest task (prio_deque.c). With prio=1 (the default) each
+// queue is StarPU's priority list: highest priority first, release order among equals
+// (prio_deque.c, _starpu_prio_deque_push_back_task); prio=0 keeps release order, as the paper
+// describes.
 #include <set>
 
 #include "schedulers/static_order.hpp"
@@ -18,11 +18,13 @@ namespace {
 
 class Lws final : public Scheduler {
  public:
-  explicit Lws(bool steal_head) : steal_head_(steal_head) {}
-  void prepare(const Workload&, const Platform& platform, const SchedulerContext&) override {
+  Lws(bool steal_head, bool prio) : steal_head_(steal_head), prio_(prio) {}
+  void prepare(const Workload& workload, const Platform& platform, const SchedulerContext&) override {
+    w_ = &workload;
     queues_.assign(platform.gpus, {});
     releasing_.reset();
     next_ = 0;
+    released_ = 0;
   }
   void push(TaskId task) override {
     GpuId target = 0;
@@ -32,22 +34,15 @@ class Lws final : public Scheduler {
       target = next_;
       next_ = (next_ + 1) % static_cast<GpuId>(queues_.size());
     }
-    queues_[target].push_back(task);
+    queues_[target].insert({prio_ ? w_->tasks()[task].priority : 0, released_++, task});
   }
   std::optional<TaskId> pop(GpuId k) override {
-    if (!queues_[k].empty()) {
-      const TaskId task = queues_[k].front();
-      queues_[k].pop_front();
-      return task;
-    }
+    if (!queues_[k].empty()) return take(queues_[k], queues_[k].begin());
     const auto K = static_cast<GpuId>(queues_.size());
     for (GpuId step = 1; step < K; ++step) {
       auto& victim = queues_[(k + step) % K];
       if (victim.empty()) continue;
-      const TaskId task = steal_head_ ? victim.front() : victim.back();
-      if (steal_head_) victim.pop_front();
-      else victim.pop_back();
-      return task;
+      return take(victim, steal_head_ ? victim.begin() : std::prev(victim.end()));
     }
     return std::nullopt;
   }
@@ -57,10 +52,27 @@ class Lws final : public Scheduler {
   void on_task_started(GpuId, TaskId) override { releasing_.reset(); }
 
  private:
-  std::vector<std::deque<TaskId>> queues_;
+  // A queue's entry: its head is the highest priority (all equal without prio), then the
+  // earliest released.
+  struct Entry {
+    std::int64_t priority;
+    std::uint64_t release;
+    TaskId task;
+    bool operator<(const Entry& o) const { return priority != o.priority ? priority > o.priority : release < o.release; }
+  };
+  static TaskId take(std::set<Entry>& queue, std::set<Entry>::iterator at) {
+    const TaskId task = at->task;
+    queue.erase(at);
+    return task;
+  }
+
+  const Workload* w_ = nullptr;
+  std::vector<std::set<Entry>> queues_;
   std::optional<GpuId> releasing_;
   GpuId next_ = 0;
+  std::uint64_t released_ = 0;
   bool steal_head_ = false;
+  bool prio_ = true;
 };
 
 // AP, PaRSEC's absolute priority (darts section 4.4): one queue shared by all GPUs, sorted by
@@ -118,9 +130,9 @@ class AbsolutePriority final : public Scheduler {
 }  // namespace
 
 Result<std::unique_ptr<Scheduler>> make_lws(const Params& params) {
-  bool steal_head = false;
-  if (auto status = params.flags({{"steal_head", &steal_head}}); !status) return status.error();
-  return std::unique_ptr<Scheduler>(std::make_unique<Lws>(steal_head));
+  bool steal_head = false, prio = true;
+  if (auto status = params.flags({{"steal_head", &steal_head}, {"prio", &prio}}); !status) return status.error();
+  return std::unique_ptr<Scheduler>(std::make_unique<Lws>(steal_head, prio));
 }
 std::unique_ptr<Scheduler> make_absolute_priority(const Params&) { return std::make_unique<AbsolutePriority>(); }
 
