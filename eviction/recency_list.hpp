@@ -56,6 +56,9 @@ class RecencyList {
     });
     return found;
   }
+  // The oldest datum, and the one after `data` (nothing past the newest).
+  std::optional<DataId> oldest(GpuId gpu) const { return after(gpu, static_cast<std::uint32_t>(stride_ - 1)); }
+  std::optional<DataId> next_after(GpuId gpu, DataId data) const { return after(gpu, data); }
   // Calls visit(data) from the oldest to the newest while it returns true.
   template <class Visit>
   void for_each_oldest_first(GpuId gpu, Visit&& visit) const {
@@ -66,6 +69,11 @@ class RecencyList {
   }
 
  private:
+  std::optional<DataId> after(GpuId gpu, std::uint32_t data) const {
+    const std::uint32_t next = next_[slot(gpu, data)];
+    if (next == kNoId || next == static_cast<std::uint32_t>(stride_ - 1)) return std::nullopt;
+    return next;
+  }
   std::size_t slot(GpuId gpu, std::uint32_t data) const { return gpu * stride_ + data; }
   std::size_t stride_ = 1;
   std::vector<std::uint32_t> prev_, next_;

@@ -1,4 +1,5 @@
-// StarPU's idle write-back; see idle_writeback.hpp.
+// StarPU's idle write-back; see idle_writeback.hpp. The dirty head follows memalloc.c's
+// MC_LIST_PUSH_BACK, MC_LIST_ERASE and the tidy loop's increment (memalloc.c:60-90, 1116-1118).
 #include "replay/idle_writeback.hpp"
 
 namespace tilelens::replay_detail {
@@ -6,54 +7,69 @@ namespace tilelens::replay_detail {
 void IdleWriteback::reset(std::uint32_t nodes, std::size_t data_count) {
   recency_.reset(nodes, data_count);
   untidy_.reset(nodes, data_count);
-  tidying_.assign(nodes, 0);
+  dirty_head_.assign(nodes, std::nullopt);
+  queued_.assign(nodes, {});
 }
 
-void IdleWriteback::reserved(std::uint32_t n, DataId d, bool clean) {
+void IdleWriteback::reserved(std::uint32_t n, DataId d) {
   recency_.push_back(n, d);
-  if (!clean) untidy_.set(n, d);
+  untidy_.set(n, d);
+  if (!dirty_head_[n]) dirty_head_[n] = d;  // the only untidy replica for now
 }
 
-void IdleWriteback::released(std::uint32_t n, DataId d) {
-  untidy_.clear(n, d);
+// Erasing the dirty head moves it to the next replica.
+void IdleWriteback::unlink(std::uint32_t n, DataId d) {
+  if (dirty_head_[n] == d) dirty_head_[n] = recency_.next_after(n, d);
   recency_.unlink(n, d);
 }
 
-// When fewer than min_clean percent of a node's replicas count as clean, StarPU visits the
-// untidy ones, oldest first, until target_clean percent do: one whose host copy is valid is
-// just counted clean; one that a running task writes is skipped; the others are written back
-// (an idle request: one at a time, while the node has no other transfer in flight) and count
-// as clean from then on. StarPU's count is its own: a replica of data with a home becomes
-// untidy again when a task writes it, but one of data without a home (whose first access
-// writes it) stays counted clean once visited, whatever writes it later. The replica stays
-// resident, and clean once its write-back ends.
-std::optional<DataId> IdleWriteback::pass(std::uint32_t n, std::uint32_t replicas, bool transfer_free, FunctionRef<Visit(DataId)> visit) {
-  // Whole numbers of replicas, rounded down, as StarPU counts them: with 32 replicas it
-  // starts when none is clean and stops at 3.
+// StarPU moves a used chunk to the back of its list (erase, then push back).
+void IdleWriteback::used(std::uint32_t n, DataId d) {
+  if (!recency_.contains(n, d)) return;
+  unlink(n, d);
+  recency_.push_back(n, d);
+  if (untidy_.test(n, d) && !dirty_head_[n]) dirty_head_[n] = d;
+}
+
+void IdleWriteback::released(std::uint32_t n, DataId d) {
+  unlink(n, d);
+  untidy_.clear(n, d);
+}
+
+// Whole numbers of replicas, rounded down, as StarPU counts them: with 32 replicas it starts
+// when none is clean and stops at 3. A replica the walk skips (a task writes it) freezes the
+// dirty head there, so the next walk looks at it again; otherwise the head follows the walk.
+void IdleWriteback::tidy(std::uint32_t n, std::uint32_t replicas, FunctionRef<Visit(DataId)> visit) {
   const auto clean = [&] { return replicas - untidy_.count(n); };
   const auto share = [&](double percent) { return static_cast<std::uint32_t>(replicas * percent / 100); };
-  if (!tidying_[n]) {
-    if (!(clean() < share(min_clean_))) return std::nullopt;
-    tidying_[n] = 1;
-  }
-  std::optional<DataId> to_write;
-  recency_.for_each_oldest_first(n, [&](DataId d) {
-    if (!(clean() < share(target_clean_))) return false;
-    if (!untidy_.test(n, d)) return true;
-    switch (visit(d)) {
-      case Visit::Skip: return true;
-      case Visit::CountClean: untidy_.clear(n, d); return true;
-      case Visit::WriteBack: to_write = d; return false;
+  if (!(clean() < share(min_clean_))) return;
+  bool skipped = false;
+  std::optional<DataId> at = dirty_head_[n];
+  while (at && clean() < share(target_clean_)) {
+    const DataId d = *at;
+    const std::optional<DataId> next = recency_.next_after(n, d);
+    if (untidy_.test(n, d)) {
+      switch (visit(d)) {
+        case Visit::Skip: skipped = true; break;
+        case Visit::CountClean: untidy_.clear(n, d); break;
+        case Visit::WriteBack:
+          untidy_.clear(n, d);  // StarPU counts it clean once its write-back is asked for
+          queued_[n].push_back(d);
+          break;
+      }
     }
-    return true;
-  });
-  std::optional<DataId> written;
-  if (to_write && transfer_free) {
-    untidy_.clear(n, *to_write);
-    written = to_write;
+    at = next;
+    if (!at || !skipped) dirty_head_[n] = at;
   }
-  if (clean() >= share(target_clean_) || untidy_.count(n) == 0) tidying_[n] = 0;
-  return written;
+}
+
+std::optional<DataId> IdleWriteback::next_writeback(std::uint32_t n, FunctionRef<bool(DataId)> needed) {
+  std::deque<DataId>& queue = queued_[n];
+  while (!queue.empty() && !needed(queue.front())) queue.pop_front();
+  if (queue.empty()) return std::nullopt;
+  const DataId d = queue.front();
+  queue.pop_front();
+  return d;
 }
 
 }  // namespace tilelens::replay_detail

@@ -1,13 +1,17 @@
-// StarPU's memchunk tidy (memalloc.c; docs/starpu-memory-manager.md), the memory model's
-// idle write-back: when fewer than min_clean percent of a node's replicas count as clean, the
-// node writes its oldest untidy replicas back, one at a time while it has no other transfer in
-// flight, until target_clean percent do. This keeps StarPU's own count of untidy replicas and
-// the order its mc_list walks (least recently allocated or used first), whatever the eviction
-// policy is. The memory manager owns one when its model writes back when idle. Internal to replay/.
+// StarPU's memchunk tidy (memalloc.c:1096-1245; docs/starpu-memory-manager.md), the memory
+// model's idle write-back: when fewer than min_clean percent of a node's replicas count as
+// clean, StarPU walks its list of replicas from its "dirty head" until target_clean percent do,
+// counting clean those whose home holds the value and queueing an idle write-back for the
+// others, which count as clean at once; the node then moves those write-backs one at a time
+// while it has no other transfer in flight. This keeps StarPU's own count and its own list
+// (least recently allocated or used first), whatever the eviction policy is. StarPU's manager
+// owns one when its model writes back when idle. Internal to replay/.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
+#include <vector>
 
 #include "eviction/recency_list.hpp"
 #include "util/function_ref.hpp"
@@ -17,32 +21,40 @@ namespace tilelens::replay_detail {
 
 class IdleWriteback {
  public:
-  // What the tidy pass makes of an untidy replica it visits.
+  // What the tidy walk makes of an untidy replica it visits.
   enum class Visit : std::uint8_t { Skip, CountClean, WriteBack };
 
   IdleWriteback(double min_clean, double target_clean) : min_clean_(min_clean), target_clean_(target_clean) {}
   void reset(std::uint32_t nodes, std::size_t data_count);
 
-  // A new replica on node n; `clean`: StarPU counts it clean (its data has a home holding a
-  // valid copy).
-  void reserved(std::uint32_t n, DataId d, bool clean);
-  void used(std::uint32_t n, DataId d) { recency_.move_to_back(n, d); }
+  // A new replica on node n. StarPU counts it clean only if that node's copy is already valid
+  // when the chunk is made (memalloc.c:1317-1323), which a new allocation never is: it stays
+  // untidy until the walk visits it.
+  void reserved(std::uint32_t n, DataId d);
+  void used(std::uint32_t n, DataId d);
   void released(std::uint32_t n, DataId d);
-  // A task on node n wrote d; a replica of data with a home becomes untidy again.
+  // A task on node n wrote d; a replica of data with a home becomes untidy again
+  // (_starpu_memchunk_dirty, called when the home's copy is invalidated).
   void written(std::uint32_t n, DataId d, bool has_home) {
     if (has_home) untidy_.set(n, d);
   }
 
-  // One pass on node n, which holds `replicas`: the replica to write back now, if any.
-  // `visit` says what an untidy resident replica is; a write-back starts only when
-  // `transfer_free` (the node has nothing else in flight).
-  std::optional<DataId> pass(std::uint32_t n, std::uint32_t replicas, bool transfer_free, FunctionRef<Visit(DataId)> visit);
+  // StarPU's tidy on node n, which holds `replicas`: `visit` says what an untidy replica is.
+  void tidy(std::uint32_t n, std::uint32_t replicas, FunctionRef<Visit(DataId)> visit);
+  // The queued write-back to start now on node n, if any; those `needed` no longer wants (the
+  // replica left, or the host got the value another way) are dropped.
+  std::optional<DataId> next_writeback(std::uint32_t n, FunctionRef<bool(DataId)> needed);
 
  private:
+  void unlink(std::uint32_t n, DataId d);
+
   double min_clean_, target_clean_;
   RecencyList recency_;
   NodeFlags untidy_;
-  std::vector<char> tidying_;
+  // Per node: where the walk starts (StarPU's mc_dirty_head: every replica before it is
+  // taken as clean), and the idle write-backs waiting for the node to be free.
+  std::vector<std::optional<DataId>> dirty_head_;
+  std::vector<std::deque<DataId>> queued_;
 };
 
 }  // namespace tilelens::replay_detail

@@ -100,11 +100,10 @@ void NodeMemory::notify_future(DataId d) {
   }
 }
 
-// StarPU counts a new chunk clean only when its data has a home holding a valid copy.
 void NodeMemory::reserve_replica(std::uint32_t n, DataId d) {
   books_.reserve(n, d);
   ++replicas_[n];
-  if (tidy_) tidy_->reserved(n, d, !homeless_[d] && books_.host_valid(d));
+  if (tidy_) tidy_->reserved(n, d);
 }
 
 // A CPU worker computes from the host: data its held tasks read whose only valid copy is on a

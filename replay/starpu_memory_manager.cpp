@@ -101,13 +101,17 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
   return true;
 }
 
-// StarPU's memchunk tidy (idle_writeback.hpp): what it makes of each untidy replica.
+// StarPU's memchunk tidy (idle_writeback.hpp): what it makes of each untidy replica, then the
+// node's next idle write-back, one at a time while it moves nothing else (data_request.c: the
+// idle list is served only when no request is pending on the node, one at a time).
 void StarpuMemoryManager::write_back_idle() {
   for (std::uint32_t n = 0; n < s_.N; ++n) {
     const auto visit = [&](DataId d) {
       using Visit = IdleWriteback::Visit;
-      if (books_.copy(n, d) != Copy::Resident) return Visit::Skip;
+      // A loading replica whose home holds the value counts clean too (StarPU looks at the home
+      // only, memalloc.c:1186-1197); one leaving is skipped.
       if (books_.host_valid(d) || books_.writeback_from(d) >= 0) return Visit::CountClean;
+      if (books_.copy(n, d) != Copy::Resident) return Visit::Skip;
       for (GpuId v : s_.nodes[n].workers) {
         const Worker& worker = s_.workers[v];
         if (!worker.running) continue;
@@ -117,7 +121,12 @@ void StarpuMemoryManager::write_back_idle() {
       }
       return Visit::WriteBack;
     };
-    if (const auto d = tidy_->pass(n, replicas_[n], in_flight_[n] == 0, visit)) start_writeback(n, *d, WritebackCause::Idle);
+    tidy_->tidy(n, replicas_[n], visit);
+    if (in_flight_[n] != 0) continue;
+    const auto needed = [&](DataId d) {
+      return books_.copy(n, d) == Copy::Resident && !books_.host_valid(d) && books_.writeback_from(d) < 0;
+    };
+    if (const auto d = tidy_->next_writeback(n, needed)) start_writeback(n, *d, WritebackCause::Idle);
   }
 }
 

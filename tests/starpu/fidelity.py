@@ -64,6 +64,9 @@ def main():
     parser.add_argument("--check", type=float, default=None)
     parser.add_argument("--measures", default="loads,writebacks,makespan_ns", help="the measures --check compares")
     parser.add_argument("--folder", default=None)
+    parser.add_argument("--reuse", action="store_true",
+                        help="reuse StarPU-SimGrid's answer stored in --folder by an earlier run of the same matrix "
+                             "(it is deterministic), to iterate on the replay side")
     args = parser.parse_args()
 
     folder = args.folder or tempfile.mkdtemp(prefix="tilelens-fidelity-")
@@ -83,9 +86,17 @@ def main():
                 run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--buffer", args.buffer,
                      "--out", machine])
                 for scheduler in args.schedulers.split(","):
-                    begin = time.monotonic()
-                    starpu = json.loads(run([os.path.join(HERE, "simgrid_run.sh"), machine, scheduler]))
-                    simgrid_s += time.monotonic() - begin
+                    answer = os.path.join(machine, "starpu-%s.json" % scheduler)
+                    if args.reuse and os.path.exists(answer):
+                        with open(answer) as f:
+                            starpu = json.load(f)
+                    else:
+                        begin = time.monotonic()
+                        text = run([os.path.join(HERE, "simgrid_run.sh"), machine, scheduler])
+                        simgrid_s += time.monotonic() - begin
+                        starpu = json.loads(text)
+                        with open(answer, "w") as f:
+                            f.write(text)
                     begin = time.monotonic()
                     replay = json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
                                              "--scheduler", scheduler, *platform, "--buffer", args.buffer, "--json"]))
@@ -103,8 +114,9 @@ def main():
                     for a, b, ratio, name in cells:
                         if args.check is not None and name in args.measures.split(",") and abs(ratio - 1) > args.check:
                             outside.append("%s %s %d GPU %d MiB: %s %.2fx" % (workload, scheduler, gpus, memory, name, ratio))
-    print("time: StarPU-SimGrid %.1f s, tilelens replay %.1f s (processes included): %.0fx" % (
-        simgrid_s, replay_s, simgrid_s / replay_s if replay_s else 0))
+    if simgrid_s:
+        print("time: StarPU-SimGrid %.1f s, tilelens replay %.1f s (processes included): %.0fx" % (
+            simgrid_s, replay_s, simgrid_s / replay_s if replay_s else 0))
     if outside:
         print("%d cells outside %.0f%%:" % (len(outside), args.check * 100))
         for cell in outside:
