@@ -33,7 +33,8 @@ const std::vector<Table> kTables = {
      {{"id", "INTEGER PRIMARY KEY", "the cause as stored in evictions.cause"}, {"name", "TEXT NOT NULL UNIQUE", "capacity or invalidated"}},
      "", false, {}, "(0, 'capacity'), (1, 'invalidated')"},
     {"writeback_causes",
-     "Why a copy went back to the host: 0 eviction of the last copy, 1 request (another worker needs it), 2 flush at the end, "
+     "Why a copy went back to the host: 0 eviction of the last copy, 1 request (another worker needs it, or, under the starpu model, a queued "
+     "idle write-back that the node's next task waited for: StarPU promotes it to a fetch), 2 flush at the end, "
      "3 idle (the memory model's idle write-back, since version 7).",
      {{"id", "INTEGER PRIMARY KEY", "the cause as stored in writebacks.cause"}, {"name", "TEXT NOT NULL UNIQUE", "eviction, request, flush or idle"}},
      "", false, {}, "(0, 'eviction'), (1, 'request'), (2, 'flush'), (3, 'idle')"},

@@ -333,6 +333,7 @@ void Engine::try_start(GpuId g) {
       return;
     }
   }
+  if (!worker.cpu && !memory_->may_start(g, task)) return;
   worker.running = true;
   worker.start_ns = s_.now;
   if (!worker.cpu) memory_->task_started(g, task, std::max(worker.free_since, s_.buffered_at[task]));

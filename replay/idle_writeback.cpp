@@ -72,4 +72,15 @@ std::optional<DataId> IdleWriteback::next_writeback(std::uint32_t n, FunctionRef
   return d;
 }
 
+bool IdleWriteback::take_queued(std::uint32_t n, DataId d) {
+  std::deque<DataId>& queue = queued_[n];
+  for (auto it = queue.begin(); it != queue.end(); ++it) {
+    if (*it == d) {
+      queue.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace tilelens::replay_detail

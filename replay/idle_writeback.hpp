@@ -44,6 +44,9 @@ class IdleWriteback {
   // The queued write-back to start now on node n, if any; those `needed` no longer wants (the
   // replica left, or the host got the value another way) are dropped.
   std::optional<DataId> next_writeback(std::uint32_t n, FunctionRef<bool(DataId)> needed);
+  // Takes d's queued write-back off node n's queue: a task about to run needs d, and StarPU
+  // promotes the pending request to a fetch (_starpu_update_prefetch_status, data_request.c:839).
+  bool take_queued(std::uint32_t n, DataId d);
 
  private:
   void unlink(std::uint32_t n, DataId d);

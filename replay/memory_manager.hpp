@@ -39,6 +39,9 @@ class MemoryManager {
   // A task entered worker g's buffer / starts on g (its data resident; `ready` is when g could
   // have started it) / ended on g.
   virtual void task_buffered(GpuId g, TaskId task) = 0;
+  // Whether worker g's next task, its data resident, may start now: a model may hold it back
+  // while its own transfers of that data are in flight.
+  virtual bool may_start(GpuId g, TaskId task) const = 0;
   virtual void task_started(GpuId g, TaskId task, std::int64_t ready) = 0;
   virtual void task_done(GpuId g, TaskId task) = 0;
   // The device reports transfer `id` ended.

@@ -33,6 +33,7 @@ class NodeMemory : public MemoryManager {
   const MemoryState& books() const override { return books_; }
   void prefetch_on_push(TaskId) override {}
   void task_buffered(GpuId g, TaskId task) override;
+  bool may_start(GpuId, TaskId) const override { return true; }
   void task_started(GpuId g, TaskId task, std::int64_t ready) override;
   void task_done(GpuId g, TaskId task) override;
   void finish_transfer(std::uint32_t id) override;

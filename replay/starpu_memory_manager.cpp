@@ -25,6 +25,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
 }
 
 void StarpuMemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
+  if (tidy_ && rules_.wait_for_writebacks) promote_idle_writebacks();
   if (rules_.fetches_first) {
     for (GpuId g = 0; g < s_.W; ++g) {
       if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);
@@ -99,6 +100,35 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
     queue.erase(queue.begin());
   }
   return true;
+}
+
+bool StarpuMemoryManager::may_start(GpuId g, TaskId task) const {
+  if (!rules_.wait_for_writebacks) return true;
+  const auto n = static_cast<std::int32_t>(s_.workers[g].node);
+  for (const Access& access : s_.w.accesses(task)) {
+    if (books_.writeback_from(access.data) == n) return false;
+  }
+  return true;
+}
+
+// A task about to run (the next of its worker, which StarPU fetches for) whose datum waits in the
+// idle list: StarPU promotes that request to a fetch, which goes at once, and the task waits for it.
+void StarpuMemoryManager::promote_idle_writebacks() {
+  for (GpuId g = 0; g < s_.W; ++g) {
+    const Worker& worker = s_.workers[g];
+    if (worker.cpu) continue;
+    const std::size_t next = worker.running ? 1 : 0;
+    if (next >= worker.held.size()) continue;
+    const std::uint32_t n = worker.node;
+    for (const Access& access : s_.w.accesses(worker.held[next])) {
+      const DataId d = access.data;
+      if (!tidy_->take_queued(n, d)) continue;
+      // Recorded as a request's write-back: a task waits for it, at fetch level (StarPU's trace types it F).
+      if (books_.copy(n, d) == Copy::Resident && !books_.host_valid(d) && books_.writeback_from(d) < 0) {
+        start_writeback(n, d, WritebackCause::Request);
+      }
+    }
+  }
 }
 
 // StarPU's memchunk tidy (idle_writeback.hpp): what it makes of each untidy replica, then the

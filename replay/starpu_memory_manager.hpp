@@ -23,12 +23,17 @@ class StarpuMemoryManager final : public NodeMemory {
   void prefetch_on_push(TaskId task) override;
   void serve(FunctionRef<void(GpuId)> try_start) override;
   void flush() override { write_home(rules_.flush_homeless); }
+  // A task waits for any write-back of its data leaving its node (idle, promoted, or asked by
+  // another node): StarPU's fetch of a datum with a pending request waits for it
+  // (coherency.c:506, nwait counts every request on the handle).
+  bool may_start(GpuId g, TaskId task) const override;
 
  private:
   std::uint32_t transfer_limit(bool prefetch) const override { return prefetch ? rules_.max_prefetches : rules_.max_fetches; }
   bool prefetch_may_evict() const override { return rules_.prefetch_evicts; }
   bool clean_first() const override { return rules_.clean_first; }
   double reclaim_factor() const override { return rules_.reclaim; }
+
 
   // fetches_first: every node's fetches, then its prefetches while they can start.
   void issue_by_level();
@@ -37,6 +42,8 @@ class StarpuMemoryManager final : public NodeMemory {
   bool prefetch_pushed(std::uint32_t n);
   void queue_prefetch(std::uint32_t n, TaskId task);
   void write_back_idle();
+  // The queued idle write-backs of the data of each worker's next task start now, as fetches.
+  void promote_idle_writebacks();
 
   const StarpuMemoryRules rules_;
   // A waiting push-time prefetch, in the order the node serves them: by priority (highest
@@ -54,6 +61,7 @@ class StarpuMemoryManager final : public NodeMemory {
   std::vector<char> prefetch_paused_;
   std::vector<std::set<Waiting>> push_prefetches_;
   std::uint64_t prefetch_sequence_ = 0;
+
   bool single_node_prefetch_ = false;  // every pushed task is prefetched into the one memory node
 };
 

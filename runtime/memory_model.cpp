@@ -26,6 +26,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"reclaim", format_exact(defaults.reclaim), "a fetch with no clean replica to take frees this many times its room (1 to 16)"},
       {"target_clean", format_exact(defaults.target_clean), "percent of clean replicas at which idle write-back stops"},
       {"touch_on_request", flag(defaults.touch_on_request), "a prefetch finding its data there makes it the most recently used"},
+      {"wait_for_writebacks", flag(defaults.wait_for_writebacks),
+       "a task waits for the write-backs of its data leaving its node; a queued idle one it needs goes at once"},
   };
 }
 
@@ -44,6 +46,7 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.idle_writeback = false;
   rules.flush_homeless = true;
   rules.prioritized_requests = false;
+  rules.wait_for_writebacks = false;
   return rules;
 }
 
@@ -58,7 +61,8 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"prefetch_at_push", &rules.prefetch_at_push},
                                    {"prefetch_evicts", &rules.prefetch_evicts},
                                    {"prioritized_requests", &rules.prioritized_requests},
-                                   {"touch_on_request", &rules.touch_on_request}});
+                                   {"touch_on_request", &rules.touch_on_request},
+                                   {"wait_for_writebacks", &rules.wait_for_writebacks}});
       !status) {
     return status.error();
   }

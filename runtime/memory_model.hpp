@@ -53,6 +53,11 @@ struct StarpuMemoryRules {
   // request order among equals: StarPU keeps each node's data requests in priority lists and
   // gives a prefetch its task's priority (coherency.c, data_request.c). 0: in request order.
   bool prioritized_requests = true;
+  // A task waits for any write-back of its data leaving its node, whatever asked for it: StarPU's
+  // fetch of a datum with a pending request waits for it (coherency.c:506, nwait), and a queued
+  // idle write-back that the node's next task needs is promoted to a fetch at once
+  // (data_request.c:839). 0: a resident replica serves at once.
+  bool wait_for_writebacks = true;
   // At the end, data without a home (whose first access writes it, so no initial value is
   // needed: StarPU's handles registered without a home node) are written back like the rest.
   // StarPU drops them at unregistration.

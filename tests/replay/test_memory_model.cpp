@@ -99,7 +99,7 @@ TEST_CASE("memory model specs: two models, each with its own parameters, canonic
 TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to the fgcs model's", "[memory-model][engine]") {
   const std::string as_fgcs =
       "starpu:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,"
-      "prefetch_at_push=0,prefetch_evicts=1,reclaim=1,touch_on_request=0";
+      "prefetch_at_push=0,prefetch_evicts=1,reclaim=1,touch_on_request=0,wait_for_writebacks=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {
@@ -184,6 +184,21 @@ TEST_CASE("StarPU's model: idle write-backs, one at a time, only while the node 
     }
   }
   CHECK(idle > 0);
+  // A queued idle write-back that the node's next task needs is promoted to a fetch (a request,
+  // whatever else moves) and the task waits for it.
+  std::size_t promoted = 0;
+  for (const auto& wb : run.trace.writebacks) {
+    if (wb.cause != WritebackCause::Request) continue;
+    ++promoted;
+    for (const auto& t : run.trace.tasks) {
+      if (t.gpu / p.workers_per_memory != wb.gpu / p.workers_per_memory) continue;
+      bool uses = false;
+      for (const Access& access : w.accesses(t.task)) uses = uses || access.data == wb.data;
+      INFO("task " << t.task << " started at " << t.start_ns << " while data " << wb.data << " went home");
+      if (uses) CHECK_FALSE((wb.start_ns <= t.start_ns && t.start_ns < wb.end_ns));
+    }
+  }
+  CHECK(promoted > 0);
   const auto off = run_replay(w, "eager", "lru", p, 1, "starpu:idle_writeback=0");
   CHECK(std::none_of(off.trace.writebacks.begin(), off.trace.writebacks.end(), [](const auto& wb) { return wb.cause == WritebackCause::Idle; }));
   // Cleaned ahead of time, evicted replicas need no write-back of their own.
