@@ -584,6 +584,11 @@ bool is_sync_record(const ParsedTask& t) {
   return !t.executed() && t.handles.empty() && (t.name.rfind("_starpu_", 0) == 0 || t.name.rfind("starpu_", 0) == 0);
 }
 
+// A record with no name (nor model), no worker and no data: nothing ran, no codelet exists to
+// price; StarPU writes such records for the internal predecessors of its callbacks
+// (_starpu_data_acquire_cb_post's, in StarVZ's LU example). Like a sync record it is no task.
+bool is_ghost_record(const ParsedTask& t) { return !t.executed() && !t.worker && t.handles.empty() && t.name.empty(); }
+
 // "M128x128x8" (a matrix tile, StarPU's describe of the matrix interface) -> 128 x 128, 8 bytes.
 struct TileShape {
   double rows = 0, cols = 0, element = 0;
@@ -759,7 +764,7 @@ Result<StarpuExecution> StarpuImporter::run() {
 Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
   const std::string& tasks_name = sources_.tasks_name;
   std::map<std::string, std::size_t> control_records;
-  std::size_t sync_records = 0, other_ranks = 0;
+  std::size_t sync_records = 0, ghost_records = 0, other_ranks = 0;
   double total_flops = 0;
   for (const Record& record : records) {
     if (const Field* control = record.find("Control")) {
@@ -780,6 +785,9 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     if (is_sync_record(*task)) {
       ++sync_records;
       keep = false;
+    } else if (is_ghost_record(*task)) {
+      ++ghost_records;
+      keep = false;
     } else {
       ranks_.insert(task->rank);
       if (options_.rank && task->rank != *options_.rank) {
@@ -796,6 +804,11 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
   if (sync_records) {
     result_.notes.push_back("skipped " + std::to_string(sync_records) +
                            " records of StarPU's own synchronisation (_starpu_*, starpu_data_unregister): no codelet ran; "
+                           "dependencies through them are kept");
+  }
+  if (ghost_records) {
+    result_.notes.push_back("skipped " + std::to_string(ghost_records) +
+                           " records with no name, worker or data (StarPU's internal predecessors): no codelet ran, so no flops; "
                            "dependencies through them are kept");
   }
   if (options_.rank && !ranks_.count(*options_.rank)) {
