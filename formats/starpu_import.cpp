@@ -242,6 +242,12 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
   const Field* job = record.find("JobId");
   if (job == nullptr) return make_error(source + ":" + std::to_string(record.line) + ": the record has no JobId field");
   task.job = job->value;
+  // Two records whose blank line was lost read as one: its second JobId says so.
+  for (const Field& f : record.fields) {
+    if (&f != job && f.name == "JobId") {
+      return field_error(source, f, "a second JobId in one record: the blank line that ends the record before it is missing");
+    }
+  }
   const Field* kind = record.find("Name");
   if (kind == nullptr) kind = record.find("Model");
   if (kind != nullptr && !kind->value.empty()) {
@@ -303,11 +309,17 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
   if (const Field* f = record.find("DependsOn")) {
     task.depends_on = words(f->value);
     task.has_depends = true;
+    if (std::find(task.depends_on.begin(), task.depends_on.end(), task.job) != task.depends_on.end()) {
+      return field_error(source, *f, "JobId " + shown(task.job) + " depends on itself");
+    }
   }
   if (const Field* f = record.find("Parameters")) task.parameters = words(f->value);
   const Field* handles = record.find("Handles");
   const Field* modes = record.find("Modes");
   const Field* sizes = record.find("Sizes");
+  if (handles == nullptr && (modes != nullptr || sizes != nullptr)) {
+    return field_error(source, modes != nullptr ? *modes : *sizes, std::string(modes != nullptr ? "Modes" : "Sizes") + " without a Handles field");
+  }
   if (handles != nullptr) {
     for (const auto& word : words(handles->value)) {
       auto value = whole<std::uint64_t>(source, *handles, word, 16);
