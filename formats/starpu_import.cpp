@@ -236,6 +236,12 @@ Result<std::int64_t> mpi_rank(const std::string& source, const Field& field) {
   return std::max<std::int64_t>(0, *value);
 }
 
+std::string hex(std::uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
 Result<ParsedTask> read_task(const Record& record, const std::string& source) {
   ParsedTask task;
   task.line = record.line;
@@ -345,6 +351,14 @@ Result<ParsedTask> read_task(const Record& record, const std::string& source) {
       task.sizes_line = sizes->line;
       if (task.sizes.size() != task.handles.size()) {
         return field_error(source, *sizes, std::to_string(task.sizes.size()) + " sizes for " + std::to_string(task.handles.size()) + " handles");
+      }
+      for (std::size_t i = 0; i < task.handles.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+          if (task.handles[j] == task.handles[i] && task.sizes[j] != task.sizes[i]) {
+            return field_error(source, *sizes, "handle " + hex(task.handles[i]) + " is listed twice with sizes " +
+                                                   std::to_string(task.sizes[j]) + " and " + std::to_string(task.sizes[i]));
+          }
+        }
       }
     }
   }
@@ -582,12 +596,6 @@ Status read_paje(std::istream& in, const std::string& source, PajeTrace& out) {
   }
   for (auto& [key, times] : out.registered_ms) std::sort(times.begin(), times.end());
   return Status::success();
-}
-
-std::string hex(std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(value));
-  return text;
 }
 
 // Internal records starpu_fxt_tool writes for StarPU's own synchronisation (data acquisitions,

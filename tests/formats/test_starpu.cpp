@@ -192,6 +192,7 @@ TEST_CASE("malformed StarPU records are reported with the line and the field", "
       {"JobId: 1\nHandles: 1\nModes: Q\n", "tasks.rec:3: field 'Modes': 'Q' is not a StarPU access mode"},
       {"JobId: 1\nModes: R\nSizes: 4\n", "tasks.rec:2: field 'Modes': Modes without a Handles field"},
       {"JobId: 1\nSizes: 4\n", "tasks.rec:2: field 'Sizes': Sizes without a Handles field"},
+      {"JobId: 1\nHandles: a a\nModes: R R\nSizes: 4 8\n", "tasks.rec:4: field 'Sizes': handle a is listed twice with sizes 4 and 8"},
       {"JobId: 1\nDependsOn: 3 1\n", "tasks.rec:2: field 'DependsOn': JobId 1 depends on itself"},
       {"JobId: 1\nName: a\nJobId: 2\nName: b\n", "tasks.rec:3: field 'JobId': a second JobId in one record"},
       {"JobId: 1\nStartTime: soon\n", "tasks.rec:2: field 'StartTime': 'soon' is not a number"},
