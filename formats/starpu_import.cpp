@@ -14,6 +14,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "util/quoted.hpp"
 #include "model/kernels.hpp"
 #include "model/units.hpp"
 #include "util/utf8.hpp"
@@ -38,12 +39,6 @@ struct Record {
     return nullptr;
   }
 };
-
-std::string shown(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) ? '?' : c;
-  return out + (text.size() > 40 ? "..." : "");
-}
 
 // Beyond a trace's total a trace is hostile or broken rather than large: 1e24 flops keep an
 // exaflop machine busy for a fortnight. Sizes and one task's flops have the workload's limits

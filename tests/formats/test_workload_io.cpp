@@ -83,3 +83,18 @@ TEST_CASE("the example workload shipped in resources/ replays as its comment say
   CHECK(test::run_replay(*w, "eager", "lru", p, 1).summary.loads == 7);
   CHECK(test::run_replay(*w, "eager", "belady", p, 1).summary.loads == 6);
 }
+
+// Issue 33: a 100 MB bad line produced 104 MB on stderr. Every quoted input stops at 200
+// characters and says how long it was (util/quoted.hpp).
+TEST_CASE("a huge bad line or number is quoted up to 200 characters, with its length", "[io][errors]") {
+  const std::string line(2000000, 'A');
+  for (const std::string& text : {"tilelens-workload 1\nname x\nbogus" + line + "\n",
+                                  "tilelens-workload 1\nname x\nkind K\ndata 1" + std::string(50000, '0') + "x A 0 0 d\n",
+                                  "tilelens-workload 1\nname x\nkind K\ndata 8 A 0 0 d\ntask K 1 0 0 0 0 " + line + "\n"}) {
+    const auto read = parse(text);
+    REQUIRE_FALSE(read.ok());
+    INFO(read.error().message.substr(0, 300));
+    CHECK(read.error().message.size() < 400);
+    CHECK_THAT(read.error().message, Catch::StartsWith("bad.workload:") && Catch::Contains(" bytes)"));
+  }
+}
