@@ -83,10 +83,12 @@ Result<std::vector<std::string>> expand_spec(const std::string& text) {
 }
 
 // "random:seed=1,x=2,rcm" -> {"random:seed=1,x=2", "rcm"}: a piece without '=' starts a spec.
-std::vector<std::string> split_specs(const std::string& text) {
+// An empty entry is refused, as in every list ("eager,,rcm": a value lost on the way).
+Result<std::vector<std::string>> split_specs(const std::string& text) {
   std::vector<std::string> specs;
+  if (text.empty()) return specs;
   for (const std::string& piece : split(text, ',')) {
-    if (piece.empty()) continue;
+    if (piece.empty()) return make_error("'" + text + "' has an empty entry (two commas in a row, or one at an end)");
     if (piece.find('=') != std::string::npos && piece.find(':') == std::string::npos && !specs.empty()) {
       specs.back() += "," + piece;
     } else {
@@ -249,7 +251,7 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
   if (auto cost = parse_scheduling_cost(grid.scheduling_cost); !cost) return field_error("scheduling-cost", cost.error().message);
   std::vector<std::string> workloads, evictions;
   for (const auto& text : split(grid.workloads, ';')) {
-    if (text.empty()) continue;
+    if (text.empty()) return field_error("workload", "'" + grid.workloads + "' has an empty entry (two ';' in a row, or one at an end)");
     std::error_code ec;
     if (std::filesystem::is_regular_file(text, ec)) {
       workloads.push_back(text);
@@ -263,7 +265,11 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
     }
   }
   std::vector<PolicyEntry> policies;  // each expanded entry "SPEC[/EVICTION][+time]"
-  for (const std::string& text : split_specs(grid.schedulers)) {
+  auto scheduler_specs = split_specs(grid.schedulers);
+  if (!scheduler_specs) return field_error("scheduler", scheduler_specs.error().message);
+  auto eviction_specs = split_specs(grid.evictions);
+  if (!eviction_specs) return field_error("eviction", eviction_specs.error().message);
+  for (const std::string& text : *scheduler_specs) {
     PolicyEntry policy = parse_policy_entry(text);
     if (policy.eviction) {
       if (auto made = make_eviction(*policy.eviction); !made) return field_error("scheduler", made.error().message);
@@ -276,7 +282,7 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
       policies.push_back(policy);
     }
   }
-  for (const auto& text : split_specs(grid.evictions)) {
+  for (const auto& text : *eviction_specs) {
     if (auto made = make_eviction(text); !made) return field_error("eviction", made.error().message);
     evictions.push_back(text);
   }

@@ -61,6 +61,8 @@ int cmd_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (!args.positional.empty()) return fail(err, "unexpected argument '" + args.positional[0] + "'; see tilelens replay --help");
+  if (args.has("json") && (args.has("csv") || args.has("csv-header"))) return fail(err, "--json and --csv print the summary two ways: give one");
+  if (args.has("csv-header") && !args.has("csv")) return fail(err, "--csv-header goes with --csv");
   core::ReplayRequest request;
   request.workload = args.get("workload");
   request.scheduler = args.get("scheduler");

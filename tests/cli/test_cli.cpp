@@ -199,3 +199,26 @@ TEST_CASE("a scheduling cost is charged on request, recorded with the run, part 
   CHECK(bad_sweep.code == 2);
   CHECK_THAT(bad_sweep.err, Catch::Contains("--scheduling-cost") && Catch::Contains("pull"));
 }
+
+// Issue 33: `replay --csv --json` printed JSON only, and `--scheduler eager,,rcm` skipped the
+// empty entry where `--memory 250MiB,,500MiB` was refused. Conflicts and empty entries are refused.
+TEST_CASE("conflicting output flags and empty list entries are refused", "[cli][errors]") {
+  const auto both = cli({"replay", "--workload", "matmul2d:N=4", "--memory", "4items", "--csv", "--json"});
+  CHECK(both.code == 2);
+  CHECK_THAT(both.err, Catch::Contains("--json and --csv"));
+  const auto header = cli({"replay", "--workload", "matmul2d:N=4", "--memory", "4items", "--csv-header"});
+  CHECK(header.code == 2);
+  const tilelens::test::TempFile file("empty-entries.db");
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{"--scheduler", "eager,,rcm"},
+                                                std::vector<std::string>{"--eviction", "lru,"},
+                                                std::vector<std::string>{"--memory", "4items,,6items"}}) {
+    std::vector<std::string> args = {"sweep", "--db", file.path, "--workload", "matmul2d:N=4", "--memory", "4items", "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto swept = cli(args);
+    INFO(extra[0] << " " << extra[1] << ": " << swept.err);
+    CHECK(swept.code == 2);
+    CHECK_THAT(swept.err, Catch::Contains("empty"));
+  }
+  const auto fine = cli({"sweep", "--db", file.path, "--workload", "matmul2d:N=4", "--memory", "4items", "--scheduler", "eager,rcm", "--quiet"});
+  CHECK(fine.code == 0);
+}
