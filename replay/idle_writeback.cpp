@@ -2,6 +2,8 @@
 // MC_LIST_PUSH_BACK, MC_LIST_ERASE and the tidy loop's increment (memalloc.c:60-90, 1116-1118).
 #include "replay/idle_writeback.hpp"
 
+#include <algorithm>
+
 namespace tilelens::replay_detail {
 
 void IdleWriteback::reset(std::uint32_t nodes, std::size_t data_count) {
@@ -74,13 +76,10 @@ std::optional<DataId> IdleWriteback::next_writeback(std::uint32_t n, FunctionRef
 
 bool IdleWriteback::take_queued(std::uint32_t n, DataId d) {
   std::deque<DataId>& queue = queued_[n];
-  for (auto it = queue.begin(); it != queue.end(); ++it) {
-    if (*it == d) {
-      queue.erase(it);
-      return true;
-    }
-  }
-  return false;
+  const auto it = std::find(queue.begin(), queue.end(), d);
+  if (it == queue.end()) return false;
+  queue.erase(it);
+  return true;
 }
 
 }  // namespace tilelens::replay_detail

@@ -82,7 +82,7 @@ void StarpuMemoryManager::issue_by_level() {
 // A push-time prefetch only uses free memory, whatever prefetch_evicts says: the task is not
 // in any buffer yet, so no order of tasks says whose data it could take.
 bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
-  std::set<Waiting>& queue = push_prefetches_[n];
+  std::set<PriorityKey>& queue = push_prefetches_[n];
   while (!queue.empty()) {
     const TaskId task = queue.begin()->task;
     if (!s_.popped[task]) {  // once in a buffer, its requests are the buffer's
@@ -124,9 +124,7 @@ void StarpuMemoryManager::promote_idle_writebacks() {
       const DataId d = access.data;
       if (!tidy_->take_queued(n, d)) continue;
       // Recorded as a request's write-back: a task waits for it, at fetch level (StarPU's trace types it F).
-      if (books_.copy(n, d) == Copy::Resident && !books_.host_valid(d) && books_.writeback_from(d) < 0) {
-        start_writeback(n, d, WritebackCause::Request);
-      }
+      if (still_dirty_here(n, d)) start_writeback(n, d, WritebackCause::Request);
     }
   }
 }
@@ -153,9 +151,7 @@ void StarpuMemoryManager::write_back_idle() {
     };
     tidy_->tidy(n, replicas_[n], visit);
     if (in_flight_[n] != 0) continue;
-    const auto needed = [&](DataId d) {
-      return books_.copy(n, d) == Copy::Resident && !books_.host_valid(d) && books_.writeback_from(d) < 0;
-    };
+    const auto needed = [&](DataId d) { return still_dirty_here(n, d); };
     if (const auto d = tidy_->next_writeback(n, needed)) start_writeback(n, *d, WritebackCause::Idle);
   }
 }

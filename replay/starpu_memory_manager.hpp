@@ -8,9 +8,9 @@
 
 #include <cstdint>
 #include <set>
-#include <utility>
 #include <vector>
 
+#include "model/priority_key.hpp"
 #include "replay/node_memory.hpp"
 
 namespace tilelens::replay_detail {
@@ -44,24 +44,18 @@ class StarpuMemoryManager final : public NodeMemory {
   void write_back_idle();
   // The queued idle write-backs of the data of each worker's next task start now, as fetches.
   void promote_idle_writebacks();
+  // Whether a queued idle write-back of d from node n still has something to carry home.
+  bool still_dirty_here(std::uint32_t n, DataId d) const {
+    return books_.copy(n, d) == Copy::Resident && !books_.host_valid(d) && books_.writeback_from(d) < 0;
+  }
 
   const StarpuMemoryRules rules_;
-  // A waiting push-time prefetch, in the order the node serves them: by priority (highest
-  // first) when the rules say so, then in request order.
-  struct Waiting {
-    std::int64_t priority;
-    std::uint64_t sequence;
-    TaskId task;
-    bool operator<(const Waiting& other) const {
-      return priority != other.priority ? priority > other.priority : sequence < other.sequence;
-    }
-  };
   // Per node: whether prefetching pauses until the next event, the tasks to prefetch there
-  // since their push.
+  // since their push, in the order the node serves them (by priority when the rules say so,
+  // then in request order).
   std::vector<char> prefetch_paused_;
-  std::vector<std::set<Waiting>> push_prefetches_;
+  std::vector<std::set<PriorityKey>> push_prefetches_;
   std::uint64_t prefetch_sequence_ = 0;
-
   bool single_node_prefetch_ = false;  // every pushed task is prefetched into the one memory node
 };
 

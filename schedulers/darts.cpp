@@ -31,6 +31,7 @@
 #include <limits>
 #include <set>
 
+#include "model/priority_key.hpp"
 #include "schedulers/static_order.hpp"
 
 namespace tilelens {
@@ -174,19 +175,11 @@ class Darts final : public Scheduler, public PlanView {
 
  private:
   enum class State : std::uint8_t { Waiting, Ready, Planned, Pulled, Done };
-  struct ReadyKey {
-    std::int64_t priority;
-    std::uint64_t release;
-    TaskId task;
-    bool operator<(const ReadyKey& o) const {  // highest priority first, then first released
-      return priority != o.priority ? priority > o.priority : release < o.release;
-    }
-  };
 
   std::size_t slot(GpuId k, DataId d) const { return static_cast<std::size_t>(k) * nd_ + d; }
   GpuId node_of(GpuId worker) const { return platform_->memory_node_of(worker); }
   ReplicaState node_state(GpuId k, DataId d) const { return memory_->state(platform_->first_worker_of(k), d); }
-  ReadyKey key(TaskId t) const { return {w_->tasks()[t].priority, release_[t], t}; }
+  PriorityKey key(TaskId t) const { return {w_->tasks()[t].priority, release_[t], t}; }
 
   bool present(GpuId k, DataId d) const {
     return planned_uses_[slot(k, d)] > 0 || pulled_uses_[slot(k, d)] > 0 || node_state(k, d) != ReplicaState::Absent;
@@ -365,7 +358,7 @@ class Darts final : public Scheduler, public PlanView {
   std::vector<std::vector<TaskId>> readers_;    // per data: released tasks reading it (lazily pruned)
   std::vector<std::uint32_t> ready_readers_;    // per data: ready, unplanned tasks reading it
   std::vector<double> work_left_;               // per data: their total duration
-  std::set<ReadyKey> ready_;
+  std::set<PriorityKey> ready_;
   std::vector<std::size_t> rotation_;
   std::uint64_t scanned_ = 0;
 };

@@ -11,6 +11,7 @@
 // describes.
 #include <set>
 
+#include "model/priority_key.hpp"
 #include "schedulers/static_order.hpp"
 
 namespace tilelens {
@@ -52,22 +53,15 @@ class Lws final : public Scheduler {
   void on_task_started(GpuId, TaskId) override { releasing_.reset(); }
 
  private:
-  // A queue's entry: its head is the highest priority (all equal without prio), then the
-  // earliest released.
-  struct Entry {
-    std::int64_t priority;
-    std::uint64_t release;
-    TaskId task;
-    bool operator<(const Entry& o) const { return priority != o.priority ? priority > o.priority : release < o.release; }
-  };
-  static TaskId take(std::set<Entry>& queue, std::set<Entry>::iterator at) {
+  // A queue's head is the highest priority (all equal without prio), then the earliest released.
+  static TaskId take(std::set<PriorityKey>& queue, std::set<PriorityKey>::iterator at) {
     const TaskId task = at->task;
     queue.erase(at);
     return task;
   }
 
   const Workload* w_ = nullptr;
-  std::vector<std::set<Entry>> queues_;
+  std::vector<std::set<PriorityKey>> queues_;
   std::optional<GpuId> releasing_;
   GpuId next_ = 0;
   std::uint64_t released_ = 0;
@@ -106,12 +100,6 @@ class AbsolutePriority final : public Scheduler {
   }
 
  private:
-  struct Entry {
-    std::int64_t priority;
-    std::uint64_t release;
-    TaskId task;
-    bool operator<(const Entry& o) const { return priority != o.priority ? priority > o.priority : release < o.release; }
-  };
   double missing_bytes(GpuId k, TaskId t) const {
     double missing = 0;
     for (const Access& access : w_->accesses(t)) {
@@ -123,7 +111,7 @@ class AbsolutePriority final : public Scheduler {
   }
   const Workload* w_ = nullptr;
   const MemoryView* memory_ = nullptr;
-  std::set<Entry> queue_;
+  std::set<PriorityKey> queue_;
   std::uint64_t released_ = 0;
 };
 
