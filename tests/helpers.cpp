@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "app/cli/commands.hpp"
 #include "formats/exports.hpp"
@@ -177,6 +178,13 @@ CliOutput cli(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   const int code = cli::run_cli(args, out, err);
   return {code, out.str(), err.str()};
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::string temp_path(const std::string& name) {

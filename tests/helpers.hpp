@@ -46,6 +46,9 @@ struct CliOutput {
 };
 CliOutput cli(const std::vector<std::string>& args);
 
+// A file's whole content, as bytes ("" when it cannot be read).
+std::string file_text(const std::string& path);
+
 // A path in the temporary directory, unique to this process; a database there is removed with
 // its -wal and -shm files when the TempFile goes.
 std::string temp_path(const std::string& name);

@@ -365,14 +365,8 @@ TEST_CASE("tilelens import FILE... recognises StarPU's files by their content, i
   REQUIRE(sniffed.code == 0);
   // The same report but for the workload file's name.
   CHECK(named.out.substr(0, named.out.find("workload     written")) == sniffed.out.substr(0, sniffed.out.find("workload     written")));
-  const auto contents = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  CHECK(!contents(by_role).empty());
-  CHECK(contents(by_role) == contents(by_content));
+  CHECK(!file_text(by_role).empty());
+  CHECK(file_text(by_role) == file_text(by_content));
   // What is not a StarPU file, a role given twice and a missing tasks.rec are refused, naming the file.
   const auto readme = cli({"import", std::string(TILELENS_SOURCE_DIR) + "/README.md"});
   CHECK(readme.code == 2);

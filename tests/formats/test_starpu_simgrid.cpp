@@ -17,13 +17,6 @@ using namespace tilelens::test;
 
 namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::vector<std::vector<std::string>> rows_of(const std::string& text) {
   std::vector<std::vector<std::string>> rows;
   std::istringstream in(text);
@@ -51,27 +44,27 @@ TEST_CASE("StarPU-SimGrid export: full matrices, the platform's rates, memory an
   REQUIRE(write_starpu_simgrid(w, p, 2, folder.path).ok());
   const std::filesystem::path bus = std::filesystem::path(folder.path) / ".starpu" / "sampling" / "bus";
 
-  const auto bandwidth = rows_of(read_file(bus / "tilelens.bandwidth"));
+  const auto bandwidth = rows_of(file_text(bus / "tilelens.bandwidth"));
   REQUIRE(bandwidth.size() == 32);
   for (const auto& row : bandwidth) CHECK(row.size() == 32);  // StarPU's reader drops each row's last value
   CHECK(std::stod(bandwidth[0][1]) == 12000);                 // MB/s, main memory to GPU 0
   CHECK(std::stod(bandwidth[2][0]) == 12000);
   CHECK(std::stod(bandwidth[1][2]) == 6000);                  // GPU to GPU through main memory: two hops
   CHECK(bandwidth[0][3] == "nan");
-  const auto latency = rows_of(read_file(bus / "tilelens.latency"));
+  const auto latency = rows_of(file_text(bus / "tilelens.latency"));
   CHECK(std::stod(latency[0][1]) == 2);  // microseconds
 
-  const std::string xml = read_file(bus / "tilelens.platform.v4.xml");
+  const std::string xml = file_text(bus / "tilelens.platform.v4.xml");
   CHECK(xml.find("<host id=\"CUDA1\"") != std::string::npos);
   CHECK(xml.find("<host id=\"CUDA2\"") == std::string::npos);
   CHECK(xml.find("value=\"3145728\"") != std::string::npos);  // memsize
   CHECK(xml.find("<link id=\"HostDown\" bandwidth=\"12000000000.000000Bps\"") != std::string::npos);
   CHECK(xml.find("latency=\"0.000002000s\"") != std::string::npos);
 
-  const std::string rates = read_file(std::filesystem::path(folder.path) / "rates");
+  const std::string rates = file_text(std::filesystem::path(folder.path) / "rates");
   CHECK(rates.find("POTRF 500\n") != std::string::npos);
   CHECK(rates.find("GEMM " + format_exact(p.default_gflops) + "\n") != std::string::npos);
-  const std::string env = read_file(std::filesystem::path(folder.path) / "env");
+  const std::string env = file_text(std::filesystem::path(folder.path) / "env");
   CHECK(env.find("STARPU_NCUDA=2\n") != std::string::npos);
   CHECK(env.find("STARPU_LIMIT_CUDA_MEM=3\n") != std::string::npos);
   CHECK(env.find("STARPU_NCPU=0\n") != std::string::npos);

@@ -15,13 +15,6 @@ using namespace tilelens;
 using namespace tilelens::test;
 
 namespace {
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 double json_number(const std::string& json, const std::string& key) {
   const auto at = json.find("\"" + key + "\":");
   REQUIRE(at != std::string::npos);
@@ -144,12 +137,12 @@ TEST_CASE("a preset sweep gives results tables next to the paper's, rewritten be
   }
   const auto written = test::cli({"results", "--db", db_file.path, "--output", doc.path});
   REQUIRE(written.code == 0);
-  const std::string text = read_text(doc.path);
+  const std::string text = file_text(doc.path);
   CHECK_THAT(text, Catch::Contains("intro kept") && Catch::Contains("discussion kept") && Catch::Contains("| 40 |"));
   CHECK_THAT(text, !Catch::Contains("stale"));
   // Twice gives the same file.
   REQUIRE(test::cli({"results", "--db", db_file.path, "--output", doc.path}).code == 0);
-  CHECK(read_text(doc.path) == text);
+  CHECK(file_text(doc.path) == text);
 
   TempFile empty_db("no-presets.db");
   REQUIRE(db::Store::open(empty_db.path).ok());

@@ -18,6 +18,7 @@
 namespace {
 
 using tilelens::test::cli;
+using tilelens::test::file_text;
 using tilelens::test::TempFile;
 
 const char* const kGoldenFile = TILELENS_SOURCE_DIR "/tests/golden/replay.txt";
@@ -117,10 +118,7 @@ std::string golden_entry(const std::vector<std::string>& args, const std::string
     for (auto at = error.find(database); at != std::string::npos; at = error.find(database)) error.replace(at, database.size(), "DB");
     return entry + "exit " + std::to_string(result.code) + ": " + error;
   }
-  std::ifstream in(trace_file.path, std::ios::binary);
-  std::stringstream trace;
-  trace << in.rdbuf();
-  const std::string text = trace.str();
+  const std::string text = file_text(trace_file.path);
   const auto lines = std::count(text.begin(), text.end(), '\n');
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
