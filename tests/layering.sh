@@ -1,26 +1,43 @@
 #!/usr/bin/env bash
-# The layering of the README's "Layout": each library includes only itself and the folders
-# listed for it below (its dependencies, transitively), nothing but app/gui includes Qt, and
-# the two front ends never include each other. Prints every violation and fails on any.
+# The layering of the README's "Layout": each library includes only itself and the folders it
+# depends on, directly (as the README's table lists them) or through them, nothing but app/gui
+# includes Qt, and the two front ends never include each other. Prints every violation and
+# fails on any.
 set -u
 cd "$(dirname "$0")/.."
-declare -A allowed=(
+declare -A depends=(
   [util]=""
   [model]="util"
-  [runtime]="util model"
-  [presets]="util model"
-  [trace]="util model runtime"
-  [analysis]="util model runtime trace"
-  [schedulers]="util model runtime"
-  [eviction]="util model runtime schedulers"
-  [replay]="util model runtime schedulers eviction trace"
-  [formats]="util model runtime presets trace"
-  [db]="util model runtime presets trace formats"
-  [instrument]="util model runtime presets trace schedulers eviction replay"
-  [core]="util model runtime presets trace analysis schedulers eviction replay formats db instrument"
-  [app/cli]="util model runtime presets trace analysis schedulers eviction replay formats db instrument core"
-  [app/gui]="util model runtime presets trace analysis schedulers eviction replay formats db instrument core"
+  [runtime]="model"
+  [presets]="model"
+  [trace]="model runtime"
+  [analysis]="trace"
+  [schedulers]="runtime"
+  [eviction]="schedulers"
+  [replay]="eviction trace"
+  [formats]="presets trace"
+  [db]="formats"
+  [instrument]="presets replay"
+  [core]="analysis db instrument"
+  [app/cli]="core"
+  [app/gui]="core"
 )
+# A folder's dependencies, through every level.
+closure() {
+  local folder dependency
+  local -A seen=()
+  local pending=(${depends[$1]})
+  while [ ${#pending[@]} -gt 0 ]; do
+    folder=${pending[0]}
+    pending=("${pending[@]:1}")
+    [ -n "${seen[$folder]:-}" ] && continue
+    seen[$folder]=1
+    for dependency in ${depends[$folder]}; do pending+=("$dependency"); done
+  done
+  [ ${#seen[@]} -gt 0 ] && printf '%s\n' "${!seen[@]}" | sort | paste -sd' '
+}
+declare -A allowed=()
+for folder in "${!depends[@]}"; do allowed[$folder]=$(closure "$folder"); done
 status=0
 for folder in "${!allowed[@]}"; do
   [ -d "$folder" ] || { echo "layering: no folder $folder"; status=1; continue; }
