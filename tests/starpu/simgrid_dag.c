@@ -140,7 +140,10 @@ static void read_workload(const char *path) {
       char *bytes = strtok_r(NULL, " \t\r\n", &save);
       if (!bytes) die(path, lineno, "bad data record");
       data_bytes = grow(data_bytes, &data_cap, ndata + 1, sizeof *data_bytes);
-      data_bytes[ndata++] = strtoull(bytes, NULL, 10);
+      data_bytes[ndata] = strtoull(bytes, NULL, 10);
+      /* A vector of one-byte elements counts them in 32 bits. */
+      if (data_bytes[ndata] > UINT32_MAX) die(path, lineno, "a datum over 4 GiB");
+      ++ndata;
     } else if (strcmp(word, "task") == 0) {
       tasks = grow(tasks, &tasks_cap, ntasks + 1, sizeof *tasks);
       struct task *t = &tasks[ntasks];
@@ -196,9 +199,7 @@ static void read_rates(const char *path) {
   if (!f) die(path, 0, "cannot open");
   char name[64];
   double gflops;
-  int lineno = 0;
   while (fscanf(f, "%63s %lf", name, &gflops) == 2) {
-    ++lineno;
     const int k = find_kind(name);
     if (k >= 0) kinds[k].gflops = gflops;
   }
@@ -266,10 +267,6 @@ int main(int argc, char **argv) {
     /* A fake, distinct, aligned address: SimGrid mode moves no byte. */
     starpu_vector_data_register(&handles[d], STARPU_MAIN_RAM, (uintptr_t)(0x100000 + (uintptr_t)d * 4096), (uint32_t)data_bytes[d], 1);
     starpu_data_set_sequential_consistency_flag(handles[d], 0);
-  }
-  if (data_bytes && ndata > 0) {
-    for (int d = 0; d < ndata; d++)
-      if (data_bytes[d] > UINT32_MAX) die(argv[1], 0, "a datum over 4 GiB");
   }
 
   ended = calloc((size_t)ntasks + 1, sizeof *ended);
