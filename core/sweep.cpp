@@ -13,10 +13,11 @@
 #include "eviction/policy.hpp"
 #include "model/params.hpp"
 #include "model/units.hpp"
-#include "runtime/scheduling_cost.hpp"
 #include "presets/experiments.hpp"
 #include "presets/seed_workloads.hpp"
+#include "runtime/scheduling_cost.hpp"
 #include "schedulers/scheduler.hpp"
+#include "util/quoted.hpp"
 
 namespace tilelens::core {
 namespace {
@@ -88,7 +89,7 @@ Result<std::vector<std::string>> split_specs(const std::string& text) {
   std::vector<std::string> specs;
   if (text.empty()) return specs;
   for (const std::string& piece : split(text, ',')) {
-    if (piece.empty()) return make_error("'" + text + "' has an empty entry (two commas in a row, or one at an end)");
+    if (piece.empty()) return make_error(quote_input(text) + " has an empty entry (two commas in a row, or one at an end)");
     if (piece.find('=') != std::string::npos && piece.find(':') == std::string::npos && !specs.empty()) {
       specs.back() += "," + piece;
     } else {
@@ -251,7 +252,7 @@ Result<std::vector<SweepJob>> expand_grid(const SweepGrid& grid) {
   if (auto cost = parse_scheduling_cost(grid.scheduling_cost); !cost) return field_error("scheduling-cost", cost.error().message);
   std::vector<std::string> workloads, evictions;
   for (const auto& text : split(grid.workloads, ';')) {
-    if (text.empty()) return field_error("workload", "'" + grid.workloads + "' has an empty entry (two ';' in a row, or one at an end)");
+    if (text.empty()) return field_error("workload", quote_input(grid.workloads) + " has an empty entry (two ';' in a row, or one at an end)");
     std::error_code ec;
     if (std::filesystem::is_regular_file(text, ec)) {
       workloads.push_back(text);

@@ -61,14 +61,14 @@ class LineReader {
     T value{};
     auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
     if (ec != std::errc() || ptr != word.data() + word.size()) {
-      return error(field, quoted(word) + " is not a valid integer");
+      return error(field, quote_input(word) + " is not a valid integer");
     }
     return value;
   }
 
   Result<double> real(std::string_view word, std::string_view field) const {
     auto value = parse_real(word);
-    if (!value || !std::isfinite(*value)) return error(field, quoted(word) + " is not a valid number");
+    if (!value || !std::isfinite(*value)) return error(field, quote_input(word) + " is not a valid number");
     return value;
   }
 
@@ -192,7 +192,7 @@ Status read_generator_line(const LineReader& at, const std::vector<std::string_v
     info.name = std::string(words[1]);
     for (std::size_t i = 2; i < words.size(); ++i) {
       const auto equal = words[i].find('=');
-      if (equal == std::string_view::npos) return at.error("generator", quoted(words[i]) + " is not key=value");
+      if (equal == std::string_view::npos) return at.error("generator", quote_input(words[i]) + " is not key=value");
       const auto key = words[i].substr(0, equal);
       const auto value = words[i].substr(equal + 1);
       if (key == "spec") { info.spec = std::string(value); continue; }
@@ -219,7 +219,7 @@ Status read_generator_line(const LineReader& at, const std::vector<std::string_v
 Status read_data_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadFileState& state) {
     if (words.size() != 6) {
       return at.error("data", words.size() < 6 ? "expected 'data BYTES MATRIX ROW COL NAME'"
-                                               : "expected 'data BYTES MATRIX ROW COL NAME', and " + quoted(words[6]) +
+                                               : "expected 'data BYTES MATRIX ROW COL NAME', and " + quote_input(words[6]) +
                                                      " follows the name (a name is one word)");
     }
     auto bytes = at.integer<std::uint64_t>(words[1], "bytes");
@@ -229,7 +229,7 @@ Status read_data_line(const LineReader& at, const std::vector<std::string_view>&
       return at.error("bytes", std::to_string(*bytes) + " bytes take the workload's data past 2^62 bytes (4 EiB), more than tilelens can count");
     }
     state.total_bytes += *bytes;
-    if (words[2].size() != 1) return at.error("matrix", "expected one character, got " + quoted(words[2]));
+    if (words[2].size() != 1) return at.error("matrix", "expected one character, got " + quote_input(words[2]));
     auto row = at.integer<std::int32_t>(words[3], "row");
     if (!row) return row.error();
     auto col = at.integer<std::int32_t>(words[4], "col");
@@ -248,11 +248,11 @@ Status read_data_line(const LineReader& at, const std::vector<std::string_view>&
 Status read_task_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadFileState& state) {
     // A task without accesses computes only (imported runs hold them: docs/starpu-import.md).
     if (words.size() < 7) return at.error("task", "expected 'task KIND FLOPS PRIORITY I J K [MODE:DATA...]'");
-    if (state.kind_names.find(words[1]) == state.kind_names.end()) return at.error("kind", "kind " + quoted(words[1]) + " is not declared by a 'kind' line above");
+    if (state.kind_names.find(words[1]) == state.kind_names.end()) return at.error("kind", "kind " + quote_input(words[1]) + " is not declared by a 'kind' line above");
     auto flops = at.real(words[2], "flops");
     if (!flops) return flops.error();
     if (*flops < 0) return at.error("flops", "must not be negative");
-    if (*flops > kMaxTaskFlops) return at.error("flops", quoted(words[2]) + " is more than the 1e21 flops a task may have");
+    if (*flops > kMaxTaskFlops) return at.error("flops", quote_input(words[2]) + " is more than the 1e21 flops a task may have");
     auto priority = at.integer<std::int64_t>(words[3], "priority");
     if (!priority) return priority.error();
     auto i = at.integer<std::int32_t>(words[4], "i");
@@ -264,9 +264,9 @@ Status read_task_line(const LineReader& at, const std::vector<std::string_view>&
     std::vector<Access> accesses;
     for (std::size_t a = 7; a < words.size(); ++a) {
       const auto colon = words[a].find(':');
-      if (colon == std::string_view::npos) return at.error("access", quoted(words[a]) + " is not MODE:DATA (e.g. R:3)");
+      if (colon == std::string_view::npos) return at.error("access", quote_input(words[a]) + " is not MODE:DATA (e.g. R:3)");
       auto mode = access_mode_from(words[a].substr(0, colon));
-      if (!mode) return at.error("access", "mode " + quoted(words[a].substr(0, colon)) + " is not R, W or RW");
+      if (!mode) return at.error("access", "mode " + quote_input(words[a].substr(0, colon)) + " is not R, W or RW");
       auto data = at.integer<DataId>(words[a].substr(colon + 1), "access");
       if (!data) return data.error();
       if (*data >= state.builder->data_count()) {
@@ -372,7 +372,7 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
         state.order.push_back(*task);
       }
     } else {
-      return at.error("", "unknown record " + quoted(keyword) + " (expected name, generator, kind, data, task, dep or order)");
+      return at.error("", "unknown record " + quote_input(keyword) + " (expected name, generator, kind, data, task, dep or order)");
     }
   }
   if (!header) return make_error(source + ": empty file, not a tilelens workload");

@@ -10,7 +10,7 @@ Result<Spec> parse_spec(std::string_view text) {
   Spec spec;
   const auto colon = text.find(':');
   spec.name = std::string(text.substr(0, colon));
-  if (spec.name.empty()) return make_error("empty name in " + quoted(text));
+  if (spec.name.empty()) return make_error("empty name in " + quote_input(text));
   if (colon == std::string_view::npos) return spec;
   std::string_view rest = text.substr(colon + 1);
   while (!rest.empty()) {
@@ -18,10 +18,10 @@ Result<Spec> parse_spec(std::string_view text) {
     const std::string_view item = rest.substr(0, comma);
     const auto equal = item.find('=');
     if (equal == std::string_view::npos || equal == 0) {
-      return make_error(quoted(item) + " in " + quoted(text) + " is not key=value");
+      return make_error(quote_input(item) + " in " + quote_input(text) + " is not key=value");
     }
     const std::string key(item.substr(0, equal));
-    if (spec.values.count(key)) return make_error("parameter " + quoted(key) + " given twice in " + quoted(text));
+    if (spec.values.count(key)) return make_error("parameter " + quote_input(key) + " given twice in " + quote_input(text));
     spec.values[key] = std::string(item.substr(equal + 1));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);

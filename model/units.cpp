@@ -41,11 +41,11 @@ Result<std::pair<double, std::string>> split_number(std::string_view text, std::
     }
     ++end;
   }
-  if (end == 0) return make_error("expected a number for " + std::string(what) + ", got " + quoted(text));
+  if (end == 0) return make_error("expected a number for " + std::string(what) + ", got " + quote_input(text));
   double value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + end, value);
   if (ec != std::errc() || ptr != text.data() + end || !std::isfinite(value)) {
-    return make_error(quoted(text) + " is not a valid " + std::string(what));
+    return make_error(quote_input(text) + " is not a valid " + std::string(what));
   }
   return std::pair<double, std::string>{value, std::string(trim(text.substr(end)))};
 }
@@ -160,7 +160,7 @@ Result<std::int64_t> parse_integer(std::string_view text) {
   std::int64_t value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) {
-    return make_error(quoted(text) + " is not an integer");
+    return make_error(quote_input(text) + " is not an integer");
   }
   return value;
 }
@@ -168,7 +168,7 @@ Result<std::int64_t> parse_integer(std::string_view text) {
 Result<double> parse_real(std::string_view text) {
   auto split = split_number(text, "number");
   if (!split) return split.error();
-  if (!split->second.empty()) return make_error(quoted(trim(text)) + " is not a number");
+  if (!split->second.empty()) return make_error(quote_input(trim(text)) + " is not a number");
   return split->first;
 }
 

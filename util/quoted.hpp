@@ -19,8 +19,9 @@ inline std::string shown(std::string_view text, std::size_t limit = kQuotedMax) 
   return out;
 }
 
-// The text in single quotes, and its length when cut: 'ab?c', 'abcd...' (2000000 bytes).
-inline std::string quoted(std::string_view text, std::size_t limit = kQuotedMax) {
+// The text in single quotes, and its length when cut: 'ab?c', 'abcd...' (2000000 bytes). Not
+// named quoted: for a std::string argument std::quoted would win by argument-dependent lookup.
+inline std::string quote_input(std::string_view text, std::size_t limit = kQuotedMax) {
   return "'" + shown(text, limit) + "'" + (text.size() > limit ? " (" + std::to_string(text.size()) + " bytes)" : "");
 }
 
