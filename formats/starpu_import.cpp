@@ -14,11 +14,11 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "util/quoted.hpp"
 #include "model/kernels.hpp"
 #include "model/units.hpp"
-#include "util/utf8.hpp"
 #include "trace/totals.hpp"
+#include "util/quoted.hpp"
+#include "util/utf8.hpp"
 
 namespace tilelens {
 namespace {
@@ -602,7 +602,7 @@ bool is_sync_record(const ParsedTask& t) {
 // A record with no name (nor model), no worker and no data: nothing ran, no codelet exists to
 // price; StarPU writes such records for the internal predecessors of its callbacks
 // (_starpu_data_acquire_cb_post's, in StarVZ's LU example). Like a sync record it is no task.
-bool is_ghost_record(const ParsedTask& t) { return !t.executed() && !t.worker && t.handles.empty() && t.name.empty(); }
+bool is_ghost_record(const ParsedTask& t) { return !t.worker && t.handles.empty() && t.name.empty(); }
 
 // "M128x128x8" (a matrix tile, StarPU's describe of the matrix interface) -> 128 x 128, 8 bytes.
 struct TileShape {

@@ -5,8 +5,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <set>
 #include <sstream>
 
 #include "formats/output_file.hpp"
