@@ -71,7 +71,7 @@ def main():
 
     folder = args.folder or tempfile.mkdtemp(prefix="tilelens-fidelity-")
     os.makedirs(folder, exist_ok=True)
-    rows, outside = [], []
+    outside = []
     simgrid_s = replay_s = 0.0
     print("%-28s %-6s %4s %9s | %7s %7s %6s | %7s %7s %6s | %9s %9s %6s" % (
         "workload", "sched", "gpus", "memory", "loads", "starpu", "ratio", "wbacks", "starpu", "ratio", "ms", "starpu", "ratio"))
@@ -102,11 +102,10 @@ def main():
                                              "--scheduler", scheduler, *platform, "--buffer", args.buffer, "--json"]))
                     replay_s += time.monotonic() - begin
                     cells = []
-                    for ours, theirs in (("loads", "loads"), ("writebacks", "writebacks"), ("makespan_ns", "makespan_ns")):
-                        a = replay[ours]
-                        b = starpu[theirs]
+                    for name in ("loads", "writebacks", "makespan_ns"):  # both sides print the same keys
+                        a, b = replay[name], starpu[name]
                         ratio = (a / b) if b else (1.0 if a == 0 else float("inf"))
-                        cells.append((a, b, ratio, ours))
+                        cells.append((a, b, ratio, name))
                     line = "%-28s %-6s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
                         workload, scheduler, gpus, memory, cells[0][0], cells[0][1], cells[0][2], cells[1][0], cells[1][1],
                         cells[1][2], cells[2][0] / 1e6, cells[2][1] / 1e6, cells[2][2])
