@@ -81,14 +81,14 @@ class NodeMemory : public MemoryManager {
   ReplayState& s_;
   MemoryState books_;
   // Per node: transfers in flight (loads into it, write-backs from it), replicas held
-  // (resident, loading or evicting), dirty replicas (newer than the host's copy).
+  // (resident, loading or evicting).
   std::vector<std::uint32_t> in_flight_, replicas_;
-  NodeFlags dirty_;
-  std::vector<char> homeless_;  // per data: its first access writes it
   // StarPU's idle write-back, when the model has it: told of every replica's life.
   std::unique_ptr<IdleWriteback> tidy_;
 
  private:
+  NodeFlags dirty_;             // per node: dirty replicas (newer than the host's copy)
+  std::vector<char> homeless_;  // per data: its first access writes it
   struct Transfer {
     bool is_load = true;
     DataId data = 0;

@@ -27,13 +27,14 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
 void StarpuMemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
   if (tidy_ && rules_.wait_for_writebacks) promote_idle_writebacks();
   if (rules_.fetches_first) {
-    for (GpuId g = 0; g < s_.W; ++g) {
-      if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);
-    }
+    const auto start_idle_workers = [&] {
+      for (GpuId g = 0; g < s_.W; ++g) {
+        if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);
+      }
+    };
+    start_idle_workers();
     issue_by_level();
-    for (GpuId g = 0; g < s_.W; ++g) {
-      if (!s_.workers[g].running && !s_.workers[g].held.empty()) try_start(g);  // write-only outputs are allocated at once
-    }
+    start_idle_workers();  // write-only outputs are allocated at once
   } else {
     serve_workers_in_turn(try_start);
     if (rules_.prefetch_at_push) {
