@@ -47,6 +47,8 @@ class IdleWriteback {
   // Takes d's queued write-back off node n's queue: a task about to run needs d, and StarPU
   // promotes the pending request to a fetch (_starpu_update_prefetch_status, data_request.c:839).
   bool take_queued(std::uint32_t n, DataId d);
+  // Whether any node has an idle write-back queued (most events find none).
+  bool any_queued() const { return queued_count_ > 0; }
 
  private:
   void unlink(std::uint32_t n, DataId d);
@@ -58,6 +60,7 @@ class IdleWriteback {
   // taken as clean), and the idle write-backs waiting for the node to be free.
   std::vector<std::optional<DataId>> dirty_head_;
   std::vector<std::deque<DataId>> queued_;
+  std::size_t queued_count_ = 0;  // over every node's queue
 };
 
 }  // namespace tilelens::replay_detail

@@ -25,7 +25,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
 }
 
 void StarpuMemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
-  if (tidy_ && rules_.wait_for_writebacks) promote_idle_writebacks();
+  if (tidy_ && rules_.wait_for_writebacks && tidy_->any_queued()) promote_idle_writebacks();
   if (rules_.fetches_first) {
     const auto start_idle_workers = [&] {
       for (GpuId g = 0; g < s_.W; ++g) {
@@ -59,7 +59,7 @@ void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
     }
   }
   const std::int64_t priority = rules_.prioritized_requests ? s_.w.tasks()[task].priority : 0;
-  push_prefetches_[n].insert({priority, prefetch_sequence_++, task});
+  push_prefetches_[n].push(priority, task);
 }
 
 // StarPU serves a node's fetches before its prefetches, and prefetches only while every fetch
@@ -83,9 +83,9 @@ void StarpuMemoryManager::issue_by_level() {
 // A push-time prefetch only uses free memory, whatever prefetch_evicts says: the task is not
 // in any buffer yet, so no order of tasks says whose data it could take.
 bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
-  std::set<PriorityKey>& queue = push_prefetches_[n];
+  PriorityFifo& queue = push_prefetches_[n];
   while (!queue.empty()) {
-    const TaskId task = queue.begin()->task;
+    const TaskId task = queue.front();
     if (!s_.popped[task]) {  // once in a buffer, its requests are the buffer's
       for (const Access& access : s_.w.accesses(task)) {
         if (!reads(access.mode)) continue;  // StarPU prefetches only what a task reads
@@ -98,7 +98,7 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
         request_load(n, d);
       }
     }
-    queue.erase(queue.begin());
+    queue.pop_front();
   }
   return true;
 }

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <vector>
 
 #include "model/priority_key.hpp"
@@ -54,8 +53,7 @@ class StarpuMemoryManager final : public NodeMemory {
   // since their push, in the order the node serves them (by priority when the rules say so,
   // then in request order).
   std::vector<char> prefetch_paused_;
-  std::vector<std::set<PriorityKey>> push_prefetches_;
-  std::uint64_t prefetch_sequence_ = 0;
+  std::vector<PriorityFifo> push_prefetches_;
   bool single_node_prefetch_ = false;  // every pushed task is prefetched into the one memory node
 };
 
