@@ -112,6 +112,7 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   auto writer = store->begin_run(info);
   if (!writer) return writer.error();
   writer->write(result.execution.trace);
+  writer->write_import_report(result.execution.report);
   auto id = writer->finish(metrics_of(result.execution.summary, reference_curves(w, result.platform)));
   if (!id) return id.error();
   result.workload_id = *workload_id;

@@ -227,7 +227,13 @@ Result<StoredRun> Store::load_run(std::int64_t run_id) {
   auto runs = load_runs(one);
   if (!runs) return runs.error();
   if (runs->empty()) return make_error(path() + ": no run " + std::to_string(run_id) + " (tilelens runs list shows the runs)");
-  return std::move(runs->front());
+  StoredRun run = std::move(runs->front());
+  if (run.info.mode == RunMode::StarPU) {
+    auto report = load_import_report(run_id);
+    if (!report) return report.error();
+    run.import_report = std::move(*report);
+  }
+  return run;
 }
 
 // Four queries whatever the number of runs (the runs, then each per-run table in run order),
@@ -241,7 +247,7 @@ Result<std::vector<StoredRun>> Store::load_runs(const RunFilter& filter) {
   std::unordered_map<std::int64_t, std::size_t> index_of;
   for (RunInfo& info : *infos) {
     index_of.emplace(info.id, runs.size());
-    runs.push_back({std::move(info), std::nullopt});
+    runs.push_back({std::move(info), std::nullopt, {}});
   }
   // A per-run row of a run the filter no longer selects (the file changed between the
   // queries: another process stored a run) is skipped.
@@ -302,6 +308,26 @@ Result<std::optional<Measurement>> Store::load_measurement(std::int64_t run_id) 
   m.kernels = q.text("measurements.kernels");
   m.launch_ahead = static_cast<std::uint32_t>(std::clamp<std::int64_t>(q.integer("measurements.launch_ahead"), 0, 1000));
   return std::optional<Measurement>(std::move(m));
+}
+
+Result<ImportReport> Store::load_import_report(std::int64_t run_id) {
+  auto query = impl_->connection.prepare("SELECT " + select_columns(schema_table("import_notes"), "n") +
+                                         " FROM import_notes n WHERE run_id = ?1 ORDER BY seq");
+  if (!query) return query.error();
+  query->bind(1, run_id);
+  ImportReport report;
+  while (true) {
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    const std::string level = query->text("import_notes.level");
+    if (level != "note" && level != "warning") {
+      return damaged(impl_->connection.path(), "run " + std::to_string(run_id) + ", import note " +
+                                                   std::to_string(query->integer("import_notes.seq")) + " has level '" + level + "'");
+    }
+    (level == "note" ? report.notes : report.warnings).push_back(query->text("import_notes.text"));
+  }
+  return report;
 }
 
 namespace {

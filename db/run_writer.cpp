@@ -104,6 +104,18 @@ void RunWriter::on_allocation(const AllocationRecord& r) {
                    .run());
 }
 
+void RunWriter::write_import_report(const ImportReport& report) {
+  State& s = *state_;
+  auto insert = prepare_insert(*s.connection, "import_notes");
+  if (!insert) return s.keep(insert.error());
+  std::int64_t seq = 0;
+  const auto write = [&](const char* level, const std::vector<std::string>& lines) {
+    for (const std::string& text : lines) s.keep(insert->bind("run_id", s.info.id).bind("seq", seq++).bind("level", level).bind("text", text).run());
+  };
+  write("warning", report.warnings);
+  write("note", report.notes);
+}
+
 void RunWriter::write_measurement(const Measurement& m, const std::vector<CuptiRecord>& records) {
   State& s = *state_;
   auto insert = prepare_insert(*s.connection, "measurements");

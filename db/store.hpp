@@ -51,6 +51,8 @@ class RunWriter final : public ReplayObserver {
   void write(const Trace& trace);  // all records of a kept trace, in order
   // A measured run's measurement and CUPTI records (the executor's).
   void write_measurement(const Measurement& measurement, const std::vector<CuptiRecord>& records);
+  // An imported run's notes and warnings, as the import printed them.
+  void write_import_report(const ImportReport& report);
 
   std::int64_t run_id() const;
   // Stores the metrics, marks the run complete and commits; returns the run id.
@@ -103,6 +105,9 @@ class Store {
   Result<Trace> load_trace(const StoredRun& run);
   // How a measured run was measured; nothing for a replayed or imported run.
   Result<std::optional<Measurement>> load_measurement(std::int64_t run_id);
+  // What the import of a run said (empty for a replay, a measurement, or an import stored
+  // before version 12); load_run reads it into StoredRun::import_report.
+  Result<ImportReport> load_import_report(std::int64_t run_id);
   Result<Workload> load_workload(std::int64_t workload_id);
   // The keys of the complete runs of a sweep (or of runs outside any sweep).
   Result<std::set<std::string>> complete_run_keys(std::optional<std::int64_t> sweep_id);

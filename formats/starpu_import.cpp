@@ -814,15 +814,15 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     tasks_.push_back(std::move(*task));
   }
   for (const auto& [value, count] : control_records) {
-    result_.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks");
+    result_.report.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks");
   }
   if (sync_records) {
-    result_.notes.push_back("skipped " + std::to_string(sync_records) +
+    result_.report.notes.push_back("skipped " + std::to_string(sync_records) +
                            " records of StarPU's own synchronisation (_starpu_*, starpu_data_unregister): no codelet ran; "
                            "dependencies through them are kept");
   }
   if (ghost_records) {
-    result_.notes.push_back("skipped " + std::to_string(ghost_records) +
+    result_.report.notes.push_back("skipped " + std::to_string(ghost_records) +
                            " records with no name, worker or data (StarPU's internal predecessors): no codelet ran, so no flops; "
                            "dependencies through them are kept");
   }
@@ -832,7 +832,7 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     return make_error(tasks_name + ": no task of MPI rank " + std::to_string(*options_.rank) + " (the file has rank" +
                       (listed.size() == 1 ? " " : "s ") + joined(listed) + ")");
   }
-  if (other_ranks) result_.notes.push_back("skipped " + std::to_string(other_ranks) + " tasks of other MPI ranks (--rank)");
+  if (other_ranks) result_.report.notes.push_back("skipped " + std::to_string(other_ranks) + " tasks of other MPI ranks (--rank)");
   if (std::count(kept_.begin(), kept_.end(), 1) == 0) {
     return make_error(tasks_name + ": no task records (expected 'JobId:' records as starpu_fxt_tool writes)");
   }
@@ -869,7 +869,7 @@ void StarpuImporter::order_submissions() {
         tied.add("SubmitOrder " + std::to_string(*t.submit_order) + " at " + tasks_name + ":" + std::to_string(t.line));
       }
     }
-    tied.report(result_.warnings, "tasks share their SubmitOrder with another task; among those the file's order was kept");
+    tied.report(result_.report.warnings, "tasks share their SubmitOrder with another task; among those the file's order was kept");
   }
 }
 
@@ -897,7 +897,7 @@ Status StarpuImporter::name_kinds() {
       if (added && word != t.kind) renamed.add("'" + shown(t.kind) + "' became '" + shown(word) + "' at " + at);
       t.kind = std::move(word);
     }
-    renamed.report(result_.warnings, "task kinds had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
+    renamed.report(result_.report.warnings, "task kinds had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
   }
   return Status::success();
 }
@@ -928,7 +928,7 @@ void StarpuImporter::match_registrations() {
       }
     }
   }
-  tasks_disagree.report(result_.warnings, "registrations have different Sizes in different tasks; the largest was kept");
+  tasks_disagree.report(result_.report.warnings, "registrations have different Sizes in different tasks; the largest was kept");
   Tally files_disagree, undescribed;
   std::size_t several_registrations = 0;
   for (auto& [key, r] : registrations_) {
@@ -952,11 +952,11 @@ void StarpuImporter::match_registrations() {
   if (sources_.paje == nullptr) {
     for (const auto& [key, described] : data_info_) several_registrations += described.size() > 1;
   }
-  files_disagree.report(result_.warnings, "registrations have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
+  files_disagree.report(result_.report.warnings, "registrations have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
                                             tasks_name + "'s was kept");
-  undescribed.report(result_.warnings, "registrations have no record in " + data_name + " (no name, no coordinates)");
+  undescribed.report(result_.report.warnings, "registrations have no record in " + data_name + " (no name, no coordinates)");
   if (several_registrations) {
-    result_.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered several times (" + data_name +
+    result_.report.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered several times (" + data_name +
                               "); without paje.trace only registrations of different sizes are told apart");
   }
 }
@@ -998,7 +998,7 @@ void StarpuImporter::count_flops() {
   if (!from_names.empty()) {
     std::vector<std::string> listed;
     for (const auto& [kind, count] : from_names) listed.push_back(kind + " " + std::to_string(count));
-    result_.notes.push_back("flops from the kernel name and tile shape, for tasks without GFlop: " + joined(listed));
+    result_.report.notes.push_back("flops from the kernel name and tile shape, for tasks without GFlop: " + joined(listed));
   }
 }
 
@@ -1046,7 +1046,7 @@ void StarpuImporter::fill_missing_flops() {
   if (!equivalent.empty()) {
     std::vector<std::string> listed;
     for (const auto& [kind, f] : equivalent) listed.push_back(kind + " " + format_fixed(f / 1e9, 6) + " GFlop");
-    result_.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops its kind's mean measured time is "
+    result_.report.notes.push_back("no flop count (no GFlop, kernel not known): each task given the flops its kind's mean measured time is "
                            "worth at the run's rate: " + joined(listed));
   }
 }
@@ -1057,7 +1057,7 @@ void StarpuImporter::name_workload() {
   name_.erase(0, std::min(name_.size(), name_.find_first_not_of(' ')));
   while (!name_.empty() && name_.back() == ' ') name_.pop_back();
   if (name_ != options_.workload_name) {
-    result_.warnings.push_back("the workload name '" + shown(options_.workload_name) + "' became '" + shown(name_) + "'");
+    result_.report.warnings.push_back("the workload name '" + shown(options_.workload_name) + "' became '" + shown(name_) + "'");
   }
 }
 
@@ -1152,10 +1152,10 @@ void StarpuImporter::add_data(WorkloadBuilder& builder) {
     d.name = ranks_.size() > 1 && !options_.rank ? "r" + std::to_string(key->rank) + "." + base : base;
     builder.add_data(std::move(d));
   }
-  renamed_data.report(result_.warnings, "data names had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
-  far_coordinates.report(result_.warnings, "data have Coordinates beyond 32 bits and were left without a tile position");
-  if (zero_sized_) result_.notes.push_back("left out " + std::to_string(zero_sized_) + " accesses to registrations of size 0: no data moves for them");
-  if (compute_only_) result_.notes.push_back(std::to_string(compute_only_) + " tasks access no data of non-zero size: kept as compute-only tasks");
+  renamed_data.report(result_.report.warnings, "data names had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
+  far_coordinates.report(result_.report.warnings, "data have Coordinates beyond 32 bits and were left without a tile position");
+  if (zero_sized_) result_.report.notes.push_back("left out " + std::to_string(zero_sized_) + " accesses to registrations of size 0: no data moves for them");
+  if (compute_only_) result_.report.notes.push_back(std::to_string(compute_only_) + " tasks access no data of non-zero size: kept as compute-only tasks");
 }
 
 // Dependencies from DependsOn; an edge through a skipped record links its neighbours.
@@ -1197,10 +1197,10 @@ void StarpuImporter::add_dependencies(WorkloadBuilder& builder) {
       before.erase(task_id_[index]);
       for (TaskId t : before) builder.add_dependency(t, task_id_[index]);
     }
-    if (unknown) result_.warnings.push_back(std::to_string(unknown) + " DependsOn entries name jobs not in " + tasks_name + " and were left out");
+    if (unknown) result_.report.warnings.push_back(std::to_string(unknown) + " DependsOn entries name jobs not in " + tasks_name + " and were left out");
   } else {
     builder.derive_data_dependencies();
-    result_.warnings.push_back(tasks_name + " has no DependsOn fields: dependencies derived from the data accesses in submission order");
+    result_.report.warnings.push_back(tasks_name + " has no DependsOn fields: dependencies derived from the data accesses in submission order");
   }
 }
 
@@ -1231,7 +1231,7 @@ Status StarpuImporter::lay_out_workers() {
   if (sizes_of_nodes.size() == 1) {
     result_.workers_per_memory = *sizes_of_nodes.begin();
   } else if (sizes_of_nodes.size() > 1) {
-    result_.warnings.push_back("memory nodes have different numbers of workers, which a platform cannot describe: each worker is given "
+    result_.report.warnings.push_back("memory nodes have different numbers of workers, which a platform cannot describe: each worker is given "
                               "a memory of its own");
   }
   if (result_.gpus + result_.cpus > kMaxWorkers) {
@@ -1366,16 +1366,16 @@ void StarpuImporter::match_transfers() {
   if (!transfer_types.empty()) {
     std::vector<std::string> listed;
     for (const auto& [type, count] : transfer_types) listed.push_back(std::to_string(count) + " " + type);
-    result_.notes.push_back("transfers in " + sources_.paje_name + " by StarPU's request type: " + joined(listed) +
+    result_.report.notes.push_back("transfers in " + sources_.paje_name + " by StarPU's request type: " + joined(listed) +
                            " (F fetch, TF task prefetch, PF prefetch, IF idle fetch); loads are classified on the measured times");
   }
   if (without_handle) {
-    result_.warnings.push_back(std::to_string(without_handle) + " transfers in " + sources_.paje_name +
+    result_.report.warnings.push_back(std::to_string(without_handle) + " transfers in " + sources_.paje_name +
                               " carry no handle and were left out: run starpu_fxt_tool with -memory-states");
   }
-  if (unmatched) result_.warnings.push_back(std::to_string(unmatched) + " transfers are of data no imported task accesses and were left out");
-  if (between_host_nodes) result_.notes.push_back("left out " + std::to_string(between_host_nodes) + " transfers between RAM and disk of a run with GPUs");
-  if (incomplete_transfers_) result_.warnings.push_back(std::to_string(incomplete_transfers_) + " transfers in " + sources_.paje_name + " have no start or no end and were left out");
+  if (unmatched) result_.report.warnings.push_back(std::to_string(unmatched) + " transfers are of data no imported task accesses and were left out");
+  if (between_host_nodes) result_.report.notes.push_back("left out " + std::to_string(between_host_nodes) + " transfers between RAM and disk of a run with GPUs");
+  if (incomplete_transfers_) result_.report.warnings.push_back(std::to_string(incomplete_transfers_) + " transfers in " + sources_.paje_name + " have no start or no end and were left out");
   result_.transfers_recorded = sources_.paje != nullptr && without_handle == 0;
   std::sort(result_.trace.loads.begin(), result_.trace.loads.end(),
             [](const LoadRecord& a, const LoadRecord& b) { return std::tie(a.end_ns, a.gpu, a.data) < std::tie(b.end_ns, b.gpu, b.data); });

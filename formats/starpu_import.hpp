@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/run.hpp"
 #include "trace/summary.hpp"
 #include "trace/trace.hpp"
 
@@ -38,11 +39,10 @@ struct StarpuExecution {
   bool out_of_core = false;
   std::size_t unexecuted_tasks = 0;  // application tasks without WorkerId, StartTime or EndTime
   bool transfers_recorded = false;   // paje.trace gave the transfers with their handles
-  // What was left out and why, with counts ("skipped 36 'Control: WontUse' records ...").
-  std::vector<std::string> notes;
-  // What was dropped, renamed or decided between disagreeing records: once per kind of
-  // problem, with how often and the first case's line.
-  std::vector<std::string> warnings;
+  // Notes: what was left out and why, with counts ("skipped 36 'Control: WontUse' records
+  // ..."). Warnings: what was dropped, renamed or decided between disagreeing records, once
+  // per kind of problem, with how often and the first case's line.
+  ImportReport report;
 };
 
 struct StarpuSources {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/model.hpp"
 #include "trace/summary.hpp"
@@ -64,10 +65,20 @@ struct RunMetrics {
   }
 };
 
+// What an importer kept, left out and decided, as it told the user: notes (what was left out
+// and why, with counts) and warnings (what was dropped, renamed or decided between disagreeing
+// records). Stored with an imported run, so the reader of a database sees what its user saw.
+struct ImportReport {
+  std::vector<std::string> notes;
+  std::vector<std::string> warnings;
+  bool empty() const { return notes.empty() && warnings.empty(); }
+};
+
 // A run as read back: its metrics are absent for a failed run.
 struct StoredRun {
   RunInfo info;
   std::optional<RunMetrics> metrics;  // absent for a failed run
+  ImportReport import_report;         // an imported run's (Store::load_run reads it; empty otherwise)
 };
 
 // The canonical run key of a replay: what a sweep compares to decide a run is done.

@@ -65,8 +65,8 @@ int import_and_report(const core::StarpuImportRequest& request, std::ostream& ou
   auto imported = core::import_starpu_run(request);
   if (!imported) return fail(err, describe(imported.error()));
   const StarpuExecution& execution = imported->execution;
-  for (const auto& warning : execution.warnings) err << "tilelens: warning: " << warning << "\n";
-  for (const auto& note : execution.notes) out << "note         " << note << "\n";
+  for (const auto& warning : execution.report.warnings) err << "tilelens: warning: " << warning << "\n";
+  for (const auto& note : execution.report.notes) out << "note         " << note << "\n";
   const Workload& w = execution.workload;
   out << "imported     " << request.tasks_file << ": " << w.task_count() << " tasks, " << w.data_count() << " data, "
       << w.dependency_count() << " dependencies, working set " << format_bytes(static_cast<double>(w.working_set_bytes())) << "\n";

@@ -156,6 +156,9 @@ int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   if (info.sweep_id) out << "sweep        " << *info.sweep_id << "\n";
   if (!info.host.empty() || !info.gpu_name.empty()) out << "measured on  " << info.host << " " << info.gpu_name << "\n";
   if (!info.error.empty()) out << "error        " << info.error << "\n";
+  // What the import said, as it said it (tilelens import prints the same lines).
+  for (const auto& warning : run->import_report.warnings) out << "warning      " << warning << "\n";
+  for (const auto& note : run->import_report.notes) out << "note         " << note << "\n";
   if (!run->metrics) return 0;
   print_summary(info, *run->metrics, out);
   if (*measurement) print_measurement(**measurement, out);

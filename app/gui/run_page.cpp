@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSlider>
@@ -39,6 +40,19 @@ QString metrics_line(const RunData& run) {
     if (!run.run.info.gpu_name.empty()) text += " on " + QString::fromStdString(run.run.info.gpu_name);
   }
   return text;
+}
+
+QString import_report_summary(const ImportReport& report) {
+  if (report.empty()) return {};
+  const auto count = [](std::size_t n, const char* what) { return QString("%1 %2%3").arg(n).arg(what).arg(n == 1 ? "" : "s"); };
+  return "import report: " + count(report.warnings.size(), "warning") + ", " + count(report.notes.size(), "note");
+}
+
+QString import_report_text(const ImportReport& report) {
+  QStringList lines;
+  for (const auto& warning : report.warnings) lines << "warning: " + QString::fromStdString(warning);
+  for (const auto& note : report.notes) lines << "note: " + QString::fromStdString(note);
+  return lines.join("\n");
 }
 
 TileControls::TileControls(std::vector<TileView*> views, std::uint32_t tasks, QWidget* parent)
@@ -183,6 +197,20 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   busy_->setTextVisible(false);
   busy_->hide();
   row->addWidget(busy_);
+  // An imported run keeps what its import said: what was left out and decided (tilelens import
+  // prints the same lines).
+  if (const ImportReport& report = run_->run.import_report; !report.empty()) {
+    auto* button = new QPushButton(import_report_summary(report));
+    button->setObjectName("import_report");
+    button->setToolTip(import_report_text(report));
+    connect(button, &QPushButton::clicked, this, [this, report] {
+      QMessageBox box(QMessageBox::Information, "Import report", import_report_summary(report), QMessageBox::Close, this);
+      box.setDetailedText(import_report_text(report));
+      box.setInformativeText("What the import of this run left out, and what it decided between records that disagreed.");
+      box.exec();
+    });
+    row->addWidget(button);
+  }
   if (!make_scheduler(run_->run.info.scheduler) || !make_eviction(run_->run.info.eviction)) {
     slider->setEnabled(false);
     slider->setToolTip("this run's scheduler or eviction is not one tilelens can replay");

@@ -87,5 +87,9 @@ class RunPage : public QWidget, public FigurePage {
 
 // One line of metrics for a run: loads (fetch / prefetch), bytes, ratio to the bound, GFlop/s.
 QString metrics_line(const RunData& run);
+// An imported run's import report: "import report: 2 warnings, 5 notes" (empty when it has
+// none), and its lines, warnings first, as tilelens import prints them.
+QString import_report_summary(const ImportReport& report);
+QString import_report_text(const ImportReport& report);
 
 }  // namespace tilelens::gui

@@ -34,7 +34,7 @@ Result<StarpuExecution> import_text(const std::string& tasks, const std::string&
 
 std::string joined_notes(const StarpuExecution& e) {
   std::string out;
-  for (const auto& n : e.notes) out += n + "\n";
+  for (const auto& n : e.report.notes) out += n + "\n";
   return out;
 }
 bool noted(const StarpuExecution& e, const std::string& text) {
@@ -57,7 +57,7 @@ void check_revalidates(const Workload& w) {
 }
 
 bool warned(const StarpuExecution& imported, const std::string& text) {
-  for (const auto& warning : imported.warnings) {
+  for (const auto& warning : imported.report.warnings) {
     if (warning.find(text) != std::string::npos) return true;
   }
   return false;
@@ -65,7 +65,7 @@ bool warned(const StarpuExecution& imported, const std::string& text) {
 
 std::string warnings_of(const StarpuExecution& imported) {
   std::string out;
-  for (const auto& warning : imported.warnings) out += warning + "\n";
+  for (const auto& warning : imported.report.warnings) out += warning + "\n";
   return out;
 }
 
@@ -135,7 +135,7 @@ TEST_CASE("without DependsOn the dependencies come from the data accesses", "[st
   REQUIRE(imported->workload.task_count() == 2);
   CHECK(imported->workload.predecessors(1).size() == 1);
   CHECK(imported->unexecuted_tasks == 2);
-  CHECK_FALSE(imported->warnings.empty());
+  CHECK_FALSE(imported->report.warnings.empty());
 }
 
 TEST_CASE("a task without data is kept compute-only, and a dependency through a sync record links its neighbours", "[starpu]") {
@@ -153,7 +153,7 @@ TEST_CASE("a task without data is kept compute-only, and a dependency through a 
   REQUIRE(w.predecessors(2).size() == 1);
   CHECK(w.predecessors(2)[0] == 1);
   CHECK(imported->trace.tasks.size() == 3);
-  CHECK(imported->warnings.size() == 1);  // the unknown job 77
+  CHECK(imported->report.warnings.size() == 1);  // the unknown job 77
   INFO(joined_notes(*imported));
   CHECK(noted(*imported, "skipped 1 'Control: WontUse' records"));
   CHECK(noted(*imported, "skipped 1 records of StarPU's own synchronisation"));

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "db/store.hpp"
 #include "formats/starpu_import.hpp"
 #include "model/kernels.hpp"
 #include "schedulers/scheduler.hpp"
@@ -220,7 +221,7 @@ TEST_CASE("a reused handle address is a new data with its own size", "[starpu][f
   CHECK(by_matrix['B'].first == 36);
   CHECK(by_matrix['A'].second == std::set<std::uint64_t>{m.bytes.at({"A", 0, 0})});
   CHECK(by_matrix['B'].second == std::set<std::uint64_t>{m.bytes.at({"B", 0, 0})});
-  for (const auto& warning : e.warnings) CHECK(warning.find("Sizes") == std::string::npos);  // no disagreement left
+  for (const auto& warning : e.report.warnings) CHECK(warning.find("Sizes") == std::string::npos);  // no disagreement left
 }
 
 TEST_CASE("two MPI ranks import on lanes of their own, or one rank alone", "[starpu][fixtures]") {
@@ -306,6 +307,27 @@ TEST_CASE("an imported run calibrates, replays on its calibration and passes thr
   INFO(imported.out << imported.err);
   REQUIRE(imported.code == 0);
   CHECK_THAT(imported.out, Catch::Contains("replays as dmdar") && Catch::Contains("loads ("));
+  {
+    // The import's notes and warnings are stored with the run: runs show prints every one.
+    const auto shown = cli({"runs", "show", "1", "--db", database.path});
+    REQUIRE(shown.code == 0);
+    std::istringstream lines(imported.out + imported.err);
+    std::size_t said = 0;
+    for (std::string line; std::getline(lines, line);) {
+      std::string text;
+      if (line.rfind("note         ", 0) == 0) text = line.substr(13);
+      if (line.rfind("tilelens: warning: ", 0) == 0) text = line.substr(19);
+      if (text.empty()) continue;
+      ++said;
+      CHECK_THAT(shown.out, Catch::Contains(text));
+    }
+    CHECK(said > 0);
+    auto store = db::Store::open(database.path);
+    REQUIRE(store);
+    auto run = store->load_run(1);
+    REQUIRE(run);
+    CHECK(run->import_report.notes.size() + run->import_report.warnings.size() == said);
+  }
   const auto calibrated = cli({"calibrate", "--run", "1", "--db", database.path, "--output", platform.path});
   INFO(calibrated.err);
   REQUIRE(calibrated.code == 0);

@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     if (l.data >= w.data_count() || l.gpu >= imported->lanes.size() || l.end_ns < l.issue_ns) fail("each load names a data and a lane, and ends after it starts");
   }
   if (imported->gpus + imported->cpus != imported->lanes.size()) fail("the layout covers every lane");
-  for (const auto& warning : imported->warnings) {
+  for (const auto& warning : imported->report.warnings) {
     if (warning.empty()) fail("a warning has a message");
   }
   tilelens::fuzz::check_workload(w);

@@ -17,6 +17,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "core/imported_runs.hpp"
 #include "core/sweep.hpp"
 #include "app/gui/compare_page.hpp"
 #include "app/gui/curves_page.hpp"
@@ -477,6 +478,39 @@ class GuiTests : public QObject {
     QCOMPARE(bigger.run.info.id, std::int64_t{0});
     page.what_if(1.0);
     QCOMPARE(&page.view()->figure().run(), shared.get());
+  }
+
+  // An imported run shows what its import said, on a button that opens the whole report.
+  void imported_run_shows_its_import_report() {
+    const QString db = dir_.filePath("imported.db");
+    core::StarpuImportRequest request;
+    const std::string fixture = std::string(TILELENS_SOURCE_DIR) + "/tests/starpu/fixtures/lu-out-of-core/";
+    request.tasks_file = fixture + "tasks.rec";
+    request.data_file = fixture + "data.rec";
+    request.paje_file = fixture + "paje.trace";
+    request.scheduler = "dmdar";
+    request.database = db.toStdString();
+    auto imported = core::import_starpu_run(request);
+    QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().message.c_str());
+    const ImportReport& said = imported->execution.report;
+    QVERIFY(!said.empty());
+    auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(store.ok());
+    auto run = load_run_data(*store, imported->run_id);
+    QVERIFY(run.ok());
+    RunPage page(std::make_shared<const RunData>(std::move(*run)));
+    auto* button = page.findChild<QPushButton*>("import_report");
+    QVERIFY(button != nullptr);
+    QVERIFY(button->text().contains(QString("%1 note").arg(said.notes.size())));
+    for (const auto& note : said.notes) QVERIFY(button->toolTip().contains(QString::fromStdString(note)));
+    for (const auto& warning : said.warnings) QVERIFY(button->toolTip().contains(QString::fromStdString(warning)));
+    // A replay has no import report, and no button.
+    auto replays = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(replays.ok());
+    auto replayed = load_run_data(*replays, 1);
+    QVERIFY(replayed.ok());
+    RunPage plain(std::make_shared<const RunData>(std::move(*replayed)));
+    QVERIFY(plain.findChild<QPushButton*>("import_report") == nullptr);
   }
 
   void selecting_rows_opens_runs() {
