@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "util/result.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::cli {
 

@@ -14,13 +14,11 @@
 
 #include "app/cli/commands.hpp"
 #include "core/runs.hpp"
-#include "db/store.hpp"
-#include "analysis/bounds.hpp"
-#include "presets/seed_workloads.hpp"
-#include "eviction/policy.hpp"
-#include "schedulers/hfp.hpp"
-#include "model/units.hpp"
-#include "presets/platforms.hpp"
+#include "core/store.hpp"
+#include "core/analysis.hpp"
+#include "core/presets.hpp"
+#include "core/policies.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::cli {
 

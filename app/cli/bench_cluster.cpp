@@ -12,8 +12,8 @@
 
 #include "app/cli/commands.hpp"
 #include "core/sweep.hpp"
-#include "model/units.hpp"
-#include "db/store.hpp"
+#include "core/units.hpp"
+#include "core/store.hpp"
 
 namespace tilelens::cli {
 

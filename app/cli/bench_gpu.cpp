@@ -23,12 +23,12 @@
 #include <ostream>
 
 #include "app/cli/commands.hpp"
-#include "eviction/policy.hpp"
-#include "formats/workload_io.hpp"
-#include "instrument/executor.hpp"
-#include "analysis/calibration.hpp"
-#include "presets/seed_workloads.hpp"
-#include "model/units.hpp"
+#include "core/policies.hpp"
+#include "core/exports.hpp"
+#include "core/executor.hpp"
+#include "core/analysis.hpp"
+#include "core/presets.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::cli {
 namespace {

@@ -2,7 +2,7 @@
 // dispatch, the top-level help and each group's usage; nothing else lists the commands.
 #include "app/cli/commands.hpp"
 
-#include "formats/output_file.hpp"
+#include "core/exports.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -10,9 +10,8 @@
 #include <string_view>
 
 #include "core/runs.hpp"
-#include "eviction/policy.hpp"
-#include "presets/platforms.hpp"
-#include "presets/seed_workloads.hpp"
+#include "core/policies.hpp"
+#include "core/presets.hpp"
 
 namespace tilelens::cli {
 namespace {

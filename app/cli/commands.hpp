@@ -11,7 +11,7 @@
 
 #include "app/cli/args.hpp"
 #include "core/platform_choice.hpp"
-#include "db/store.hpp"
+#include "core/store.hpp"
 
 namespace tilelens::cli {
 

@@ -3,9 +3,7 @@
 #include <ostream>
 
 #include "app/cli/commands.hpp"
-#include "db/schema.hpp"
-#include "db/store.hpp"
-#include "db/tables.hpp"
+#include "core/store.hpp"
 
 namespace tilelens::cli {
 

@@ -13,8 +13,7 @@
 #include "app/cli/run_report.hpp"
 #include "core/measured_runs.hpp"
 #include "core/replay_request.hpp"
-#include "formats/exports.hpp"
-#include "formats/platform_io.hpp"
+#include "core/exports.hpp"
 
 namespace tilelens::cli {
 namespace {

@@ -8,9 +8,7 @@
 #include "core/runs.hpp"
 #include "core/platform_choice.hpp"
 #include "core/replay_request.hpp"
-#include "formats/exports.hpp"
-#include "formats/starpu_simgrid.hpp"
-#include "formats/workload_io.hpp"
+#include "core/exports.hpp"
 
 namespace tilelens::cli {
 

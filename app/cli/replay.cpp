@@ -3,10 +3,9 @@
 #include <ostream>
 
 #include "app/cli/commands.hpp"
-#include "formats/output_file.hpp"
+#include "core/exports.hpp"
 #include "app/cli/run_report.hpp"
 #include "core/replay_request.hpp"
-#include "formats/exports.hpp"
 
 namespace tilelens::cli {
 

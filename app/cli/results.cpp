@@ -13,10 +13,10 @@
 
 #include "app/cli/commands.hpp"
 #include "core/sweep.hpp"
-#include "presets/experiments.hpp"
-#include "db/store.hpp"
-#include "eviction/policy.hpp"
-#include "model/units.hpp"
+#include "core/presets.hpp"
+#include "core/store.hpp"
+#include "core/policies.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::cli {
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/memory_model.hpp"
-#include "model/units.hpp"
+#include "core/policies.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::cli {
 

@@ -7,8 +7,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "trace/measurement.hpp"
-#include "trace/run.hpp"
+#include "core/store.hpp"
 
 namespace tilelens::cli {
 

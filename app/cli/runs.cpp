@@ -12,10 +12,9 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
 #include "core/runs.hpp"
-#include "formats/exports.hpp"
-#include "model/params.hpp"
-#include "runtime/memory_model.hpp"
-#include "model/units.hpp"
+#include "core/exports.hpp"
+#include "core/units.hpp"
+#include "core/policies.hpp"
 
 namespace tilelens::cli {
 namespace {

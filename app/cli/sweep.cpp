@@ -13,7 +13,7 @@
 #include "app/cli/commands.hpp"
 #include "core/cluster.hpp"
 #include "core/sweep.hpp"
-#include "presets/experiments.hpp"
+#include "core/presets.hpp"
 
 namespace tilelens::cli {
 namespace {

@@ -2,9 +2,9 @@
 #include <ostream>
 
 #include "app/cli/commands.hpp"
-#include "formats/workload_io.hpp"
-#include "model/units.hpp"
-#include "presets/seed_workloads.hpp"
+#include "core/exports.hpp"
+#include "core/units.hpp"
+#include "core/presets.hpp"
 
 namespace tilelens::cli {
 

@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/units.hpp"
-#include "schedulers/scheduler.hpp"
+#include "core/units.hpp"
+#include "core/policies.hpp"
 
 namespace tilelens::gui {
 namespace {

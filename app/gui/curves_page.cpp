@@ -21,8 +21,8 @@
 #include <set>
 
 #include "core/runs.hpp"
-#include "analysis/bounds.hpp"
-#include "model/units.hpp"
+#include "core/analysis.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::gui {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/gui/run_page.hpp"
-#include "db/store.hpp"
+#include "core/store.hpp"
 
 class QChartView;
 class QComboBox;

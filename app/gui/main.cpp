@@ -22,7 +22,7 @@
 #include "app/gui/main_window.hpp"
 #include "app/gui/paper_figure.hpp"
 #include "app/gui/timeline.hpp"
-#include "presets/experiments.hpp"
+#include "core/presets.hpp"
 
 using namespace tilelens;
 using namespace tilelens::gui;

@@ -38,7 +38,7 @@
 #include "app/gui/example.hpp"
 #include "app/gui/replay_dialog.hpp"
 #include "app/gui/run_model.hpp"
-#include "formats/exports.hpp"
+#include "core/exports.hpp"
 
 namespace tilelens::gui {
 

@@ -12,7 +12,7 @@
 #include "app/gui/curves_page.hpp"
 #include "app/gui/figure_export.hpp"
 #include "app/gui/tile_figure.hpp"
-#include "model/units.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::gui {
 namespace {

@@ -16,10 +16,9 @@
 #include <functional>
 #include <sstream>
 
-#include "eviction/policy.hpp"
-#include "model/units.hpp"
-#include "presets/seed_workloads.hpp"
-#include "presets/platforms.hpp"
+#include "core/policies.hpp"
+#include "core/units.hpp"
+#include "core/presets.hpp"
 
 namespace tilelens::gui {
 namespace {

@@ -5,8 +5,8 @@
 #include <cctype>
 #include <cstdio>
 
-#include "runtime/memory_model.hpp"
-#include "model/units.hpp"
+#include "core/policies.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::gui {
 namespace {

@@ -1,8 +1,8 @@
 // The run browser's model.
 #include "app/gui/run_model.hpp"
 
-#include "model/units.hpp"
-#include "schedulers/scheduler.hpp"
+#include "core/units.hpp"
+#include "core/policies.hpp"
 
 namespace tilelens::gui {
 

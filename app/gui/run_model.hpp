@@ -8,7 +8,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "db/store.hpp"
+#include "core/store.hpp"
 
 namespace tilelens::gui {
 

@@ -16,8 +16,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "eviction/policy.hpp"
-#include "model/units.hpp"
+#include "core/policies.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::gui {
 

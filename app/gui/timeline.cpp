@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/units.hpp"
+#include "core/units.hpp"
 
 namespace tilelens::gui {
 namespace {

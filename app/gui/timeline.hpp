@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "app/gui/run_data.hpp"
-#include "formats/exports.hpp"
+#include "core/exports.hpp"
 
 namespace tilelens::gui {
 
