@@ -41,8 +41,10 @@ Status check_database_file(const std::string& path) {
   const bool pages_valid = big_endian(header.data() + 24, 4) == big_endian(header.data() + 92, 4);
   // A file in use may legitimately lag its header: with a write-ahead log beside it, or while
   // a checkpoint grows it (its size changed while the header was read).
+  // A rollback journal beside it means SQLite will undo an interrupted transaction on the next
+  // open, which may restore the size the header announces.
   const bool in_use = std::filesystem::exists(path + "-wal", ec) || std::filesystem::exists(path + "-shm", ec) ||
-                      std::filesystem::file_size(path, ec) != size;
+                      std::filesystem::exists(path + "-journal", ec) || std::filesystem::file_size(path, ec) != size;
   if (pages_valid && !in_use && pages * page_size > size) {
     return make_error(path + ": the file is truncated: its header announces " + std::to_string(pages) + " pages of " +
                       std::to_string(page_size) + " bytes (" + std::to_string(pages * page_size) + " bytes) but it holds " +

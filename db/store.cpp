@@ -3,7 +3,9 @@
 // sweeps), run_writer.cpp, run_reader.cpp, deletes.cpp, keys.cpp; the schema in tables.cpp.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -48,6 +50,42 @@ Status use_write_ahead_log(Connection& connection) {
   }
 }
 
+// A new database is born whole: its schema is made, in WAL mode, in a file of its own beside
+// `path`, which is then linked in under `path` in one step that fails if another process got
+// there first. A kill at any instant thus leaves no database, or a complete empty one (and at
+// worst a stray ".path.new-PID" file), and a concurrent first open never sees a half-made
+// schema. link() does not replace: when another process won, its file is the database.
+Status create_whole(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path staging =
+      target.parent_path() / ("." + target.filename().string() + ".new-" + std::to_string(::getpid()));
+  std::error_code ec;
+  std::filesystem::remove(staging, ec);  // left by a killed process of the same id
+  {
+    auto connection = Connection::open(staging.string(), Connection::Access::ReadWrite);
+    if (!connection) return make_error(path + ": cannot create the database: " + connection.error().message);
+    Status made = use_write_ahead_log(*connection);
+    if (made) made = prepare_schema(*connection, true);
+    if (!made) {
+      std::filesystem::remove(staging, ec);
+      return make_error(path + ": cannot create the database: " + made.error().message);
+    }
+  }  // closed: the log is checkpointed into the file and removed
+  const int linked = ::link(staging.c_str(), target.c_str());
+  const int link_error = errno;
+  if (linked != 0 && link_error != EEXIST) {
+    // A file system without hard links: the rename replaces, so check first (the window is
+    // this process's own two calls).
+    if (!std::filesystem::exists(target, ec)) std::filesystem::rename(staging, target, ec);
+    if (ec) {
+      std::filesystem::remove(staging, ec);
+      return make_error(path + ": cannot create the database: " + std::string(std::strerror(link_error)));
+    }
+  }
+  std::filesystem::remove(staging, ec);
+  return Status::success();
+}
+
 }  // namespace
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -74,6 +112,9 @@ Result<Store> Store::open(const std::string& path, OpenMode mode) {
   std::error_code ec;
   if (!writable && !std::filesystem::exists(path, ec)) {
     return make_error(path + ": no such database (replay --db, sweep and import create one)");
+  }
+  if (writable && !std::filesystem::exists(path, ec)) {
+    if (auto status = create_whole(path); !status) return status.error();
   }
   auto access = writable ? Result<Connection::Access>(Connection::Access::ReadWrite) : read_access(path);
   if (!access) return access.error();
