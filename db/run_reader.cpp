@@ -7,6 +7,7 @@
 #include "db/schema.hpp"
 #include "db/metric_columns.hpp"
 #include "db/store_internal.hpp"
+#include "util/quoted.hpp"
 
 namespace tilelens::db {
 namespace {
@@ -29,6 +30,14 @@ Status check_run_row(const Connection& c, const Statement& s) {
   }
   if (s.is_null("platforms.id")) {
     return damaged(c.path(), run + " refers to platform " + std::to_string(s.integer("runs.platform_id")) + ", which is not in the platforms table");
+  }
+  // Enumerations read back as one of their values, or the row is refused: an unknown mode or
+  // status must not read as a replay, or as incomplete.
+  if (const std::string mode = s.text("runs.mode"); mode != "replay" && mode != "cuda" && mode != "starpu") {
+    return damaged(c.path(), run + ": runs.mode is " + quote_input(mode) + ", not replay, cuda or starpu");
+  }
+  if (const std::string status = s.text("runs.status"); !run_status_from(status)) {
+    return damaged(c.path(), run + ": runs.status is " + quote_input(status) + ", not complete, failed or incomplete");
   }
   for (const char* column : {"workloads.task_count", "workloads.data_count", "workloads.working_set_bytes"}) {
     if (s.integer(column) < 0) return damaged(c.path(), run + ": " + column + " is negative");
@@ -95,7 +104,9 @@ std::string first_bad_figure(const Statement& row, std::string_view table) {
   for (const Column& column : schema_table(table).columns) {
     const std::string name = std::string(table) + "." + std::string(column.name);
     if (column.type.starts_with("TEXT") || row.is_null(name)) continue;
-    if (row.integer(name) < 0 || !(row.real(name) >= 0 && row.real(name) < 1e300)) return name + " is " + row.text(name);
+    // A value of another type is the statement's to report (Statement::check_columns).
+    const bool bad = column.type.starts_with("REAL") ? !(row.real(name) >= 0 && row.real(name) < 1e300) : row.integer(name) < 0;
+    if (bad) return name + " is " + row.text(name);
   }
   return "";
 }
@@ -174,9 +185,12 @@ namespace {
 
 // The runs a filter selects, as an SQL condition on runs r joined with workloads w; its
 // parameters are bound by bind_filter.
+// A status outside its enumeration passes the status filter, so that check_run_row refuses
+// the row instead of the filter hiding it.
 const std::string kFilterCondition =
     "(?1 IS NULL OR r.sweep_id = ?1) AND instr(coalesce(w.spec, w.name, ''), ?2) > 0 AND instr(r.scheduler, ?3) > 0 AND "
-    "(?4 IS NULL OR r.status = ?4) AND (?5 IS NULL OR r.id >= ?5) AND (?6 IS NULL OR r.id <= ?6)";
+    "(?4 IS NULL OR r.status = ?4 OR r.status NOT IN ('complete', 'failed', 'incomplete')) AND (?5 IS NULL OR r.id >= ?5) AND "
+    "(?6 IS NULL OR r.id <= ?6)";
 
 void bind_filter(Statement& query, const RunFilter& filter) {
   query.bind(1, filter.sweep_id)
@@ -307,6 +321,7 @@ Result<std::optional<Measurement>> Store::load_measurement(std::int64_t run_id) 
   m.cupti_apis = q.text("measurements.cupti_apis");
   m.kernels = q.text("measurements.kernels");
   m.launch_ahead = static_cast<std::uint32_t>(std::clamp<std::int64_t>(q.integer("measurements.launch_ahead"), 0, 1000));
+  if (auto read = q.check_columns(); !read) return read.error();
   return std::optional<Measurement>(std::move(m));
 }
 

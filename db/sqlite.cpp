@@ -91,7 +91,9 @@ Result<std::int64_t> Connection::query_integer(std::string_view sql) {
   auto row = statement->step();
   if (!row) return row.error();
   if (!*row) return make_error(path_ + ": no result for '" + std::string(sql) + "'");
-  return statement->integer(0);
+  const std::int64_t value = statement->integer(0);
+  if (auto read = statement->check_columns(); !read) return read.error();
+  return value;
 }
 
 std::int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(handle_); }
@@ -202,9 +204,28 @@ Result<bool> Statement::step() {
 }
 
 Status Statement::check_columns() const {
+  if (!mistyped_.empty()) {
+    return make_error(connection_->path() + ": the database is damaged or was edited by hand: " + std::exchange(mistyped_, "") +
+                      "; restore it from a copy");
+  }
   if (unknown_column_.empty()) return Status::success();
   return make_error(connection_->path() + ": internal: a read of column '" + std::exchange(unknown_column_, "") +
                     "', which the query does not select");
+}
+
+void Statement::note_mistyped(int column, const char* wanted) const {
+  if (!mistyped_.empty()) return;
+  const char* name = sqlite3_column_name(handle_, column);
+  const int type = sqlite3_column_type(handle_, column);
+  const char* found = type == SQLITE_TEXT ? "text" : type == SQLITE_BLOB ? "a blob" : type == SQLITE_FLOAT ? "a real" : "a value";
+  std::string value;
+  if (type == SQLITE_TEXT || type == SQLITE_FLOAT) {
+    const auto* data = sqlite3_column_text(handle_, column);
+    value = data == nullptr ? "" : std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(handle_, column)));
+    if (value.size() > 40) value = value.substr(0, 40) + "...";
+    value = " '" + value + "'";
+  }
+  mistyped_ = std::string("column ") + (name == nullptr ? "?" : name) + " holds " + found + value + " where " + wanted + " belongs";
 }
 
 Status Statement::run() {
@@ -218,8 +239,19 @@ Status Statement::run() {
 void Statement::reset() { sqlite3_reset(handle_); }
 
 // A column index of -1 (an unknown name) reads as NULL.
-std::int64_t Statement::integer(int column) const { return column < 0 ? 0 : sqlite3_column_int64(handle_, column); }
-double Statement::real(int column) const { return column < 0 ? 0 : sqlite3_column_double(handle_, column); }
+// A NULL reads as 0: nullable columns are asked with is_null() first.
+std::int64_t Statement::integer(int column) const {
+  if (column < 0) return 0;
+  const int type = sqlite3_column_type(handle_, column);
+  if (type != SQLITE_INTEGER && type != SQLITE_NULL) note_mistyped(column, "an integer");
+  return sqlite3_column_int64(handle_, column);
+}
+double Statement::real(int column) const {
+  if (column < 0) return 0;
+  const int type = sqlite3_column_type(handle_, column);
+  if (type != SQLITE_FLOAT && type != SQLITE_INTEGER && type != SQLITE_NULL) note_mistyped(column, "a number");
+  return sqlite3_column_double(handle_, column);
+}
 bool Statement::is_null(int column) const { return column < 0 || sqlite3_column_type(handle_, column) == SQLITE_NULL; }
 std::string Statement::text(int column) const {
   if (column < 0) return {};

@@ -98,7 +98,9 @@ class Statement {
   std::string text(std::string_view column) const { return text(column_index(column)); }
   bool is_null(std::string_view column) const { return is_null(column_index(column)); }
   // Fails, naming it, when a column was read by a name the query does not select (a mistyped
-  // name would otherwise read as NULL); step() checks it first.
+  // name would otherwise read as NULL), or when a value read as an integer or a real held
+  // something else (text where a count belongs: SQLite would read it as 0). step() checks it
+  // first, so a loop over rows stops at the next step; a single-row read calls it itself.
   Status check_columns() const;
 
  private:
@@ -107,11 +109,14 @@ class Statement {
   // Names are looked up where the last one was found, then around: callers go in order.
   int parameter(std::string_view name);
   int column_index(std::string_view name) const;
+  // Notes a value of column `column` that is not of the type read (`wanted`).
+  void note_mistyped(int column, const char* wanted) const;
   sqlite3_stmt* handle_ = nullptr;
   const Connection* connection_ = nullptr;
   int bind_error_ = 0;
   std::string unknown_parameter_;
   mutable std::string unknown_column_;
+  mutable std::string mistyped_;  // the first value read with the wrong type, described
   mutable std::vector<std::string> parameter_names_, column_names_;  // filled on first use
   mutable std::size_t next_parameter_ = 0, next_column_ = 0;
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The corrupt-database test: every command that reads a database runs on systematically damaged
-# copies of one (deleted rows, dangling ids, negative and huge values, out-of-range
-# enumerations, a dropped column, a view in place of a table, a missing table, a truncated
+# copies of one (deleted rows, dangling ids, negative and huge values, text where numbers
+# belong, out-of-range enumerations, a dropped column, a view in place of a table, a missing table, a truncated
 # file, flipped bits). Each must end within 10 s with status 0, 1 or 2, never a signal. Where
 # the damage lies in what a command reads, it must refuse with a message naming the file
 # instead of printing other values; a file SQLite's integrity_check finds damaged is refused
@@ -130,6 +130,13 @@ damages=(
   "R|UPDATE metrics SET bytes_loaded = -5 WHERE run_id = 1"
   "R|UPDATE metrics SET gflops = 1e308 * 10 WHERE run_id = 1"
   "R|UPDATE gpu_metrics SET busy_ns = -1 WHERE run_id = 1"
+  "R|UPDATE metrics SET loads = 'many' WHERE run_id = 1"
+  "R|UPDATE metrics SET makespan_ns = '12 ms' WHERE run_id = 1"
+  "R|UPDATE metrics SET gflops = 'fast' WHERE run_id = 1"
+  "R|UPDATE gpu_metrics SET tasks = x'00' WHERE run_id = 1"
+  "T|UPDATE loads SET bytes = 'big' WHERE run_id = 1"
+  "LRT|PRAGMA ignore_check_constraints = 1; UPDATE runs SET status = 'weird' WHERE id = 1"
+  "LRT|PRAGMA ignore_check_constraints = 1; UPDATE runs SET mode = 'bogus' WHERE id = 1"
   "LRT|DELETE FROM workloads WHERE id = (SELECT workload_id FROM runs WHERE id = 1)"
   "LRT|DELETE FROM platforms WHERE id = (SELECT platform_id FROM runs WHERE id = 1)"
   "LRT|UPDATE runs SET workload_id = 999 WHERE id = 1"
