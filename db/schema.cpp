@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <vector>
 
 #include "db/tables.hpp"
@@ -173,6 +174,84 @@ Status check_integrity(Connection& connection) {
   return make_error(path + ": the database is damaged (SQLite's integrity_check: " + problems +
                     "); tilelens will not read it. Restore it from a copy, or save what SQLite can read with: sqlite3 " + path +
                     " .recover | sqlite3 recovered.db");
+}
+
+namespace {
+
+// The SQLite types a column's declared type admits ("" for a type not checked).
+std::string admitted_types(const Column& column) {
+  const std::string_view type = column.type;
+  std::string admitted = type.starts_with("INTEGER") ? "'integer'" : type.starts_with("REAL") ? "'real', 'integer'" : type.starts_with("TEXT") ? "'text'" : "";
+  const bool nullable = type.find("NOT NULL") == std::string_view::npos && type.find("PRIMARY KEY") == std::string_view::npos;
+  if (!admitted.empty() && nullable) admitted += ", 'null'";
+  return admitted;
+}
+
+bool has(const Table& table, std::string_view column) {
+  return std::any_of(table.columns.begin(), table.columns.end(), [&](const Column& c) { return c.name == column; });
+}
+
+}  // namespace
+
+Status check_stored_values(Connection& connection) {
+  const std::string& path = connection.path();
+  const auto first_row = [&](const std::string& sql) -> Result<std::optional<std::string>> {
+    auto query = connection.prepare(sql);
+    if (!query) return query.error();
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return std::optional<std::string>();
+    return std::optional<std::string>(query->text(0));
+  };
+  for (const Table& table : schema_tables()) {
+    const std::string name(table.name);
+    std::string wrong_type, which;  // any value of a wrong type; the first one, described
+    for (const Column& column : table.columns) {
+      const std::string admitted = admitted_types(column);
+      if (admitted.empty()) continue;
+      const std::string c(column.name);
+      wrong_type += (wrong_type.empty() ? "" : " OR ") + ("typeof(" + c + ") NOT IN (" + admitted + ")");
+      which += " WHEN typeof(" + c + ") NOT IN (" + admitted + ") THEN '" + c + " holds ' || typeof(" + c + ") || ' ' || substr(quote(" + c + "), 1, 40)";
+    }
+    if (wrong_type.empty()) continue;
+    // What the records refer to: their workload's data and tasks, numbered from 0 (through
+    // their run for a trace), checked as each run's or workload's lowest and highest id
+    // against its workload's counts, in the same pass as the types: the rows are stored in
+    // key order, so the pass streams.
+    const bool of_run = has(table, "run_id") && name != "runs" && name != "metrics" && name != "run_claims";
+    const bool of_workload = has(table, "workload_id") && name != "workloads" && name != "runs";
+    std::string ranges, out_of_range, described;
+    if (of_run || of_workload) {
+      for (const auto& [column, count] : {std::pair<std::string_view, std::string_view>{"data_id", "data_count"}, {"task_id", "task_count"}}) {
+        if (!has(table, column)) continue;
+        const std::string c(column), n(count);
+        ranges += ", MIN(" + c + ") AS lo_" + c + ", MAX(" + c + ") AS hi_" + c;
+        out_of_range += " OR a.lo_" + c + " < 0 OR a.hi_" + c + " >= w." + n;
+        described += " WHEN a.lo_" + c + " < 0 OR a.hi_" + c + " >= w." + n + " THEN '" + c + " ' || CASE WHEN a.lo_" + c + " < 0 THEN a.lo_" + c +
+                     " ELSE a.hi_" + c + " END || ' is not among the ' || w." + n + " || ' of its workload'";
+      }
+    }
+    Result<std::optional<std::string>> found = std::optional<std::string>();
+    if (ranges.empty()) {
+      found = first_row("SELECT '' FROM " + name + " WHERE " + wrong_type + " LIMIT 1");
+    } else {
+      const std::string key = of_run ? "run_id" : "workload_id";
+      const std::string workload = of_run ? "(SELECT workload_id FROM runs r WHERE r.id = a.k)" : "a.k";
+      found = first_row("SELECT CASE WHEN a.bad THEN '' ELSE '" + key + " ' || a.k || ', ' || CASE" + described + " END END FROM (SELECT " + key +
+                        " AS k, MAX(" + wrong_type + ") AS bad" + ranges + " FROM " + name + " GROUP BY " + key + ") a LEFT JOIN workloads w ON w.id = " +
+                        workload + " WHERE a.bad" + out_of_range + " OR w.id IS NULL LIMIT 1");
+    }
+    if (!found) return found.error();
+    if (!*found) continue;
+    std::string problem = **found;
+    if (problem.empty()) {  // a value of a wrong type: name the first
+      auto typed = first_row("SELECT p FROM (SELECT CASE" + which + " END AS p FROM " + name + ") WHERE p IS NOT NULL LIMIT 1");
+      if (!typed) return typed.error();
+      problem = typed->value_or("a value of the wrong type");
+    }
+    return damaged(path, "table " + name + ": " + problem);
+  }
+  return Status::success();
 }
 
 }  // namespace tilelens::db

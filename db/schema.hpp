@@ -35,4 +35,10 @@ Status check_schema_shape(Connection& connection);
 // constraints are damaged (flipped bits, a bad copy), before anything is read from it.
 Status check_integrity(Connection& connection);
 
+// Every value against its column and what it refers to, in SQL over the whole file: each
+// column holds its declared type (text in a count is refused, where a reader would see 0),
+// and each record's data_id and task_id exist in its workload. A merge runs it on every input
+// before it writes anything; the readers check the same as they read (Statement, TraceRowCheck).
+Status check_stored_values(Connection& connection);
+
 }  // namespace tilelens::db

@@ -133,18 +133,22 @@ class Store {
   // workloads by content hash, platforms by their fields, sweeps by their spec, runs by run key
   // within their sweep (a complete one before a failed one; incomplete runs and claims stay
   // behind), each with everything recorded for it. Idempotent: merging a file twice, or shards
-  // that overlap, stores each run once. Atomic per file: one transaction each, so an
-  // interrupted merge leaves this file as it was before that file. A source of another schema
-  // version is refused, naming both versions, and so is one whose copied runs do not read back
-  // (load_runs) before the commit. The next inputs are checked (opened, schema, SQLite's
-  // integrity check: the costliest step for a file of traces) on other threads ahead of their
-  // turn. `merged` hears of each file once it is merged; at the first failure the merge stops,
-  // the files merged before it stay, and the error names the file. Returns the totals.
+  // that overlap, stores each run once. All or nothing: every input is checked before
+  // anything is written (opened as a database of this schema version, SQLite's integrity
+  // check, every run read back, every value checked against its column and its references:
+  // check_stored_values), on up to one thread per core; an input refused leaves this file
+  // byte for byte as it was, and the error names the input. The copies go on meanwhile, in
+  // one transaction per ten inputs (SQLite attaches ten files at most), the first committed
+  // only once every check has passed; so up to ten inputs merge whole or not at all even if
+  // the disk fills. `merged` hears of each file once its transaction is committed.
   struct MergeReport {
     std::size_t workloads_added = 0, runs_added = 0, runs_skipped = 0;
   };
   using MergeCallback = std::function<void(const std::string& path, const MergeReport& report)>;
   Result<MergeReport> merge_all(const std::vector<std::string>& paths, const MergeCallback& merged = {});
+  // Every stored value against its column's type and its references (check_stored_values,
+  // schema.hpp): what a merge asks of each input before it writes anything.
+  Status check_values();
 
   // A second connection to this file for another thread, without checking the file again;
   // it waits up to `busy_ms` for the write lock.
@@ -153,7 +157,9 @@ class Store {
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);
-  Result<MergeReport> merge_checked(const std::string& path);  // one file of merge_all, once it is checked
+  // The copies of merge_all: `paths` (ten at most) in one transaction, committed only if
+  // `checks_passed` (which waits for every input's check) says so.
+  Result<std::vector<MergeReport>> merge_checked(const std::vector<std::string>& paths, const std::function<Status()>& checks_passed);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,5 +1,6 @@
 // `tilelens db schema`: the store's schema (db/tables.hpp) as SQL or as the markdown of
 // docs/database.md. `tilelens db merge`: databases merged into one (db/merge.cpp).
+#include <filesystem>
 #include <ostream>
 
 #include "app/cli/commands.hpp"
@@ -26,8 +27,9 @@ const CommandSpec kDbMerge{
     "tilelens db merge OUT.db IN.db [IN.db ...]",
     "Merge databases into OUT.db (created if absent): workloads by content hash, runs by run key within their\n"
     "sweep (sweeps by their grid), each stored once: merging twice, or shards that overlap, adds nothing new.\n"
-    "Each input is merged in one transaction, so an interrupted merge leaves OUT.db as it was before that input.\n"
-    "Inputs must be tilelens databases of this schema version; they are only read. docs/cluster.md.",
+    "All or nothing: every input is checked first (a database of this schema version, whole, every run and value\n"
+    "reading back), and one refused leaves OUT.db unchanged; the copies then go in one transaction per ten inputs.\n"
+    "Inputs are only read. docs/cluster.md.",
     {},
     "example:\n"
     "  tilelens sweep --db shard-1.db --preset fgcs-fig5 --shard 1/2 && tilelens sweep --db shard-2.db --preset fgcs-fig5 --shard 2/2\n"
@@ -39,6 +41,8 @@ int cmd_db_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   for (std::size_t i = 1; i < args.positional.size(); ++i) {
     if (args.positional[i] == target) return fail(err, "'" + target + "' is both the output and an input");
   }
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(target, ec);
   auto store = db::Store::open(target);
   if (!store) return fail(err, describe(store.error()));
   const std::vector<std::string> inputs(args.positional.begin() + 1, args.positional.end());
@@ -51,8 +55,16 @@ int cmd_db_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   });
   if (!total) {
     err << "tilelens: " << describe(total.error()) << "\n";
-    err << "merged before it: " << runs << " runs from " << files << " file" << (files == 1 ? "" : "s") << "; " << target
-        << " holds them, and nothing of " << inputs[files] << "\n";
+    if (files == 0) {
+      err << "nothing was merged: " << target << (existed ? " is as it was" : " was not created") << "\n";
+      if (!existed) {  // made by this command a moment ago, empty: it goes
+        { db::Store closed = std::move(*store); }
+        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(target + suffix, ec);
+      }
+    } else {
+      err << "merged before it: " << runs << " runs from " << files << " file" << (files == 1 ? "" : "s") << " (in transactions of ten inputs); "
+          << target << " holds them\n";
+    }
     return 2;
   }
   out << target << ": " << total->runs_added << " runs added, " << total->runs_skipped << " skipped, " << total->workloads_added
