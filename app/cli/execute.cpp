@@ -210,14 +210,32 @@ int cmd_calibrate(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
     report << kind << ": " << format_fixed(rate, 1) << " GFlop/s busy (kernel alone " << format_fixed(calibration->kernel_gflops[kind], 1)
            << "), " << calibration->tasks_per_kind[kind] << " tasks\n";
   }
-  report << "loads from the host: " << calibration->host_loads << ", " << format_fixed(calibration->load_bytes_per_s / 1e9, 2)
-         << " GB/s, latency " << format_duration(calibration->latency_ns) << "\n";
+  // What the run did not measure keeps the base platform's value, and says so, naming it.
+  const RunInfo& info = loaded->run.info;
+  const std::string base = "platform '" + info.platform.name + "'";
+  const std::string kept_bus = format_fixed(p.bus_bandwidth / 1e9, 2) + " GB/s and latency " + format_duration(p.latency_ns) + ", from " + base;
+  if (!info.transfers_recorded) {
+    report << "loads from the host: not recorded (the run was imported without its transfers): the bus keeps " << kept_bus << "\n";
+  } else if (calibration->host_loads == 0) {
+    report << "loads from the host: none in the run: the bus keeps " << kept_bus << "\n";
+  } else {
+    report << "loads from the host: " << calibration->host_loads << ", " << format_fixed(calibration->load_bytes_per_s / 1e9, 2)
+           << " GB/s, latency " << format_duration(calibration->latency_ns) << "\n";
+  }
   if (calibration->writeback_bytes_per_s > 0) report << "write-backs: " << format_fixed(calibration->writeback_bytes_per_s / 1e9, 2) << " GB/s\n";
+  for (const auto& [kind, rate] : p.cpu_kind_gflops) {
+    report << kind << " on a CPU worker: " << format_fixed(rate, 1) << " GFlop/s busy";
+    // One core runs a few tens of GFlop/s in double precision; a rate far above that comes from
+    // flops the application declared, not from what a core did.
+    if (rate > 200) report << " (warning: no CPU core runs this fast; the task's flops are likely the application's count, not the work one core did)";
+    report << "\n";
+  }
   if (calibration->decisions > 0) {
     report << "scheduling cost, fitted on " << calibration->decisions << " pushes and pops: replay with --scheduling-cost "
            << calibration->scheduling_cost.canonical() << "\n";
   } else {
-    report << "scheduling cost: the run recorded no decisions (stored before schema version 8)\n";
+    report << "scheduling cost: none recorded (" << (info.mode == RunMode::StarPU ? "the trace has no pushes or pops" : "the run records no decisions")
+           << "): replays charge none unless --scheduling-cost is given\n";
   }
   if (!args.has("output")) {
     write_platform_json(p, out, comment);
@@ -246,15 +264,17 @@ int cmd_fidelity(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     const char* name;
     double measured, replayed;
     bool time;
+    bool transfer;  // unknown for a run imported without its transfers
   };
-  const Row rows[] = {{"loads", double(m.loads), double(r.loads), false},
-                      {"fetches", double(m.fetches), double(r.fetches), false},
-                      {"prefetches", double(m.prefetches), double(r.prefetches), false},
-                      {"bytes loaded", m.bytes_loaded, r.bytes_loaded, false},
-                      {"evictions", double(m.evictions), double(r.evictions), false},
-                      {"write-backs", double(m.writebacks), double(r.writebacks), false},
-                      {"makespan", double(m.makespan_ns), double(r.makespan_ns), true},
-                      {"GFlop/s", m.gflops, r.gflops, false}};
+  const Row rows[] = {{"loads", double(m.loads), double(r.loads), false, true},
+                      {"fetches", double(m.fetches), double(r.fetches), false, true},
+                      {"prefetches", double(m.prefetches), double(r.prefetches), false, true},
+                      {"bytes loaded", m.bytes_loaded, r.bytes_loaded, false, true},
+                      {"evictions", double(m.evictions), double(r.evictions), false, true},
+                      {"write-backs", double(m.writebacks), double(r.writebacks), false, true},
+                      {"makespan", double(m.makespan_ns), double(r.makespan_ns), true, false},
+                      {"GFlop/s", m.gflops, r.gflops, false, false}};
+  const bool recorded = measured.transfers_recorded;
   const auto difference = [](double a, double b) { return a != 0 ? (b - a) / a * 100 : (b == 0 ? 0.0 : 100.0); };
   if (args.has("json")) {
     // Through nlohmann: names escaped, and a non-finite figure written as null, never as
@@ -265,25 +285,40 @@ int cmd_fidelity(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     for (const Row& row : rows) {
       std::string key = row.name;
       for (char& c : key) c = c == ' ' || c == '-' ? '_' : c;
+      if (row.transfer && !recorded) {  // "no value", as the text's "not recorded"
+        json[key] = {{"measured", nullptr}, {"replayed", row.replayed}, {"difference_percent", nullptr}};
+        continue;
+      }
       json[key] = {{"measured", row.measured}, {"replayed", row.replayed}, {"difference_percent", difference(row.measured, row.replayed)}};
     }
     out << json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return 0;
   }
+  const std::string where = measured.mode == RunMode::StarPU ? "imported from a StarPU trace"
+                            : measured.gpu_name.empty()         ? "measured on an unnamed device"
+                                                                : "measured on " + measured.gpu_name;
   out << "run " << measured.id << ": " << measured.workload_spec << ", " << core::policy_label(measured) << ", depth " << measured.buffer_depth
-      << ", measured on " << (measured.gpu_name.empty() ? "?" : measured.gpu_name) << "\n";
-  out << "replayed on its calibrated platform (" << format_fixed(platform.default_gflops, 0) << " GFlop/s, "
-      << format_fixed(platform.bus_bandwidth / 1e9, 2) << " GB/s)\n\n";
+      << ", " << where << "\n";
+  out << "replayed on its calibrated platform " << platform.name << " (from platform '" << measured.platform.name << "': "
+      << format_fixed(platform.default_gflops, 0) << " GFlop/s, " << format_fixed(platform.bus_bandwidth / 1e9, 2) << " GB/s)\n\n";
   char line[200];
   std::snprintf(line, sizeof line, "%-14s %16s %16s %10s\n", "", "measured", "replayed", "diff");
   out << line;
   for (const Row& row : rows) {
     const std::string a = row.time ? format_duration(static_cast<std::int64_t>(row.measured)) : format_fixed(row.measured, row.measured == std::floor(row.measured) ? 0 : 1);
     const std::string b = row.time ? format_duration(static_cast<std::int64_t>(row.replayed)) : format_fixed(row.replayed, row.replayed == std::floor(row.replayed) ? 0 : 1);
-    std::snprintf(line, sizeof line, "%-14s %16s %16s %9.1f%%\n", row.name, a.c_str(), b.c_str(), difference(row.measured, row.replayed));
+    if (row.transfer && !recorded) {
+      std::snprintf(line, sizeof line, "%-14s %16s %16s %10s\n", row.name, "not recorded", b.c_str(), "-");
+    } else {
+      std::snprintf(line, sizeof line, "%-14s %16s %16s %9.1f%%\n", row.name, a.c_str(), b.c_str(), difference(row.measured, row.replayed));
+    }
     out << line;
   }
-  out << (m.loads == r.loads ? "the loads match exactly\n" : "the loads differ\n");
+  if (!recorded) {
+    out << "the loads cannot be compared: the run was imported without its transfers (import it with --paje)\n";
+  } else {
+    out << (m.loads == r.loads ? "the loads match exactly\n" : "the loads differ\n");
+  }
   return 0;
 }
 

@@ -376,6 +376,23 @@ TEST_CASE("fidelity on a run imported without its scheduler says how to give it"
   CHECK_THAT(unknown.err, Catch::Contains("dmdar") && Catch::Contains("'nosuch'"));
 }
 
+TEST_CASE("calibrate and fidelity say what a run without transfers did not record, never 0", "[starpu][fixtures][cli]") {
+  TempFile database("fixture-notransfers.db");
+  const std::string dir = kFixtures + "lu/";
+  REQUIRE(cli({"import", "starpu", dir + "tasks.rec", "--data", dir + "data.rec", "--scheduler", "dmdar", "--db", database.path}).code == 0);
+  const auto calibrated = cli({"calibrate", "--run", "1", "--db", database.path});
+  REQUIRE(calibrated.code == 0);
+  CHECK_THAT(calibrated.err, Catch::Contains("loads from the host: not recorded") && Catch::Contains("from platform 'starpu'"));
+  CHECK_THAT(calibrated.err, !Catch::Contains("schema version 8"));
+  const auto fidelity = cli({"fidelity", "--run", "1", "--db", database.path});
+  REQUIRE(fidelity.code == 0);
+  CHECK_THAT(fidelity.out, Catch::Contains("not recorded") && Catch::Contains("cannot be compared") && Catch::Contains("calibrated-run-1"));
+  CHECK_THAT(fidelity.out, !Catch::Contains("the loads differ") && !Catch::Contains("measured on ?"));
+  const auto json = cli({"fidelity", "--run", "1", "--db", database.path, "--json"});
+  REQUIRE(json.code == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"loads\":{\"measured\":null"));
+}
+
 TEST_CASE("tilelens import FILE... recognises StarPU's files by their content, in any order", "[starpu][fixtures]") {
   const std::string dir = kFixtures + "lu/";
   const std::string by_role = temp_path("import-by-role.workload"), by_content = temp_path("import-by-content.workload");
