@@ -46,6 +46,7 @@ Result<StarpuImport> import_starpu_run(const StarpuImportRequest& request) {
   StarpuImportOptions options;
   options.workload_name = request.name;
   options.rank = request.rank;
+  options.lenient = request.lenient;
   auto imported = import_starpu_files(request.tasks_file, request.data_file, request.paje_file, options);
   if (!imported) return imported.error();
   StarpuImport result{std::move(*imported), {}, policy, 0, 0, ""};

@@ -17,6 +17,7 @@ struct StarpuImportRequest {
   std::string paje_file;   // paje.trace, optional: registrations' times and the transfers
   std::string name = "starpu";
   std::optional<std::int64_t> rank;  // one MPI rank only
+  bool lenient = false;              // leave out what cannot be read, saying so, instead of refusing
   std::string scheduler;             // StarPU's STARPU_SCHED, recorded as tilelens' policy of that name
   // A preset or a platform file, what the run is recorded against (its bounds); empty: the
   // run's own layout with the rates and bandwidth it measured.

@@ -88,9 +88,16 @@ struct Tally {
   }
 };
 
+// How a records file ended: starpu_fxt_tool ends every record with a blank line, so a file
+// that ends otherwise may have been cut inside its last record.
+struct RecordsEnd {
+  bool blank_line = true;  // the last record was followed by a blank line (or there is none)
+  bool newline = true;     // the last line ended with a newline
+};
+
 // Recutils text: "Field: value" lines, records separated by blank lines, '#' comments, and
 // '+' continuation lines.
-Result<std::vector<Record>> parse_records(std::istream& in, const std::string& source) {
+Result<std::vector<Record>> parse_records(std::istream& in, const std::string& source, RecordsEnd* end = nullptr) {
   std::vector<Record> records;
   Record current;
   std::string line;
@@ -101,6 +108,7 @@ Result<std::vector<Record>> parse_records(std::istream& in, const std::string& s
   };
   while (std::getline(in, line)) {
     ++number;
+    if (end != nullptr) end->newline = !in.eof();
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) {
       close();
@@ -126,8 +134,33 @@ Result<std::vector<Record>> parse_records(std::istream& in, const std::string& s
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
     current.fields.push_back({line.substr(0, colon), std::move(value), number});
   }
+  if (end != nullptr) end->blank_line = current.fields.empty();
   close();
   return records;
+}
+
+// The fields a record lacks that every other record (controls aside) carries: what a record cut
+// short at a line's end is missing.
+std::vector<std::string> fields_missing_from_last(const std::vector<Record>& records) {
+  std::vector<const Record*> tasks;
+  for (const Record& record : records) {
+    if (record.find("Control") == nullptr) tasks.push_back(&record);
+  }
+  if (tasks.size() < 2) return {};
+  std::set<std::string> common;
+  for (const Field& f : tasks.front()->fields) common.insert(f.name);
+  for (std::size_t i = 1; i + 1 < tasks.size(); ++i) {
+    std::set<std::string> here;
+    for (const Field& f : tasks[i]->fields) {
+      if (common.count(f.name)) here.insert(f.name);
+    }
+    common = std::move(here);
+  }
+  std::vector<std::string> missing;
+  for (const std::string& name : common) {
+    if (tasks.back()->find(name) == nullptr) missing.push_back(name);
+  }
+  return missing;
 }
 
 std::vector<std::string> words(const std::string& text) {
@@ -697,6 +730,7 @@ class StarpuImporter {
   Result<StarpuExecution> run();
 
  private:
+  Status drop_cut_record(std::vector<Record>& records, const RecordsEnd& end);
   Status keep_task_records(const std::vector<Record>& records);
   void order_submissions();
   Status name_kinds();
@@ -749,8 +783,10 @@ Result<StarpuExecution> StarpuImporter::run() {
     if (auto read = read_paje(*sources_.paje, sources_.paje_name, paje_); !read) return read.error();
   }
   if (sources_.tasks == nullptr) return make_error(sources_.tasks_name + ": no input");
-  auto records = parse_records(*sources_.tasks, sources_.tasks_name);
+  RecordsEnd end;
+  auto records = parse_records(*sources_.tasks, sources_.tasks_name, &end);
   if (!records) return records.error();
+  if (auto status = drop_cut_record(*records, end); !status) return status.error();
   if (auto status = keep_task_records(*records); !status) return status.error();
   order_submissions();
   if (auto status = name_kinds(); !status) return status.error();
@@ -774,12 +810,38 @@ Result<StarpuExecution> StarpuImporter::run() {
   return std::move(result_);
 }
 
+// A file cut inside its last record (copied while written, a full disk): the last line ends
+// without a newline, or the file ends without the blank line starpu_fxt_tool writes after each
+// record and its last record lacks fields every other record has. Refused, or with --lenient
+// left out, saying so.
+Status StarpuImporter::drop_cut_record(std::vector<Record>& records, const RecordsEnd& end) {
+  if (end.blank_line || records.empty()) return Status::success();
+  std::string why;
+  if (!end.newline) {
+    why = "its last line has no newline";
+  } else if (const auto missing = fields_missing_from_last(records); !missing.empty()) {
+    why = "it lacks " + joined(missing) + ", which every other record has";
+  } else {
+    return Status::success();  // complete, only without the blank line a hand-written file may omit
+  }
+  const std::string where = sources_.tasks_name + ":" + std::to_string(records.back().line);
+  if (!options_.lenient) {
+    return make_error(where + ": the last record is cut: the file ends inside it (" + why +
+                      "); copy the whole file again, or give --lenient to import the records before it");
+  }
+  result_.report.warnings.push_back("left out the last record (" + where + "): the file ends inside it (" + why + "; --lenient)");
+  records.pop_back();
+  return Status::success();
+}
+
 // Every record: application tasks are kept; StarPU's control and synchronisation records,
-// and with --rank the other ranks' tasks, are skipped and counted.
+// and with --rank the other ranks' tasks, are skipped and counted. With --lenient, a record
+// that cannot be read is left out and counted instead of refusing the file.
 Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
   const std::string& tasks_name = sources_.tasks_name;
   std::map<std::string, std::size_t> control_records;
   std::size_t sync_records = 0, ghost_records = 0, other_ranks = 0;
+  Tally unreadable;  // --lenient: records left out, with the first one's error
   double total_flops = 0;
   for (const Record& record : records) {
     if (const Field* control = record.find("Control")) {
@@ -787,10 +849,15 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
       continue;
     }
     auto task = read_task(record, tasks_name);
-    if (!task) return task.error();
-    if (!by_job_.emplace(task->job, tasks_.size()).second) {
-      return make_error(tasks_name + ":" + std::to_string(record.line) + ": JobId " + shown(task->job) + " appears twice");
+    if (task && by_job_.count(task->job)) {
+      task = make_error(tasks_name + ":" + std::to_string(record.line) + ": JobId " + shown(task->job) + " appears twice");
     }
+    if (!task) {
+      if (!options_.lenient) return task.error();
+      unreadable.add(task.error().message);
+      continue;
+    }
+    by_job_.emplace(task->job, tasks_.size());
     total_flops += task->gflop.value_or(0) * 1e9;
     if (total_flops > kMaxTotalFlops) {
       return make_error(tasks_name + ":" + std::to_string(task->flops_line) +
@@ -813,6 +880,7 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     kept_.push_back(keep);
     tasks_.push_back(std::move(*task));
   }
+  unreadable.report(result_.report.warnings, "records could not be read and were left out (--lenient; dependencies on them are dropped)");
   for (const auto& [value, count] : control_records) {
     result_.report.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks");
   }

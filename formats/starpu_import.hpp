@@ -57,6 +57,9 @@ struct StarpuSources {
 struct StarpuImportOptions {
   std::string workload_name = "starpu";
   std::optional<std::int64_t> rank;  // import this MPI rank only; default: every rank, on lanes of its own
+  // Import what can be read: a cut last record and records that cannot be read are left out,
+  // each named in a warning, instead of refusing the file.
+  bool lenient = false;
 };
 
 // Parses the records. Errors name the input, line and field ("FILE:LINE: field 'Sizes': ...").

@@ -14,6 +14,7 @@ std::vector<OptionSpec> with_import_options(std::vector<OptionSpec> options) {
   options.insert(options.end(),
                  {{"scheduler", "NAME", "the StarPU scheduler that ran it (STARPU_SCHED), recorded as tilelens' policy of that name", ""},
                   {"rank", "R", "import MPI rank R only (default: every rank, on lanes of its own)", ""},
+                  {"lenient", "", "import what can be read: a cut last record and unreadable records are left out, each named in a warning", ""},
                   {"db", "FILE", "store the workload and the measured run here", ""},
                   {"workload-out", "FILE", "write the workload in tilelens' format", ""},
                   {"name", "NAME", "the workload's name", "starpu"},
@@ -49,6 +50,7 @@ int read_import_options(const ParsedArgs& args, core::StarpuImportRequest& reque
     request.rank = *rank;
   }
   request.name = args.get("name");
+  request.lenient = args.has("lenient");
   request.platform = args.get("platform");
   if (args.has("memory")) {
     auto memory = parse_memory(args.get("memory"));

@@ -202,7 +202,7 @@ TEST_CASE("malformed StarPU records are reported with the line and the field", "
       {"\n\nthis line is wrong\n", "tasks.rec:3: expected 'Field: value'"},
       {"+ continued\n", "tasks.rec:1: a '+' continuation line"},
       {"Name: dgemm\nModel: m\n", "tasks.rec:1: the record has no JobId field"},
-      {"JobId: 1\nHandles: 1\nModes: R\nSizes: 4\n\nJobId: 1\n", "tasks.rec:6: JobId 1 appears twice"},
+      {"JobId: 1\nHandles: 1\nModes: R\nSizes: 4\n\nJobId: 1\n\n", "tasks.rec:6: JobId 1 appears twice"},
       {"# only a comment\n", "tasks.rec: no task records"},
   };
   for (const auto& [text, expected] : cases) {

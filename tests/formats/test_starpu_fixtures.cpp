@@ -376,6 +376,60 @@ TEST_CASE("fidelity on a run imported without its scheduler says how to give it"
   CHECK_THAT(unknown.err, Catch::Contains("dmdar") && Catch::Contains("'nosuch'"));
 }
 
+// A tasks.rec cut anywhere inside its last records, as a copy of a file still being written
+// would be: refused naming the cut record, or with --lenient imported without it, saying so;
+// never imported in silence with a task less.
+TEST_CASE("a tasks.rec cut inside a record is refused, or left out with --lenient, never imported in silence", "[starpu][fixtures]") {
+  const std::string whole = file_text(kFixtures + "lu/tasks.rec");
+  const std::string data = file_text(kFixtures + "lu/data.rec");
+  const auto import_text = [&](const std::string& tasks, bool lenient) {
+    std::istringstream tasks_in(tasks), data_in(data);
+    StarpuSources sources;
+    sources.tasks = &tasks_in;
+    sources.data = &data_in;
+    StarpuImportOptions options;
+    options.lenient = lenient;
+    return import_starpu(sources, options);
+  };
+  const auto complete = import_text(whole, false);
+  REQUIRE(complete.ok());
+  // Every cut within the last 60 lines: at a line's end, and in the middle of a line.
+  std::vector<std::size_t> line_ends;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    if (whole[i] == '\n') line_ends.push_back(i + 1);
+  }
+  REQUIRE(line_ends.size() > 60);
+  std::size_t refused = 0, at_boundary = 0;
+  for (std::size_t k = line_ends.size() - 60; k + 1 < line_ends.size(); ++k) {
+    for (const std::size_t cut : {line_ends[k], line_ends[k] - 3}) {
+      const std::string part = whole.substr(0, cut);
+      INFO("cut at byte " << cut);
+      const bool after_blank = part.size() >= 2 && part.compare(part.size() - 2, 2, "\n\n") == 0;
+      auto strict = import_text(part, false);
+      if (after_blank) {  // a whole number of records: nothing tells it from a shorter run
+        ++at_boundary;
+        REQUIRE(strict.ok());
+        continue;
+      }
+      // A cut right after a record's last field cannot be told either; anything else can.
+      if (strict.ok()) {
+        CHECK(part.back() == '\n');
+        continue;
+      }
+      ++refused;
+      CHECK_THAT(strict.error().message, Catch::Contains("the last record is cut") && Catch::Contains("--lenient"));
+      auto lenient = import_text(part, true);
+      REQUIRE(lenient.ok());
+      bool said = false;
+      for (const auto& warning : lenient->report.warnings) said = said || warning.find("left out the last record") != std::string::npos;
+      CHECK(said);
+      CHECK(lenient->workload.task_count() <= complete->workload.task_count());  // the last records may be StarPU's own
+    }
+  }
+  CHECK(at_boundary >= 2);
+  CHECK(refused >= 60);
+}
+
 TEST_CASE("calibrate and fidelity say what a run without transfers did not record, never 0", "[starpu][fixtures][cli]") {
   TempFile database("fixture-notransfers.db");
   const std::string dir = kFixtures + "lu/";
