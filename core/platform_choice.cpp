@@ -1,11 +1,14 @@
 // The platform options and their resolution; see platform_choice.hpp.
 #include "core/platform_choice.hpp"
 
+#include "util/quoted.hpp"
+
 #include <filesystem>
 #include <sstream>
 
 #include "formats/platform_io.hpp"
 #include "presets/platforms.hpp"
+#include "util/quoted.hpp"
 
 namespace tilelens::core {
 namespace {
@@ -36,8 +39,8 @@ Status set_rates(const char* option, std::string_view text, std::optional<RateCh
 }
 
 Status set_gpus(std::string_view text, PlatformChoice& c) {
-  auto gpus = whole_number(text, 1, 1024);
-  if (!gpus) return field_error("gpus", "must be a whole number from 1 to 1024 (got '" + std::string(text) + "')");
+  auto gpus = whole_number(text, 1, kMaxWorkers);
+  if (!gpus) return field_error("gpus", "must be a whole number from 1 to " + std::to_string(kMaxWorkers) + " (got " + quote_input(text) + ")");
   c.gpus = *gpus;
   return Status::success();
 }
@@ -84,7 +87,9 @@ Status set_pcie(std::string_view view, PlatformChoice& c) {
   const std::string switch_text = text.substr(first + 1, second - first - 1), gpu_text = text.substr(second + 1);
   auto switch_rate = switch_text == "0" ? Result<double>(0.0) : parse_bandwidth(switch_text);
   auto gpu_rate = gpu_text == "0" ? Result<double>(0.0) : parse_bandwidth(gpu_text);
-  if (!per_switch || *per_switch < 0 || *per_switch > 1024) return field_error("pcie", "GPUs per switch must be 0 to 1024 (got '" + text + "')");
+  if (!per_switch || *per_switch < 0 || *per_switch > kMaxWorkers) {
+    return field_error("pcie", "GPUs per switch must be 0 to " + std::to_string(kMaxWorkers) + " (got " + quote_input(text) + ")");
+  }
   if (!switch_rate) return field_error("pcie", "switch bandwidth: " + switch_rate.error().message);
   if (!gpu_rate) return field_error("pcie", "GPU link bandwidth: " + gpu_rate.error().message);
   if ((*per_switch > 0) != (*switch_rate > 0)) return field_error("pcie", "a switch needs both a GPU count and a bandwidth (got '" + text + "')");
@@ -96,15 +101,17 @@ Status set_rate(std::string_view text, PlatformChoice& c) { return set_rates("ra
 Status set_cpu_rate(std::string_view text, PlatformChoice& c) { return set_rates("cpu-rate", text, c.cpu_rate); }
 
 Status set_cpus(std::string_view text, PlatformChoice& c) {
-  auto cpus = whole_number(text, 0, 1024);
-  if (!cpus) return field_error("cpus", "must be a whole number from 0 to 1024 (got '" + std::string(text) + "')");
+  auto cpus = whole_number(text, 0, kMaxWorkers);
+  if (!cpus) return field_error("cpus", "must be a whole number from 0 to " + std::to_string(kMaxWorkers) + " (got " + quote_input(text) + ")");
   c.cpus = *cpus;
   return Status::success();
 }
 
 Status set_workers_per_memory(std::string_view text, PlatformChoice& c) {
-  auto per = whole_number(text, 1, 1024);
-  if (!per) return field_error("workers-per-memory", "must be a whole number from 1 to 1024 (got '" + std::string(text) + "')");
+  auto per = whole_number(text, 1, kMaxWorkers);
+  if (!per) {
+    return field_error("workers-per-memory", "must be a whole number from 1 to " + std::to_string(kMaxWorkers) + " (got " + quote_input(text) + ")");
+  }
   c.workers_per_memory = *per;
   return Status::success();
 }
@@ -158,18 +165,38 @@ const PlatformOption* find_platform_option(std::string_view name) {
   return nullptr;
 }
 
-Result<Platform> base_platform(const std::string& base) {
+namespace {
+
+bool names_a_file(const std::string& base) {
   std::error_code file_error;
-  auto platform = std::filesystem::is_regular_file(base, file_error) || base.ends_with(".json") ? load_platform_file(base)
-                                                                                              : find_platform_preset(base);
+  return std::filesystem::is_regular_file(base, file_error) || base.ends_with(".json");
+}
+
+}  // namespace
+
+Result<Platform> base_platform(const std::string& base) {
+  auto platform = names_a_file(base) ? load_platform_file(base) : find_platform_preset(base);
   if (!platform) return field_error("platform", platform.error().message);
   return platform;
 }
 
+// A platform file can be well formed and still describe no machine this workload runs on (3 GPUs
+// in memories of 2, CPUs without a rate, a memory smaller than a task): the checks of the whole
+// platform name the file, since the user will look there.
 Result<Platform> resolve_platform(const PlatformChoice& choice, const Workload& workload) {
   auto platform = base_platform(choice.base);
   if (!platform) return platform;
-  return apply_platform_choice(choice, std::move(*platform), workload);
+  const auto named = [&](const Error& error) -> Error {
+    if (!names_a_file(choice.base)) return error;
+    return field_error("platform", choice.base + (choice.empty() ? "" : " (with the options given)") + ": " + error.message);
+  };
+  auto applied = apply_platform_choice(choice, std::move(*platform), workload);
+  if (!applied) return named(applied.error());
+  // A preset's platform is checked where it is used, whose messages name the options given.
+  if (names_a_file(choice.base)) {
+    if (auto checked = check_platform(*applied, workload); !checked) return named(checked.error());
+  }
+  return applied;
 }
 
 Result<Platform> apply_platform_choice(const PlatformChoice& choice, Platform platform, const Workload& workload) {

@@ -44,6 +44,11 @@ struct PlatformChoice {
   std::optional<std::uint32_t> workers_per_memory;
   std::optional<std::uint32_t> copy_engines;
   std::optional<bool> half_duplex;
+  // Whether no option changes the base.
+  bool empty() const {
+    return !gpus && !memory && !bandwidth && !gpu_link && !latency_ns && !pcie && !rate && !cpus && !cpu_rate && !workers_per_memory &&
+           !copy_engines && !half_duplex;
+  }
 };
 
 // One option of the table: its name (the CLI's flag without dashes), the value it takes, what
@@ -58,7 +63,8 @@ const std::vector<PlatformOption>& platform_options();
 const PlatformOption* find_platform_option(std::string_view name);
 
 // The base platform with every choice applied; memory given in items counts the workload's
-// largest data. Checks the combination (CPU workers need a rate).
+// largest data. Checks the combination (CPU workers need a rate) and the whole platform against
+// the workload (check_platform); errors about a platform file's platform name the file.
 Result<Platform> resolve_platform(const PlatformChoice& choice, const Workload& workload);
 // The same on top of a platform already known (a stored run's); choice.base is not read.
 Result<Platform> apply_platform_choice(const PlatformChoice& choice, Platform platform, const Workload& workload);

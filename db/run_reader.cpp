@@ -42,6 +42,12 @@ Status check_run_row(const Connection& c, const Statement& s) {
   for (const char* column : {"workloads.task_count", "workloads.data_count", "workloads.working_set_bytes"}) {
     if (s.integer(column) < 0) return damaged(c.path(), run + ": " + column + " is negative");
   }
+  for (const char* column : {"platforms.kind_gflops", "platforms.cpu_kind_gflops"}) {
+    std::map<std::string, double> rates;
+    if (!parse_kind_rates(s.text(column), rates)) {
+      return damaged(c.path(), run + ": " + column + " is " + quote_input(s.text(column)) + ", not KIND=RATE;KIND=RATE");
+    }
+  }
   const std::int64_t gpus = s.integer("platforms.gpus"), cpus = s.integer("platforms.cpus");
   if (gpus < 0 || cpus < 0 || gpus + cpus < 1 || gpus + cpus > kMaxWorkers) {
     return damaged(c.path(), run + ": its platform has " + std::to_string(gpus) + " GPUs and " + std::to_string(cpus) + " CPUs");

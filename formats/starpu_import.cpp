@@ -253,6 +253,9 @@ Result<double> milliseconds(const std::string& source, const Field& field) {
   auto value = real(source, field);
   if (!value) return value.error();
   if (std::fabs(*value) > kMaxMilliseconds) return field_error(source, field, "'" + shown(field.value) + "' ms is out of range");
+  // StarPU's clock starts with the run: a negative time is a damaged record, not an overlap to
+  // be found later between two workers' tasks.
+  if (*value < 0) return field_error(source, field, "'" + shown(field.value) + "' ms is negative, before the run started");
   return *value;
 }
 

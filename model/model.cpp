@@ -2,7 +2,9 @@
 #include "model/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <numeric>
 
 #include "model/units.hpp"
@@ -376,22 +378,65 @@ double Platform::host_throughput() const {
   return std::min(bus_bandwidth, tree);
 }
 
-std::string format_kind_rates(const std::map<std::string, double>& rates) {
+namespace {
+
+// A kind name in KIND=RATE;KIND=RATE text: '%', ';' and '=' percent-encoded, so that any name
+// reads back as it was ("x;GEMM" is one kind, not two).
+std::string encode_kind(const std::string& kind) {
   std::string out;
-  for (const auto& [kind, rate] : rates) out += (out.empty() ? "" : ";") + kind + "=" + format_exact(rate);
+  for (const char c : kind) {
+    if (c == '%') out += "%25";
+    else if (c == ';') out += "%3B";
+    else if (c == '=') out += "%3D";
+    else out += c;
+  }
   return out;
 }
-void parse_kind_rates(const std::string& text, std::map<std::string, double>& into) {
+
+std::optional<std::string> decode_kind(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    const std::string_view code = text.substr(i + 1, 2);
+    if (code == "25") out += '%';
+    else if (code == "3B") out += ';';
+    else if (code == "3D") out += '=';
+    else return std::nullopt;
+    i += 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_kind_rates(const std::map<std::string, double>& rates) {
+  std::string out;
+  for (const auto& [kind, rate] : rates) out += (out.empty() ? "" : ";") + encode_kind(kind) + "=" + format_exact(rate);
+  return out;
+}
+
+bool parse_kind_rates(const std::string& text, std::map<std::string, double>& into) {
   std::size_t start = 0;
+  bool whole = true;
   while (start < text.size()) {
     std::size_t end = text.find(';', start);
     if (end == std::string::npos) end = text.size();
     const std::string item = text.substr(start, end - start);
-    if (const auto equal = item.find('='); equal != std::string::npos) {
-      into[item.substr(0, equal)] = std::strtod(item.c_str() + equal + 1, nullptr);
-    }
     start = end + 1;
+    const auto equal = item.find('=');
+    const auto kind = equal == std::string::npos ? std::nullopt : decode_kind(std::string_view(item).substr(0, equal));
+    char* parsed_to = nullptr;
+    const double rate = kind ? std::strtod(item.c_str() + equal + 1, &parsed_to) : 0;
+    if (!kind || parsed_to != item.c_str() + item.size() || equal + 1 == item.size() || !(rate >= 0) || !std::isfinite(rate)) {
+      whole = false;
+      continue;
+    }
+    into[*kind] = rate;
   }
+  return whole;
 }
 
 namespace {

@@ -240,10 +240,11 @@ struct Platform {
   std::string describe() const;
 };
 
-// Per-kind rates as one text, "POTRF=300;TRSM=2000" (each rate read back exactly): how the
-// store keeps them and run keys name them.
+// Per-kind rates as one text, "POTRF=300;TRSM=2000" (each rate read back exactly, '%', ';'
+// and '=' in a kind's name percent-encoded): how the store keeps them and run keys name them.
 std::string format_kind_rates(const std::map<std::string, double>& rates);
-void parse_kind_rates(const std::string& text, std::map<std::string, double>& into);
+// False when an entry does not read as KIND=RATE with a finite rate of 0 or more (it is skipped).
+bool parse_kind_rates(const std::string& text, std::map<std::string, double>& into);
 
 // Checks a platform against a workload before a run: positive sizes and rates, and every
 // task's footprint within the memory (naming the first task that does not fit).

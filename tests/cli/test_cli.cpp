@@ -3,14 +3,17 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
 #include "app/cli/commands.hpp"
+#include "db/store.hpp"
 #include "helpers.hpp"
 
 using tilelens::test::cli;
 using tilelens::test::temp_path;
+using tilelens::test::TempFile;
 
 TEST_CASE("every command has --help", "[cli]") {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--help"},
@@ -222,3 +225,34 @@ TEST_CASE("conflicting output flags and empty list entries are refused", "[cli][
   const auto fine = cli({"sweep", "--db", file.path, "--workload", "matmul2d:N=4", "--memory", "4items", "--scheduler", "eager,rcm", "--quiet"});
   CHECK(fine.code == 0);
 }
+
+// Errors about a platform file's platform name the file, the GPU limit is the same on the
+// command line as in a file, and a kind's name of any text is stored and read back as it was.
+TEST_CASE("platform files: whole-platform errors name the file, one worker limit, kind names stored exactly", "[cli][platform]") {
+  TempFile platform("platform-errors.json"), database("platform-kinds.db");
+  const auto write = [&](const std::string& body) {
+    std::ofstream file(platform.path);
+    file << "{\"format\": 1, " << body << "}\n";
+  };
+  for (const std::string body : {"\"gpus\": 3, \"workers_per_memory\": 2", "\"memory_bytes\": 1", "\"default_gflops\": 0", "\"cpus\": 2"}) {
+    INFO(body);
+    write(body);
+    const auto replayed = cli({"replay", "--workload", "matmul2d:N=4", "--platform", platform.path});
+    CHECK(replayed.code == 2);
+    CHECK_THAT(replayed.err, Catch::Contains(platform.path));
+  }
+  write("\"gpus\": " + std::to_string(tilelens::kMaxWorkers));
+  CHECK(cli({"replay", "--workload", "matmul2d:N=4", "--gpus", std::to_string(tilelens::kMaxWorkers), "--memory", "4items", "--csv"}).code == 0);
+  const auto too_many = cli({"replay", "--workload", "matmul2d:N=4", "--gpus", std::to_string(tilelens::kMaxWorkers + 1)});
+  CHECK(too_many.code == 2);
+  CHECK_THAT(too_many.err, Catch::Contains("from 1 to " + std::to_string(tilelens::kMaxWorkers)));
+  write("\"kind_gflops\": {\"x;GEMM\": 7, \"GEMM\": 13393, \"a=b%c\": 2}");
+  REQUIRE(cli({"replay", "--workload", "matmul2d:N=4", "--platform", platform.path, "--memory", "4items", "--db", database.path}).code == 0);
+  auto store = tilelens::db::Store::open(database.path);
+  REQUIRE(store.ok());
+  auto run = store->load_run(1);
+  REQUIRE(run.ok());
+  const std::map<std::string, double> expected = {{"x;GEMM", 7}, {"GEMM", 13393}, {"a=b%c", 2}};
+  CHECK(run->info.platform.kind_gflops == expected);
+}
+

@@ -197,6 +197,7 @@ TEST_CASE("malformed StarPU records are reported with the line and the field", "
       {"JobId: 1\nName: a\nJobId: 2\nName: b\n", "tasks.rec:3: field 'JobId': a second JobId in one record"},
       {"JobId: 1\nStartTime: soon\n", "tasks.rec:2: field 'StartTime': 'soon' is not a number"},
       {"JobId: 1\nStartTime: 5\nEndTime: 4\n", "tasks.rec:3: field 'EndTime': ends before StartTime"},
+      {"JobId: 1\nStartTime: -5\nEndTime: 4\n\n", "tasks.rec:2: field 'StartTime': '-5' ms is negative"},
       {"JobId: 1\nGFlop: -2\n", "tasks.rec:2: field 'GFlop': must not be negative"},
       {"JobId: 1\nWorkerId: two\n", "tasks.rec:2: field 'WorkerId': 'two' is not a whole number"},
       {"\n\nthis line is wrong\n", "tasks.rec:3: expected 'Field: value'"},
