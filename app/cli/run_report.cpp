@@ -186,7 +186,8 @@ void print_json(const RunInfo& run, const RunMetrics& metrics, std::ostream& out
       .add("future_converged", s.future_converged)
       .add_fixed("lower_bound_bytes", metrics.lower_bound_bytes, 0)
       .add("lower_bound", metrics.lower_bound)
-      .add_fixed("ratio_to_lower_bound", metrics.ratio_to_lower_bound(), 6)
+      // No value where the bound is 0, as the text's "-" and the CSV's empty field.
+      .add_fixed("ratio_to_lower_bound", metrics.lower_bound_bytes > 0 ? metrics.ratio_to_lower_bound() : std::nan(""), 6)
       .add_fixed("bus_limit_bytes", metrics.bus_limit_bytes, 0);
   Json worker_tasks = Json::array();
   for (const auto& worker : s.gpus) worker_tasks.push_back(worker.tasks);
@@ -210,7 +211,7 @@ void print_csv_row(const RunInfo& run, const RunMetrics& metrics, std::ostream& 
   out << '"' << run.workload_spec << "\"," << csv_field(run.scheduler) << ',' << csv_field(run.eviction) << ','
       << run.platform.gpus << ',' << format_fixed(run.platform.memory_bytes, 0) << ',' << run.working_set_bytes << ',' << s.loads
       << ',' << s.fetches << ',' << s.prefetches << ',' << format_fixed(s.bytes_loaded, 0) << ',' << format_fixed(metrics.lower_bound_bytes, 0)
-      << ',' << format_fixed(metrics.ratio_to_lower_bound(), 4) << ',' << s.evictions << ',' << s.makespan_ns << ','
+      << ',' << (metrics.lower_bound_bytes > 0 ? format_fixed(metrics.ratio_to_lower_bound(), 4) : "") << ',' << s.evictions << ',' << s.makespan_ns << ','
       << format_fixed(s.gflops, 1) << ',' << s.scheduling_ns << ',' << run.buffer_depth << ','
       << (run.seed ? std::to_string(*run.seed) : "") << ',' << to_string(run.mode) << ','
       << (run.id ? std::to_string(run.id) : "") << ',' << (run.id ? to_string(run.status) : "") << '\n';

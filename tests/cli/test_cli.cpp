@@ -256,3 +256,33 @@ TEST_CASE("platform files: whole-platform errors name the file, one worker limit
   CHECK(run->info.platform.kind_gflops == expected);
 }
 
+// A workload whose only access writes: the lower bound is 0 and the ratio has no value, which
+// the text, JSON and CSV outputs all say the same way.
+TEST_CASE("the text and the JSON and CSV outputs agree on a ratio without a value", "[cli]") {
+  TempFile workload("no-inputs.workload");
+  {
+    std::ofstream file(workload.path);
+    file << "tilelens-workload 1\nname w\nkind K\ndata 100 - 0 0 d0\ntask K 1000 0 0 0 0 W:0\n";
+  }
+  const auto text = cli({"replay", "--workload", workload.path});
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("ratio        - (the lower bound is 0"));
+  const auto json = cli({"replay", "--workload", workload.path, "--json"});
+  REQUIRE(json.code == 0);
+  CHECK_THAT(json.out, Catch::Contains("\"ratio_to_lower_bound\":null"));
+  const auto csv = cli({"replay", "--workload", workload.path, "--csv", "--csv-header"});
+  REQUIRE(csv.code == 0);
+  std::istringstream lines(csv.out);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  const auto field = [](const std::string& line, std::size_t index) {
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < index; ++i) start = line.find(',', start) + 1;
+    return line.substr(start, line.find(',', start) - start);
+  };
+  std::size_t column = 0;
+  while (column < 40 && field(header, column) != "ratio") ++column;
+  REQUIRE(column < 40);
+  CHECK(field(row, column).empty());
+}
