@@ -689,8 +689,9 @@ struct Registration {
 class Registrations {
  public:
   Registrations(const PajeTrace& paje, bool have_paje) : paje_(paje), have_paje_(have_paje) {}
-  // `size` 0: not known.
-  std::size_t epoch(std::int64_t rank, std::uint64_t handle, std::optional<double> at, std::uint64_t size) {
+  // `size` 0: not known. `fresh`: the access cannot be to the registration before it (a write
+  // that does not depend on the address's previous access), so it starts a new one.
+  std::size_t epoch(std::int64_t rank, std::uint64_t handle, std::optional<double> at, std::uint64_t size, bool fresh = false) {
     const HandleKey key{rank, handle};
     if (have_paje_) {
       const auto it = paje_.registered_ms.find(key);
@@ -701,7 +702,10 @@ class Registrations {
       }
     }
     auto& [epoch, last_size] = by_size_[key];
-    if (size != 0) {
+    if (fresh) {
+      ++epoch;
+      last_size = size;
+    } else if (size != 0) {
       if (last_size != 0 && size != last_size) ++epoch;
       last_size = size;
     }
@@ -776,6 +780,11 @@ class StarpuImporter {
   std::vector<const PajeTransfer*> transfers_;
   std::size_t incomplete_transfers_ = 0;
   std::vector<TaskRecord> executions_;
+  // depends_on's search: each record's rank in submission order, and visit stamps.
+  bool depends_on(std::size_t later, std::size_t earlier);
+  std::optional<std::vector<std::size_t>> rank_in_order_;
+  std::vector<std::uint32_t> visited_;
+  std::uint32_t visit_stamp_ = 0;
 };
 
 Result<StarpuExecution> StarpuImporter::run() {
@@ -975,16 +984,69 @@ Status StarpuImporter::name_kinds() {
 
 // Registrations: each access's, and each registration's size from the tasks' Sizes (what the
 // task really moved), checked against data.rec's Size.
+// Whether record `later` depends on record `earlier`, directly or through other records
+// (DependsOn, ghost and synchronisation records included). Submission order is topological,
+// so the search never goes below `earlier`'s rank in it.
+bool StarpuImporter::depends_on(std::size_t later, std::size_t earlier) {
+  if (!rank_in_order_) {
+    rank_in_order_.emplace(tasks_.size(), 0);
+    for (std::size_t i = 0; i < tasks_.size(); ++i) (*rank_in_order_)[i] = i;  // the file's order for records outside order_
+    for (std::size_t r = 0; r < order_.size(); ++r) (*rank_in_order_)[order_[r]] = r;
+    visited_.assign(tasks_.size(), 0);
+  }
+  const auto predecessors = [&](std::size_t index, auto&& visit) {
+    for (const std::string& job : tasks_[index].depends_on) {
+      if (const auto it = by_job_.find(job); it != by_job_.end()) visit(it->second);
+    }
+  };
+  bool direct = false;
+  predecessors(later, [&](std::size_t p) { direct = direct || p == earlier; });
+  if (direct) return true;
+  ++visit_stamp_;
+  std::vector<std::size_t> pending{later};
+  visited_[later] = visit_stamp_;
+  const std::size_t floor = (*rank_in_order_)[earlier];
+  while (!pending.empty()) {
+    const std::size_t at = pending.back();
+    pending.pop_back();
+    bool found = false;
+    predecessors(at, [&](std::size_t p) {
+      if (p == earlier) found = true;
+      if (found || visited_[p] == visit_stamp_ || (*rank_in_order_)[p] < floor) return;
+      visited_[p] = visit_stamp_;
+      pending.push_back(p);
+    });
+    if (found) return true;
+  }
+  return false;
+}
+
+// Registrations: by paje.trace's registration times when given; otherwise StarPU reuses a
+// handle's address after an unregistration, and two accesses are to different registrations
+// when their sizes differ, or when a task writes the address without depending, even
+// transitively, on the previous access to it (StarPU orders every access to one registration:
+// a write waits for the accesses before it). The dependency rule needs DependsOn fields.
 void StarpuImporter::match_registrations() {
   const std::string& tasks_name = sources_.tasks_name;
   const std::string& data_name = sources_.data_name;
   access_keys_.assign(tasks_.size(), {});
   Tally tasks_disagree;
+  const bool by_dependencies = std::any_of(order_.begin(), order_.end(), [&](std::size_t i) { return tasks_[i].has_depends; });
+  std::map<HandleKey, std::size_t> last_access;  // per address: the record that accessed it last
+  std::size_t split_by_dependencies = 0;
   for (std::size_t index : order_) {
     const ParsedTask& t = tasks_[index];
     for (std::size_t a = 0; a < t.handles.size(); ++a) {
       const std::uint64_t size = a < t.sizes.size() ? t.sizes[a] : 0;
-      const RegistrationKey key{t.rank, t.handles[a], epochs_->epoch(t.rank, t.handles[a], t.submit_ms ? t.submit_ms : t.start_ms, size)};
+      bool fresh = false;
+      const HandleKey address{t.rank, t.handles[a]};
+      if (by_dependencies && a < t.modes.size() && writes(t.modes[a])) {
+        const auto last = last_access.find(address);
+        fresh = last != last_access.end() && last->second != index && !depends_on(index, last->second);
+        split_by_dependencies += fresh;
+      }
+      last_access[address] = index;
+      const RegistrationKey key{t.rank, t.handles[a], epochs_->epoch(t.rank, t.handles[a], t.submit_ms ? t.submit_ms : t.start_ms, size, fresh)};
       access_keys_[index].push_back(key);
       Registration& r = registrations_[key];
       if (a >= t.sizes.size()) continue;
@@ -1000,6 +1062,11 @@ void StarpuImporter::match_registrations() {
     }
   }
   tasks_disagree.report(result_.report.warnings, "registrations have different Sizes in different tasks; the largest was kept");
+  if (split_by_dependencies && sources_.paje == nullptr) {
+    result_.report.notes.push_back("told apart " + std::to_string(split_by_dependencies) +
+                                   " registrations at reused handle addresses by their dependencies: a task writes the address without "
+                                   "depending on its previous access");
+  }
   Tally files_disagree, undescribed;
   std::size_t several_registrations = 0;
   for (auto& [key, r] : registrations_) {
@@ -1021,14 +1088,24 @@ void StarpuImporter::match_registrations() {
     }
   }
   if (sources_.paje == nullptr) {
-    for (const auto& [key, described] : data_info_) several_registrations += described.size() > 1;
+    // Addresses data.rec says were registered more times than the tasks' sizes and
+    // dependencies tell apart.
+    std::map<HandleKey, std::size_t> found;
+    for (const auto& [key, r] : registrations_) {
+      std::size_t& count = found[{key.rank, key.handle}];
+      count = std::max(count, key.epoch + 1);
+    }
+    for (const auto& [key, described] : data_info_) {
+      const auto it = found.find(key);
+      several_registrations += described.size() > 1 && (it == found.end() || it->second < described.size());
+    }
   }
   files_disagree.report(result_.report.warnings, "registrations have Sizes in " + tasks_name + " other than their Size in " + data_name + "; " +
                                             tasks_name + "'s was kept");
   undescribed.report(result_.report.warnings, "registrations have no record in " + data_name + " (no name, no coordinates)");
   if (several_registrations) {
-    result_.report.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered several times (" + data_name +
-                              "); without paje.trace only registrations of different sizes are told apart");
+    result_.report.warnings.push_back(std::to_string(several_registrations) + " handle addresses were registered more times (" + data_name +
+                                      ") than their sizes and dependencies tell apart; paje.trace gives each registration's time");
   }
 }
 

@@ -418,3 +418,27 @@ TEST_CASE("flops from the kernel name where GFlop is absent or rounded", "[starp
   REQUIRE(from_size.ok());
   CHECK(from_size->workload.tasks()[0].flops == Approx(128));
 }
+
+// StarPU reuses a handle's address once it is unregistered; a registration of the same size
+// there is told apart by the dependencies: a task that writes the address without depending,
+// even transitively, on its previous access starts a new registration (issue 33, QR's 1,041).
+TEST_CASE("a same-size registration at a reused address is told apart by the dependencies", "[starpu]") {
+  const auto record = [](int job, const char* name, const char* mode, const std::string& depends) {
+    return "JobId: " + std::to_string(job) + "\nName: " + name + "\nHandles: a0\nModes: " + mode + "\nSizes: 64\nWorkerId: 0\nStartTime: " +
+           std::to_string(job) + "\nEndTime: " + std::to_string(job) + ".5\n" + (depends.empty() ? "" : "DependsOn: " + depends + "\n") + "\n";
+  };
+  // 1 writes, 2 reads after it; 3 writes without depending on 2: a new registration, read by 4.
+  const std::string reused = record(1, "w", "W", "") + record(2, "r", "R", "1") + record(3, "w", "W", "") + record(4, "r", "R", "3");
+  auto split = import_text(reused);
+  REQUIRE(split.ok());
+  CHECK(split->workload.data_count() == 2);
+  // 3 depends on 2 through a task on other data: the same registration, written again.
+  const std::string other = "JobId: 9\nName: x\nHandles: b0\nModes: W\nSizes: 64\nWorkerId: 0\nStartTime: 2.6\nEndTime: 2.7\nDependsOn: 2\n\n";
+  const std::string ordered = record(1, "w", "W", "") + record(2, "r", "R", "1") + other + record(3, "w", "W", "9") + record(4, "r", "R", "3");
+  auto kept = import_text(ordered);
+  REQUIRE(kept.ok());
+  CHECK(kept->workload.data_count() == 2);  // a0 once, b0
+  std::size_t a0 = 0;
+  for (const Data& d : kept->workload.data()) a0 += d.bytes == 64 && d.name.find("b0") == std::string::npos;
+  CHECK(a0 == 1);
+}
