@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -181,6 +182,25 @@ std::string format_bytes(double bytes) {
   else if (abs >= 1e3) std::snprintf(buffer, sizeof buffer, "%.1f KB", bytes / 1e3);
   else std::snprintf(buffer, sizeof buffer, "%.0f B", bytes);
   return buffer;
+}
+
+std::string format_binary_bytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = bytes;
+  std::size_t unit = 0;
+  while (std::fabs(value) >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  // Three significant digits, no trailing zeros: 250, 14.1, 1.25.
+  const double magnitude = std::fabs(value);
+  const int digits = unit == 0 || magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2;
+  std::string text = format_fixed(value, digits);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text + " " + kUnits[unit];
 }
 
 std::string format_duration(std::int64_t ns) {

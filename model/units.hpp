@@ -26,7 +26,10 @@ Result<double> parse_gflops(std::string_view text);           // "13393GFlop/s",
 Result<std::int64_t> parse_integer(std::string_view text);
 Result<double> parse_real(std::string_view text);
 
-std::string format_bytes(double bytes);       // "442.4 MB (421.9 MiB)" style, compact
+std::string format_bytes(double bytes);       // "442.4 MB" (powers of 1000), compact
+// In powers of 1024, as the papers' memories are given: "250 MiB", "14.1 MiB", "1.25 GiB". The
+// app writes every size this way, so a title, an axis and a table never mix MB and MiB.
+std::string format_binary_bytes(double bytes);
 std::string format_duration(std::int64_t ns);  // "1.234 s", "12.5 ms"
 std::string format_count(double value);       // "1,234,567"
 std::string format_exact(double value);       // the shortest text that reads back as the same double

@@ -157,7 +157,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidg
 
   auto* table = new QTableWidget;
   const bool pair = runs_.size() == 2;
-  const QStringList metrics = {"loads", "fetches", "prefetches", "data loaded (MB)", "ratio to lower bound", "evictions",
+  const QStringList metrics = {"loads", "fetches", "prefetches", "data loaded (MiB)", "ratio to lower bound", "evictions",
                                "GFlop/s", "makespan (ms)", "scheduler time (ms)"};
   table->setRowCount(static_cast<int>(metrics.size()));
   table->setColumnCount(static_cast<int>(runs_.size()) + (pair ? 1 : 0));
@@ -170,7 +170,7 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidg
     std::vector<double> v(9, std::nan(""));
     if (!run.run.metrics) return v;
     const ReplaySummary& s = run.run.metrics->summary;
-    v = {static_cast<double>(s.loads), static_cast<double>(s.fetches), static_cast<double>(s.prefetches), s.bytes_loaded / 1e6,
+    v = {static_cast<double>(s.loads), static_cast<double>(s.fetches), static_cast<double>(s.prefetches), s.bytes_loaded / 1048576.0,
          run.run.metrics->ratio_to_lower_bound(), static_cast<double>(s.evictions), s.gflops, static_cast<double>(s.makespan_ns) / 1e6,
          static_cast<double>(s.scheduling_ns) / 1e6};
     return v;

@@ -2,6 +2,7 @@
 #include "app/gui/curves_page.hpp"
 
 #include <QChart>
+#include <QCategoryAxis>
 #include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/runs.hpp"
 #include "core/analysis.hpp"
@@ -63,7 +65,7 @@ Result<SweepCurves> sweep_curves(db::Store& store, std::int64_t sweep_id) {
     const std::string family = first->info.workload_spec.substr(0, first->info.workload_spec.find(':'));
     std::string varied = curves.memory_axis ? first->info.workload_spec : family + " (" + std::to_string(workloads.size()) + " sizes)";
     curves.description = "sweep " + std::to_string(sweep_id) + ": " + varied + ", " +
-                         (curves.memory_axis ? std::to_string(memories.size()) + " memories" : "M = " + format_bytes(p.memory_bytes)) + ", " +
+                         (curves.memory_axis ? std::to_string(memories.size()) + " memories" : "M = " + format_binary_bytes(p.memory_bytes)) + ", " +
                          std::to_string(p.gpus) + " GPU" + (p.gpus == 1 ? "" : "s") + (p.name.empty() ? "" : " (" + p.name + ")");
   }
   for (auto& [label, series] : by_label) {
@@ -213,7 +215,13 @@ void CurvesPage::rebuild() {
   legend_font.setPointSizeF(std::max(9.0, legend_font.pointSizeF() * 0.9));
   chart->legend()->setFont(legend_font);
   const QString x_title = curves_.memory_axis ? "memory per GPU (MiB)" : "working set (MiB)";
-  const QString y_title = throughput ? "throughput (GFlop/s)" : "data transferred (GB)";
+  // Sizes in powers of 1024 on both axes, as the memories are given (the paper figures keep
+  // their GB: paper_figure.cpp).
+  const QString y_title = throughput ? "throughput (GFlop/s)" : "data transferred (GiB)";
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  // On a log axis the points are drawn at log10 of their value, so that the axis can be
+  // labelled at 1-2-5 steps (QLogValueAxis labels whole decades only).
+  const auto plotted = [log](double y) { return log ? std::log10(std::max(y, 1e-12)) : y; };
   double x_min = 1e300, x_max = 0, y_min = 1e300, y_max = 0;
   auto extend = [&](double x, double y) {
     x_min = std::min(x_min, x);
@@ -234,8 +242,8 @@ void CurvesPage::rebuild() {
     ++style;
     QList<QPointF> points;
     for (const CurvePoint& p : curve.points) {
-      const double y = throughput ? p.gflops : p.bytes / 1e9;
-      points.append({p.x, y});
+      const double y = throughput ? p.gflops : p.bytes / kGiB;
+      points.append({p.x, plotted(y)});
       extend(p.x, y);
     }
     series->replace(points);
@@ -248,7 +256,7 @@ void CurvesPage::rebuild() {
                                              .arg(QString::fromStdString(source->label))
                                              .arg(nearest->x, 0, 'f', 0)
                                              .arg(throughput ? QString("%1 GFlop/s").arg(nearest->gflops, 0, 'f', 0)
-                                                             : QString("%1 GB").arg(nearest->bytes / 1e9, 0, 'f', 2))
+                                                             : QString("%1 GiB").arg(nearest->bytes / kGiB, 0, 'f', 2))
                                              .arg(nearest->run_id));
     });
     connect(series, &QLineSeries::clicked, this, [this, source](const QPointF& point) {
@@ -262,9 +270,10 @@ void CurvesPage::rebuild() {
     series->setName(name);
     series->setPen(QPen(ink, 2, dashes));
     QList<QPointF> points;
-    for (const auto& [x, bytes] : values) {
-      points.append({x, bytes / 1e9});
-      extend(x, bytes / 1e9);
+    for (const auto& [x, value] : values) {
+      const double y = throughput ? value / 1e9 : value / kGiB;
+      points.append({x, plotted(y)});
+      extend(x, y);
     }
     series->replace(points);
     all.push_back(series);
@@ -278,20 +287,50 @@ void CurvesPage::rebuild() {
   if (x_max <= 0) x_max = 1;
   if (y_max <= 0) y_max = 1;
   if (y_min > y_max) y_min = y_max / 10;
-  // Log: whole decades around the data; linear: from 0 to just past it.
-  const double bottom = log ? std::pow(10.0, std::floor(std::log10(std::max(y_min, 1e-6)))) : 0;
-  const double top = log ? std::pow(10.0, std::ceil(std::log10(y_max * 1.05))) : y_max * 1.05;
-  auto mark = [&](const QString& name, double x, const QColor& colour_of_mark) {
-    if (x <= 0 || x < x_min * 0.5 || x > x_max * 1.5) return;
+  // The memory marks extend the x axis when they lie near the data, so that each one in the
+  // legend is on the plot too.
+  std::vector<std::pair<QString, std::pair<double, QColor>>> marks;
+  for (const auto& [name, x, colour_of_mark] : {std::tuple{QString("M holds one input"), curves_.red, QColor(220, 30, 30)},
+                                                std::tuple{QString("M holds both inputs"), curves_.orange, QColor(255, 140, 0)},
+                                                std::tuple{QString("M holds the working set"), curves_.green, QColor(30, 160, 60)}}) {
+    if (x <= 0 || x < x_min * 0.5 || x > x_max * 1.5) continue;
+    // Two marks at one memory (matmul2d: both inputs are the working set) are one line with
+    // both names, not one line hidden under the other.
+    const auto same = std::find_if(marks.begin(), marks.end(), [&](const auto& m) { return std::fabs(m.second.first - x) <= 0.005 * x; });
+    if (same != marks.end()) {
+      same->first = "M = " + same->first.mid(QString("M holds ").size()) + " = " + name.mid(QString("M holds the ").size());
+      continue;
+    }
+    marks.push_back({name, {x, colour_of_mark}});
+  }
+  for (const auto& mark : marks) {
+    x_min = std::min(x_min, mark.second.first);
+    x_max = std::max(x_max, mark.second.first);
+  }
+  // Log: from the 1-2-5 step below the data to the one above; linear: from 0 to just past it.
+  const auto step_below = [](double v) {
+    const double decade = std::pow(10.0, std::floor(std::log10(v)));
+    for (double m : {5.0, 2.0, 1.0}) {
+      if (m * decade <= v * 1.0000001) return m * decade;
+    }
+    return decade;
+  };
+  const auto step_above = [](double v) {
+    const double decade = std::pow(10.0, std::floor(std::log10(v)));
+    for (double m : {1.0, 2.0, 5.0, 10.0}) {
+      if (m * decade >= v * 0.9999999) return m * decade;
+    }
+    return 10 * decade;
+  };
+  const double bottom = log ? step_below(std::max(y_min, 1e-6)) : 0;
+  const double top = log ? step_above(y_max * 1.05) : y_max * 1.05;
+  for (const auto& [name, where] : marks) {
     auto* series = new QLineSeries;
     series->setName(name);
-    series->setPen(QPen(colour_of_mark, 2, Qt::DashLine));
-    series->replace(QList<QPointF>{{x, bottom}, {x, top}});
+    series->setPen(QPen(where.second, 2, Qt::DashLine));
+    series->replace(QList<QPointF>{{where.first, plotted(bottom)}, {where.first, plotted(top)}});
     all.push_back(series);
-  };
-  mark("M holds one input", curves_.red, QColor(220, 30, 30));
-  mark("M holds both inputs", curves_.orange, QColor(255, 140, 0));
-  mark("M holds the working set", curves_.green, QColor(30, 160, 60));
+  }
 
   // The x axis ends just past the data (not at the next round number), its ticks round.
   auto* x_axis = new QValueAxis;
@@ -300,12 +339,17 @@ void CurvesPage::rebuild() {
   round_ticks(x_axis, std::max(0.0, x_min - x_span * 0.02), x_max + x_span * 0.02);
   QAbstractAxis* y_axis = nullptr;
   if (log) {
-    // Whole decades, labelled as plain numbers: 0.1, 1, 10, 100 (no 1e+02).
-    auto* axis = new QLogValueAxis;
-    axis->setBase(10);
-    axis->setRange(bottom, top);
-    axis->setMinorTickCount(8);
-    axis->setLabelFormat("%g");
+    // Labels at 1, 2, 5 of each decade (every value readable), as plain numbers: 0.2, 0.5, 1.
+    auto* axis = new QCategoryAxis;
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    axis->setRange(plotted(bottom), plotted(top));
+    for (double decade = std::pow(10.0, std::floor(std::log10(bottom))); decade <= top; decade *= 10) {
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double value = m * decade;
+        if (value < bottom * 0.9999999 || value > top * 1.0000001) continue;
+        axis->append(QString::number(value, 'g', 3), plotted(value));
+      }
+    }
     y_axis = axis;
   } else {
     auto* axis = new QValueAxis;

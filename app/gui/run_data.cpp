@@ -93,15 +93,16 @@ std::string RunData::title() const {
 std::string RunData::task_tooltip(TaskId task) const {
   std::string text = workload.task_label(task);
   if (order_of[task] == kNoId) return text + "\nnot run";
-  text += "\norder " + std::to_string(order_of[task]) + " (" + worker_name(gpu_of[task]) + ", #" +
-          std::to_string(gpu_order_of[task]) + " there)";
+  // Counted from 1, as the tile numbers, the legend and the slider count.
+  text += "\norder " + std::to_string(order_of[task] + 1) + " (" + worker_name(gpu_of[task]) + ", #" +
+          std::to_string(gpu_order_of[task] + 1) + " there)";
   text += "\nstart " + format_duration(start_of[task]) + ", end " + format_duration(end_of[task]);
   if (loads_of[task].empty()) {
     text += "\nno load";
   } else {
     for (std::uint32_t index : loads_of[task]) {
       const LoadRecord& load = trace.loads[index];
-      text += "\nloads " + workload.data()[load.data].name + " (" + to_string(load.kind) + ", " + format_bytes(static_cast<double>(load.bytes)) + ")";
+      text += "\nloads " + workload.data()[load.data].name + " (" + to_string(load.kind) + ", " + format_binary_bytes(static_cast<double>(load.bytes)) + ")";
     }
   }
   return text;

@@ -30,7 +30,7 @@ QString metrics_line(const RunData& run) {
                 .arg(s.loads)
                 .arg(s.fetches)
                 .arg(s.prefetches)
-                .arg(QString::fromStdString(format_bytes(s.bytes_loaded)))
+                .arg(QString::fromStdString(format_binary_bytes(s.bytes_loaded)))
                 .arg(run.run.metrics->ratio_to_lower_bound(), 0, 'f', 2);
   }
   text += QString("%1 GFlop/s, makespan %2").arg(s.gflops, 0, 'f', 0).arg(QString::fromStdString(format_duration(s.makespan_ns)));

@@ -318,7 +318,8 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
     if (numbers) {
       painter.setFont(number_font);
       painter.setPen(is_dark(fill) ? QColor(Qt::white) : QColor(Qt::black));
-      painter.drawText(tile, Qt::AlignCenter, QString::number(order));
+      // Counted from 1, as the legend ("task 1 ... N") and the slider ("N / N") count.
+      painter.drawText(tile, Qt::AlignCenter, QString::number(order + 1));
     }
   }
 }

@@ -13,6 +13,15 @@
 #include "core/units.hpp"
 
 namespace tilelens::gui {
+
+QString time_tick_label(double t_ns, double step_ns) {
+  const auto [unit_ns, unit] = step_ns >= 1e9   ? std::pair{1e9, "s"}
+                               : step_ns >= 1e6 ? std::pair{1e6, "ms"}
+                               : step_ns >= 1e3 ? std::pair{1e3, "us"}
+                                                : std::pair{1.0, "ns"};
+  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step_ns / unit_ns) + 1e-9)));
+  return QString::number(t_ns / unit_ns, 'f', decimals) + " " + unit;
+}
 namespace {
 
 // Okabe and Ito's colour-blind-safe set: the task kinds take blue, bluish green, reddish
@@ -209,7 +218,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     // Labels stay inside the figure: the last one is not cut at the right edge.
     const double label_left = std::clamp(x - 50, area.left(), area.right() - 100);
     painter.drawText(QRectF(label_left, axis_y + 6, 100, 14), Qt::AlignHCenter | Qt::AlignTop,
-                     QString::fromStdString(format_duration(static_cast<std::int64_t>(t))));
+                     time_tick_label(t, step));
   }
   // The legend: the run (so that an export names it), the task kinds that ran, the load
   // lanes, the memory curve against M.
@@ -242,7 +251,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   entry(kFetchColor, "fetch", false);
   entry(kPrefetchColor, "prefetch", false);
   entry(kMemoryColor, QString("memory in use (lane top: M = %1)")
-                          .arg(QString::fromStdString(format_bytes(run_.run.info.platform.memory_bytes))), true);
+                          .arg(QString::fromStdString(format_binary_bytes(run_.run.info.platform.memory_bytes))), true);
   entry(QColor(150, 150, 150), "eviction", true);
   if (!per_lane) entry(ink, "lanes per GPU: compute, fetch, prefetch, memory", true);
   painter.restore();
@@ -297,7 +306,7 @@ QString TimelineFigure::tooltip_at(const QRectF& area, std::int64_t begin, std::
       QString text = QString("%1 of %2, %3\nissued %4, arrived %5 (%6)")
                          .arg(kind == 1 ? "fetch" : "prefetch")
                          .arg(QString::fromStdString(data.name))
-                         .arg(QString::fromStdString(format_bytes(static_cast<double>(data.bytes))))
+                         .arg(QString::fromStdString(format_binary_bytes(static_cast<double>(data.bytes))))
                          .arg(QString::fromStdString(format_duration(load.issue_ns)))
                          .arg(QString::fromStdString(format_duration(load.end_ns)))
                          .arg(QString::fromStdString(format_duration(load.end_ns - load.issue_ns)));
@@ -312,8 +321,8 @@ QString TimelineFigure::tooltip_at(const QRectF& area, std::int64_t begin, std::
   return QString("%1 memory at %2: %3 of M = %4 (%5%)")
       .arg(QString::fromStdString(run_.worker_name(worker)))
       .arg(QString::fromStdString(format_duration(t)))
-      .arg(QString::fromStdString(format_bytes(used)))
-      .arg(QString::fromStdString(format_bytes(capacity)))
+      .arg(QString::fromStdString(format_binary_bytes(used)))
+      .arg(QString::fromStdString(format_binary_bytes(capacity)))
       .arg(100.0 * used / capacity, 0, 'f', 1);
 }
 

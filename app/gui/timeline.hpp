@@ -94,4 +94,9 @@ class TimelineView : public QWidget {
   void zoom(double factor, double at);  // at: the fixed point, a fraction of the window
 };
 
+// A time axis tick at t_ns, in the unit of the ticks' step with the decimals that step needs:
+// every tick of one axis in one unit ("0 ms", "50 ms"; "1500 ms"), never "0 ns" beside
+// "50.000 ms".
+QString time_tick_label(double t_ns, double step_ns);
+
 }  // namespace tilelens::gui

@@ -2,6 +2,10 @@
 // exports are real files of their format, and the main window opens a database, shows runs
 // and compares them, and refuses a bad file without losing what it showed.
 #include <QApplication>
+#include <QCategoryAxis>
+#include <QChartView>
+#include <QLineSeries>
+#include <QValueAxis>
 #include <QFile>
 #include <QMouseEvent>
 #include <QPushButton>
@@ -402,10 +406,41 @@ class GuiTests : public QObject {
     // More memory never costs the same order more loads here.
     QVERIFY(by_memory->series.front().points.front().bytes >= by_memory->series.front().points.back().bytes);
     CurvesPage page(*by_size, "test");
+    {
+      // Sizes in GiB on a log axis labelled at 1-2-5 steps, and every memory mark named in the
+      // legend drawn inside the x axis.
+      auto* view = page.findChild<QChartView*>();
+      QVERIFY(view != nullptr);
+      auto* y = qobject_cast<QCategoryAxis*>(view->chart()->axes(Qt::Vertical).front());
+      QVERIFY(y != nullptr);
+      QVERIFY(y->titleText().contains("GiB"));
+      QVERIFY(y->categoriesLabels().size() >= 3);
+      bool two_or_five = false;
+      for (const QString& label : y->categoriesLabels()) two_or_five = two_or_five || label.startsWith('2') || label.startsWith('5') || label.startsWith("0.2") || label.startsWith("0.5");
+      QVERIFY(two_or_five);
+      auto* x = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Horizontal).front());
+      QVERIFY(x != nullptr);
+      for (QAbstractSeries* series : view->chart()->series()) {
+        if (!series->name().startsWith("M ")) continue;
+        const double at = static_cast<QLineSeries*>(series)->at(0).x();
+        QVERIFY2(at >= x->min() && at <= x->max(), qPrintable(series->name()));
+      }
+    }
     const QString png = dir_.filePath("curves.png");
     QCOMPARE(export_figure(page.paint_function(), page.figure_size(), png), QString());
     QCOMPARE(QImage(png).size(), page.figure_size());
     QVERIFY(!sweep_curves(*store, 99).ok());
+  }
+
+  // A time axis keeps one unit and the decimals its step needs.
+  void timeline_ticks_share_one_unit() {
+    QCOMPARE(time_tick_label(0, 5e7), QString("0 ms"));
+    QCOMPARE(time_tick_label(5e7, 5e7), QString("50 ms"));
+    QCOMPARE(time_tick_label(2e5, 2e5), QString("200 us"));
+    QCOMPARE(time_tick_label(0, 2e5), QString("0 us"));
+    QCOMPARE(time_tick_label(1.5e9, 5e8), QString("1500 ms"));
+    QCOMPARE(time_tick_label(3e9, 1e9), QString("3 s"));
+    QCOMPARE(time_tick_label(500, 100), QString("500 ns"));
   }
 
   void replay_dialog_stores_runs_on_a_worker() {

@@ -63,3 +63,16 @@ TEST_CASE("specs parse and unknown parameters list the valid ones", "[units]") {
   CHECK_FALSE(parse_spec("x:N").ok());
   CHECK_FALSE(parse_spec("x:N=1,N=2").ok());
 }
+
+// The app writes every size in powers of 1024, as the papers' memories are given: three
+// significant digits, no trailing zeros, one unit whatever the size.
+TEST_CASE("binary sizes read as the papers' memories", "[units]") {
+  CHECK(format_binary_bytes(250.0 * 1048576) == "250 MiB");
+  CHECK(format_binary_bytes(262144000) == "250 MiB");
+  CHECK(format_binary_bytes(14.75 * 1048576) == "14.8 MiB");
+  CHECK(format_binary_bytes(1.25 * 1073741824) == "1.25 GiB");
+  CHECK(format_binary_bytes(2.0 * 1073741824) == "2 GiB");
+  CHECK(format_binary_bytes(900 * 1024) == "900 KiB");
+  CHECK(format_binary_bytes(512) == "512 B");
+  CHECK(format_binary_bytes(0) == "0 B");
+}
