@@ -1,6 +1,10 @@
 // The comparison page.
 #include "app/gui/compare_page.hpp"
 
+#include <QToolTip>
+
+#include <QHelpEvent>
+
 #include <QFontMetricsF>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -22,21 +26,99 @@ bool same_workload(const RunData& a, const RunData& b) {
   return a.run.info.workload_id == b.run.info.workload_id && a.workload.task_count() == b.workload.task_count();
 }
 
+// Where paint_difference draws each part: the title lines, the grid of (i, j) tiles with its
+// differences summed over the layers, and the scale. One computation for painting and for
+// finding the tile under the pointer.
+struct DifferenceLayout {
+  std::int32_t rows = 1, cols = 1;
+  std::vector<int> difference, first_loads, second_loads;  // per (i, j)
+  int extreme = 1;
+  double line = 16, cell = 1, left = 0, top = 0;
+  QRectF grid() const { return {left, top, cell * cols, cell * rows}; }
+  // The tile under `point`, as i * cols + j, or -1.
+  int tile_at(const QPointF& point) const {
+    if (!grid().contains(point)) return -1;
+    const auto i = static_cast<std::int32_t>((point.y() - top) / cell), j = static_cast<std::int32_t>((point.x() - left) / cell);
+    return i >= 0 && i < rows && j >= 0 && j < cols ? i * cols + j : -1;
+  }
+};
+
+DifferenceLayout difference_layout(const QRectF& area, const RunData& a, const RunData& b, const QFontMetricsF& metrics) {
+  DifferenceLayout l;
+  const auto& tasks = a.workload.tasks();
+  for (const Task& t : tasks) {
+    l.rows = std::max(l.rows, t.i + 1);
+    l.cols = std::max(l.cols, t.j + 1);
+  }
+  const std::size_t tiles = static_cast<std::size_t>(l.rows * l.cols);
+  l.difference.assign(tiles, 0);
+  l.first_loads.assign(tiles, 0);
+  l.second_loads.assign(tiles, 0);
+  for (TaskId t = 0; t < tasks.size() && t < b.workload.task_count(); ++t) {
+    const auto tile = static_cast<std::size_t>(tasks[t].i * l.cols + tasks[t].j);
+    l.first_loads[tile] += static_cast<int>(a.loads_of[t].size());
+    l.second_loads[tile] += static_cast<int>(b.loads_of[t].size());
+  }
+  for (std::size_t k = 0; k < tiles; ++k) {
+    l.difference[k] = l.second_loads[k] - l.first_loads[k];
+    l.extreme = std::max(l.extreme, std::abs(l.difference[k]));
+  }
+  l.line = metrics.height() + 4;
+  const double header = 2 * l.line + 4, scale_height = l.line + 6;
+  l.cell = std::max(0.1, std::min((area.width() - 16) / l.cols, (area.height() - header - scale_height - 4) / l.rows));
+  l.left = area.left() + (area.width() - l.cell * l.cols) / 2;
+  l.top = area.top() + header;
+  return l;
+}
+
+QFont difference_font(QFont font) {
+  font.setPixelSize(12);
+  return font;
+}
+
 class DifferenceView : public QWidget {
  public:
   DifferenceView(std::shared_ptr<const RunData> a, std::shared_ptr<const RunData> b) : a_(std::move(a)), b_(std::move(b)) {
     setMinimumSize(200, 200);
+    setObjectName("difference_map");
     setToolTip("Loads attributed to each tile: second run minus first (blue: the second loads less, red: more)");
   }
   void set_dark(bool dark) {
     dark_ = dark;
     update();
   }
+  // A tile's loads in both runs and their difference, as its tooltip says them.
+  QString tile_text(const QPointF& point) const {
+    const DifferenceLayout l = difference_layout(QRectF(rect()), *a_, *b_, QFontMetricsF(difference_font(font())));
+    const int tile = l.tile_at(point);
+    if (tile < 0) return {};
+    const auto k = static_cast<std::size_t>(tile);
+    const int d = l.difference[k];
+    return QString("tile (%1, %2), summed over its layers\n#%3 %4: %5 loads\n#%6 %7: %8 loads\nsecond - first: %9")
+        .arg(tile / l.cols)
+        .arg(tile % l.cols)
+        .arg(a_->run.info.id)
+        .arg(QString::fromStdString(a_->policy_title()))
+        .arg(l.first_loads[k])
+        .arg(b_->run.info.id)
+        .arg(QString::fromStdString(b_->policy_title()))
+        .arg(l.second_loads[k])
+        .arg(d > 0 ? QString("+%1").arg(d) : QString::number(d));
+  }
 
  protected:
   void paintEvent(QPaintEvent*) override {
     QPainter painter(this);
     paint_difference(painter, QRectF(rect()), *a_, *b_, dark_);
+  }
+  bool event(QEvent* event) override {
+    if (event->type() == QEvent::ToolTip) {
+      const auto* help = static_cast<QHelpEvent*>(event);
+      const QString text = tile_text(help->pos());
+      QToolTip::showText(help->globalPos(), text.isEmpty() ? toolTip() : text, this);
+      return true;
+    }
+    return QWidget::event(event);
   }
 
  private:
@@ -63,37 +145,27 @@ void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, c
   painter.save();
   const QColor ink = dark ? QColor(230, 230, 230) : QColor(20, 20, 20);
   painter.fillRect(area, dark ? QColor(30, 30, 34) : QColor(Qt::white));
-  const auto& tasks = a.workload.tasks();
-  std::int32_t rows = 1, cols = 1;
-  for (const Task& t : tasks) {
-    rows = std::max(rows, t.i + 1);
-    cols = std::max(cols, t.j + 1);
-  }
-  // Summed over layers: one grid of (i, j).
-  std::vector<int> difference(static_cast<std::size_t>(rows * cols), 0);
-  for (TaskId t = 0; t < tasks.size() && t < b.workload.task_count(); ++t) {
-    difference[static_cast<std::size_t>(tasks[t].i * cols + tasks[t].j)] +=
-        static_cast<int>(b.loads_of[t].size()) - static_cast<int>(a.loads_of[t].size());
-  }
-  int extreme = 1;
-  for (int d : difference) extreme = std::max(extreme, std::abs(d));
-  QFont font = painter.font();
-  font.setPixelSize(12);
+  const QFont font = difference_font(painter.font());
   painter.setFont(font);
   const QFontMetricsF metrics(font);
-  const double line = metrics.height() + 4;
-  // The title names both runs, so that an export says what it compares.
-  const QString first = QString("#%1 %2").arg(a.run.info.id).arg(QString::fromStdString(a.title()));
-  const QString second = QString("#%1 %2").arg(b.run.info.id).arg(QString::fromStdString(b.title()));
+  const DifferenceLayout l = difference_layout(area, a, b, metrics);
+  const double line = l.line;
+  // Two title lines: which run is second and which first (the policies, never cut), then what
+  // both share (their workload and memory, cut at the end if it must be).
+  const QString second = QString("#%1 %2").arg(b.run.info.id).arg(QString::fromStdString(b.policy_title()));
+  const QString first = QString("#%1 %2").arg(a.run.info.id).arg(QString::fromStdString(a.policy_title()));
+  const std::string shared = a.title().substr(std::min(a.title().size(), a.policy_title().size() + 2));
   painter.setPen(ink);
   painter.drawText(QRectF(area.left(), area.top(), area.width(), line), Qt::AlignCenter,
-                   metrics.elidedText("loads per tile, second - first: " + second + "  -  " + first, Qt::ElideMiddle, area.width() - 8));
-  const double header = line + 4, scale_height = line + 6;
-  const double cell = std::max(0.1, std::min((area.width() - 16) / cols, (area.height() - header - scale_height - 4) / rows));
-  const double left = area.left() + (area.width() - cell * cols) / 2, top = area.top() + header;
+                   metrics.elidedText("loads per tile: second " + second + " minus first " + first, Qt::ElideRight, area.width() - 8));
+  painter.drawText(QRectF(area.left(), area.top() + line, area.width(), line), Qt::AlignCenter,
+                   metrics.elidedText(QString::fromStdString(shared), Qt::ElideRight, area.width() - 8));
+  const double cell = l.cell, left = l.left, top = l.top;
+  const std::int32_t rows = l.rows, cols = l.cols;
+  const int extreme = l.extreme;
   for (std::int32_t i = 0; i < rows; ++i) {
     for (std::int32_t j = 0; j < cols; ++j) {
-      const int d = difference[static_cast<std::size_t>(i * cols + j)];
+      const int d = l.difference[static_cast<std::size_t>(i * cols + j)];
       painter.fillRect(QRectF(left + j * cell, top + i * cell, cell, cell).adjusted(0, 0, cell >= 4 ? -1 : 0, cell >= 4 ? -1 : 0),
                        diverging(static_cast<double>(d) / extreme, dark));
     }
@@ -205,11 +277,16 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidg
     difference_ = difference;
     bottom_row->addWidget(difference, 1);
   }
+  // Compact rows, and room for all of them: the table reads without scrolling.
+  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
+  table->setMinimumHeight(table->horizontalHeader()->sizeHint().height() + table->rowCount() * (table->fontMetrics().height() + 8) + 4);
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(figures);
   splitter->addWidget(bottom);
-  splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 2);
+  // With a difference map, the bottom gets as much as the figures: the map is read tile by tile.
+  splitter->setStretchFactor(0, difference_ ? 1 : 3);
+  splitter->setStretchFactor(1, difference_ ? 1 : 2);
+  if (difference_) splitter->setSizes({1000, 1000});  // proportions: half each from the start
   layout->addWidget(controls_);
   layout->addWidget(splitter, 1);
 }

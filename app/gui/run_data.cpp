@@ -68,16 +68,16 @@ Result<RunData> replay_with_memory(const RunData& base, double memory_bytes) {
   return make_run_data(std::move(*again));
 }
 
+std::string RunData::policy_title() const {
+  return upper(short_scheduler_spec(run.info.scheduler)) + " + " + upper(run.info.eviction);
+}
+
 std::string RunData::title() const {
   const RunInfo& info = run.info;
-  std::string scheduler = upper(short_scheduler_spec(info.scheduler));
-  std::string text = scheduler + " + " + upper(info.eviction) + ", ";
+  std::string text = policy_title() + ", ";
   const GeneratorInfo& generator = workload.generator();
   text += generator.name.empty() ? workload.name() : generator.name + " N=" + std::to_string(generator.N);
-  const double mib = info.platform.memory_bytes / 1048576.0;
-  char memory[48];
-  std::snprintf(memory, sizeof memory, mib >= 100 ? ", M = %.0f MiB" : ", M = %.1f MiB", mib);
-  text += memory;
+  text += ", M = " + format_binary_bytes(info.platform.memory_bytes);
   if (info.platform.gpus > 1) text += ", " + std::to_string(info.platform.gpus) + " GPUs";
   // The default model goes unsaid; another one (the papers' fgcs) is named.
   if (const std::string model = short_memory_model_spec(info.memory_model); !model.empty() && model != "starpu") {

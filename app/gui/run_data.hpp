@@ -27,6 +27,7 @@ struct RunData {
   std::string worker_name(GpuId worker) const;
   // "RCM + LRU, matmul2d N=20, M = 250 MiB" (the figures' captions).
   std::string title() const;
+  std::string policy_title() const;  // "RCM + LRU": the title's first part
   std::string task_tooltip(TaskId task) const;
 };
 

@@ -2,6 +2,8 @@
 // exports are real files of their format, and the main window opens a database, shows runs
 // and compares them, and refuses a bad file without losing what it showed.
 #include <QApplication>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QCategoryAxis>
 #include <QChartView>
 #include <QLineSeries>
@@ -430,6 +432,32 @@ class GuiTests : public QObject {
     QCOMPARE(export_figure(page.paint_function(), page.figure_size(), png), QString());
     QCOMPARE(QImage(png).size(), page.figure_size());
     QVERIFY(!sweep_curves(*store, 99).ok());
+  }
+
+  // The difference map says which run is which in its title, and each tile's loads in both
+  // runs when hovered.
+  void difference_map_names_runs_and_tiles() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(store.ok());
+    auto first = load_run_data(*store, 1), second = load_run_data(*store, 2);
+    QVERIFY(first.ok() && second.ok());
+    ComparePage page({std::make_shared<const RunData>(std::move(*first)), std::make_shared<const RunData>(std::move(*second))});
+    page.resize(1400, 900);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    auto* map = page.findChild<QWidget*>("difference_map");
+    QVERIFY(map != nullptr);
+    QVERIFY2(map->height() >= 250, qPrintable(QString::number(map->height())));
+    QImage image(map->size(), QImage::Format_ARGB32);
+    map->render(&image);
+    // Hover the middle of the map: a tile of matmul2d N=4's 4 x 4 grid.
+    const QPoint middle(map->width() / 2, map->height() / 2);
+    QHelpEvent help(QEvent::ToolTip, middle, map->mapToGlobal(middle));
+    QApplication::sendEvent(map, &help);
+    const QString text = QToolTip::text();
+    QVERIFY2(text.contains("tile (") && text.contains("#1 EAGER + LRU") && text.contains("#2 HFP + BELADY") && text.contains("second - first"),
+             qPrintable(text));
+    QToolTip::hideText();
   }
 
   // A time axis keeps one unit and the decimals its step needs.
