@@ -1267,7 +1267,7 @@ Status StarpuImporter::add_tasks(WorkloadBuilder& builder) {
 // The data, named from data.rec (with their coordinates) or by handle.
 void StarpuImporter::add_data(WorkloadBuilder& builder) {
   const std::string& data_name = sources_.data_name;
-  Tally renamed_data, far_coordinates;
+  Tally renamed_data, far_coordinates, other_arity;
   for (const RegistrationKey* key : data_keys_) {
     const Registration& r = registrations_.at(*key);
     Data d;
@@ -1283,10 +1283,16 @@ void StarpuImporter::add_data(WorkloadBuilder& builder) {
         const auto letter = static_cast<unsigned char>(described.name[0]);
         if (std::isalpha(letter)) d.matrix = static_cast<char>(std::toupper(letter));
       }
-      std::string coordinates;
-      for (const std::int64_t c : described.coordinates) coordinates += "_" + std::to_string(c);
-      if (base.size() < coordinates.size() || base.compare(base.size() - coordinates.size(), coordinates.size(), coordinates) != 0) {
-        base += coordinates;  // "A" at (0, 1) is A_0_1; a name that says it already stays
+      // A tile's two coordinates name it: "A" at (0, 1) is A_0_1, and a name that says it
+      // already stays. Other arities (a vector's one, a tensor's three) give no tile position
+      // and are not appended.
+      if (described.coordinates.size() == 2) {
+        const std::string coordinates = "_" + std::to_string(described.coordinates[0]) + "_" + std::to_string(described.coordinates[1]);
+        if (base.size() < coordinates.size() || base.compare(base.size() - coordinates.size(), coordinates.size(), coordinates) != 0) {
+          base += coordinates;
+        }
+      } else if (!described.coordinates.empty()) {
+        other_arity.add(std::to_string(described.coordinates.size()) + " values at " + data_name + ":" + std::to_string(described.line));
       }
       if (described.coordinates.size() == 2 && described.coordinates[0] >= 0 && described.coordinates[1] >= 0 &&
           described.coordinates[0] <= std::numeric_limits<std::int32_t>::max() &&
@@ -1302,6 +1308,7 @@ void StarpuImporter::add_data(WorkloadBuilder& builder) {
   }
   renamed_data.report(result_.report.warnings, "data names had spaces, control characters, '#' or bytes that are not UTF-8 turned into '_'");
   far_coordinates.report(result_.report.warnings, "data have Coordinates beyond 32 bits and were left without a tile position");
+  other_arity.report(result_.report.warnings, "data have Coordinates of other than 2 values (a tile's row and column) and were left without a tile position");
   if (zero_sized_) result_.report.notes.push_back("left out " + std::to_string(zero_sized_) + " accesses to registrations of size 0: no data moves for them");
   if (compute_only_) result_.report.notes.push_back(std::to_string(compute_only_) + " tasks access no data of non-zero size: kept as compute-only tasks");
 }

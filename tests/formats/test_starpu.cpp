@@ -447,3 +447,22 @@ TEST_CASE("a same-size registration at a reused address is told apart by the dep
   for (const Data& d : kept->workload.data()) a0 += d.bytes == 64 && d.name.find("b0") == std::string::npos;
   CHECK(a0 == 1);
 }
+
+// Coordinates name a tile only when there are two: other arities give no position, with a
+// warning, and are not appended to the name (no A_0_0_0_0_0).
+TEST_CASE("data.rec Coordinates of another arity give no tile position and are said", "[starpu]") {
+  const std::string tasks = "JobId: 1\nHandles: a0 b0 c0\nModes: R R W\nSizes: 64 64 64\n\n";
+  const std::string data = "Handle: a0\nName: A\nSize: 64\nCoordinates: 0 1\n\nHandle: b0\nName: B\nSize: 64\nCoordinates: 0 0 0 0 0\n\n"
+                           "Handle: c0\nName: C\nSize: 64\nCoordinates: 3\n\n";
+  auto imported = import_text(tasks, data);
+  REQUIRE(imported.ok());
+  const auto& d = imported->workload.data();
+  REQUIRE(d.size() == 3);
+  CHECK(d[0].name == "A_0_1");
+  CHECK(d[0].row == 0);
+  CHECK(d[0].col == 1);
+  CHECK(d[1].name == "B");
+  CHECK(d[1].row == -1);
+  CHECK(d[2].name == "C");
+  CHECK(warned(*imported, "2 data have Coordinates of other than 2 values"));
+}
