@@ -243,10 +243,16 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
     timeline_->set_playhead(time);
   });
   auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->setObjectName("run_splitter");
   splitter->addWidget(view_);
   splitter->addWidget(timeline_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
+  // The split the user last dragged holds for every run opened after it (a timeline made
+  // taller to read two GPUs' rows stays tall).
+  static QByteArray last_split;
+  if (!last_split.isEmpty()) splitter->restoreState(last_split);
+  connect(splitter, &QSplitter::splitterMoved, splitter, [splitter] { last_split = splitter->saveState(); });
   layout->addWidget(controls_);
   layout->addWidget(splitter, 1);
   layout->addWidget(what_if_row);

@@ -2,6 +2,7 @@
 // exports are real files of their format, and the main window opens a database, shows runs
 // and compares them, and refuses a bad file without losing what it showed.
 #include <QApplication>
+#include <QSplitter>
 #include <QHelpEvent>
 #include <QToolTip>
 #include <QCategoryAxis>
@@ -458,6 +459,28 @@ class GuiTests : public QObject {
     QVERIFY2(text.contains("tile (") && text.contains("#1 EAGER + LRU") && text.contains("#2 HFP + BELADY") && text.contains("second - first"),
              qPrintable(text));
     QToolTip::hideText();
+  }
+
+  // A split dragged on one run's page holds for the next run opened.
+  void run_split_is_kept_across_runs() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(store.ok());
+    auto first = load_run_data(*store, 1), second = load_run_data(*store, 3);
+    QVERIFY(first.ok() && second.ok());
+    RunPage one(std::make_shared<const RunData>(std::move(*first)));
+    one.resize(1200, 900);
+    one.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&one));
+    auto* split = one.findChild<QSplitter*>("run_splitter");
+    QVERIFY(split != nullptr);
+    split->setSizes({300, 500});
+    const QList<int> dragged = split->sizes();
+    emit split->splitterMoved(dragged[0], 1);  // as a drag of the handle reports it
+    RunPage two(std::make_shared<const RunData>(std::move(*second)));
+    two.resize(1200, 900);
+    two.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&two));
+    QCOMPARE(two.findChild<QSplitter*>("run_splitter")->sizes(), dragged);
   }
 
   // A time axis keeps one unit and the decimals its step needs.
