@@ -121,6 +121,18 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     const QRectF lane = lane_rect(t.gpu, 0);
     const QColor colour = kKindColors[run_.workload.tasks()[t.task].kind % std::size(kKindColors)];
     painter.fillRect(QRectF(x0, lane.top(), std::max(1.0, x1 - x0 - 0.5), lane.height()), selected ? kSelectedColor : colour);
+    if (selected) {
+      // However short the task, a band across its worker's lanes, at least 5 px wide, and its
+      // outline: a selection one can find.
+      const QRectF lanes = lane_rect(t.gpu, 0).united(lane_rect(t.gpu, lane_count(t.gpu) - 1));
+      const double band = std::max(5.0, x1 - x0);
+      const QRectF marked((x0 + x1) / 2 - band / 2, lanes.top(), band, lanes.height());
+      QColor wash = kSelectedColor;
+      wash.setAlpha(70);
+      painter.fillRect(marked, wash);
+      painter.setPen(QPen(kSelectedColor, 2));
+      painter.drawRect(marked);
+    }
   }
   // Loads: from issue to arrival, on the fetch or prefetch lane.
   for (const LoadRecord& load : run_.trace.loads) {
@@ -359,6 +371,16 @@ void TimelineView::set_run(std::shared_ptr<const RunData> run) {
 
 void TimelineView::set_highlight(std::optional<TaskId> task) {
   highlight_ = task;
+  // A task selected elsewhere (a tile clicked) that lies outside the window: the window pans to
+  // centre it, keeping its zoom.
+  if (task && *task < run_->order_of.size() && run_->order_of[*task] != kNoId) {
+    const std::int64_t start = run_->start_of[*task], stop = run_->end_of[*task];
+    if (stop < begin_ || start > end_) {
+      const std::int64_t span = end_ - begin_, middle = start + (stop - start) / 2;
+      begin_ = std::clamp<std::int64_t>(middle - span / 2, 0, std::max<std::int64_t>(0, figure_->duration() - span));
+      end_ = begin_ + span;
+    }
+  }
   update();
 }
 

@@ -483,6 +483,25 @@ class GuiTests : public QObject {
     QCOMPARE(two.findChild<QSplitter*>("run_splitter")->sizes(), dragged);
   }
 
+  // A task selected elsewhere that lies outside a zoomed timeline brings the window to it.
+  void timeline_pans_to_a_selected_task() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    QVERIFY(store.ok());
+    auto run = load_run_data(*store, 3);
+    QVERIFY(run.ok());
+    auto shared = std::make_shared<const RunData>(std::move(*run));
+    TimelineView view(shared);
+    view.resize(900, 300);
+    for (int i = 0; i < 12; ++i) QTest::keyClick(&view, Qt::Key_W);  // zoomed in around the middle
+    const std::int64_t span = view.window_end() - view.window_begin();
+    QVERIFY(span < view.figure().duration() / 4);
+    const TaskRecord& last = shared->trace.tasks.back();
+    QVERIFY(last.start_ns > view.window_end());
+    view.set_highlight(last.task);
+    QVERIFY(view.window_begin() <= last.start_ns && last.start_ns <= view.window_end());
+    QCOMPARE(view.window_end() - view.window_begin(), span);
+  }
+
   // A time axis keeps one unit and the decimals its step needs.
   void timeline_ticks_share_one_unit() {
     QCOMPARE(time_tick_label(0, 5e7), QString("0 ms"));
