@@ -233,7 +233,37 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
                      time_tick_label(t, step));
   }
   // The legend: the run (so that an export names it), the task kinds that ran, the load
-  // lanes, the memory curve against M.
+  // lanes, the memory curve against M. Where it does not fit on its line, the memory entry
+  // says less, then the run's name (which the window's tab shows) goes, then the lanes' entry
+  // says less.
+  struct Entry {
+    QColor colour;
+    QString text;
+    bool line;
+  };
+  std::vector<Entry> entries;
+  std::vector<bool> ran(run_.workload.kinds().size(), false);
+  for (const TaskRecord& t : run_.trace.tasks) ran[run_.workload.tasks()[t.task].kind] = true;
+  for (KindId k = 0; k < ran.size(); ++k) {
+    if (ran[k]) entries.push_back({kKindColors[k % std::size(kKindColors)], QString::fromStdString(run_.workload.kinds()[k]), false});
+  }
+  entries.push_back({kFetchColor, "fetch", false});
+  entries.push_back({kPrefetchColor, "prefetch", false});
+  const QString memory = QString::fromStdString(format_binary_bytes(run_.run.info.platform.memory_bytes));
+  entries.push_back({kMemoryColor, QString("memory in use (lane top: M = %1)").arg(memory), true});
+  entries.push_back({QColor(150, 150, 150), "eviction", true});
+  if (!per_lane) entries.push_back({ink, "lanes per GPU: compute, fetch, prefetch, memory", true});
+  const QFontMetricsF legend_metrics(painter.font());
+  QString name = QString::fromStdString((run_.run.info.id > 0 ? "#" + std::to_string(run_.run.info.id) + " " : "") + run_.title());
+  const auto legend_width = [&] {
+    double w = name.isEmpty() ? 0 : legend_metrics.horizontalAdvance(name) + 20;
+    for (const Entry& e : entries) w += 18 + legend_metrics.horizontalAdvance(e.text) + 14;
+    return w;
+  };
+  const double room = area.width() - 8;
+  if (legend_width() > room) entries[entries.size() - (per_lane ? 2 : 3)].text = "memory (top: M = " + memory + ")";
+  if (legend_width() > room) name.clear();
+  if (legend_width() > room && !per_lane) entries.back().text = "lanes: compute, fetch, prefetch, memory";
   double x = area.left() + 4;
   const double legend_y = axis_y + 22;
   const auto entry = [&](const QColor& colour, const QString& text, bool line) {
@@ -244,28 +274,17 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
       painter.fillRect(QRectF(x, legend_y + 3, 14, 10), colour);
     }
     painter.setPen(ink);
-    const double w = QFontMetricsF(painter.font()).horizontalAdvance(text);
+    const double w = legend_metrics.horizontalAdvance(text);
     painter.drawText(QRectF(x + 18, legend_y, w + 2, 16), Qt::AlignVCenter | Qt::AlignLeft, text);
     x += 18 + w + 14;
   };
-  {
-    const QString name = QString::fromStdString((run_.run.info.id > 0 ? "#" + std::to_string(run_.run.info.id) + " " : "") + run_.title());
+  if (!name.isEmpty()) {
     painter.setPen(ink);
-    const double w = QFontMetricsF(painter.font()).horizontalAdvance(name);
+    const double w = legend_metrics.horizontalAdvance(name);
     painter.drawText(QRectF(x, legend_y, w + 2, 16), Qt::AlignVCenter | Qt::AlignLeft, name);
     x += w + 20;
   }
-  std::vector<bool> ran(run_.workload.kinds().size(), false);
-  for (const TaskRecord& t : run_.trace.tasks) ran[run_.workload.tasks()[t.task].kind] = true;
-  for (KindId k = 0; k < ran.size(); ++k) {
-    if (ran[k]) entry(kKindColors[k % std::size(kKindColors)], QString::fromStdString(run_.workload.kinds()[k]), false);
-  }
-  entry(kFetchColor, "fetch", false);
-  entry(kPrefetchColor, "prefetch", false);
-  entry(kMemoryColor, QString("memory in use (lane top: M = %1)")
-                          .arg(QString::fromStdString(format_binary_bytes(run_.run.info.platform.memory_bytes))), true);
-  entry(QColor(150, 150, 150), "eviction", true);
-  if (!per_lane) entry(ink, "lanes per GPU: compute, fetch, prefetch, memory", true);
+  for (const Entry& e : entries) entry(e.colour, e.text, e.line);
   painter.restore();
 }
 
