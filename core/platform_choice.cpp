@@ -186,14 +186,15 @@ Result<Platform> base_platform(const std::string& base) {
 Result<Platform> resolve_platform(const PlatformChoice& choice, const Workload& workload) {
   auto platform = base_platform(choice.base);
   if (!platform) return platform;
+  const bool from_file = names_a_file(choice.base);
   const auto named = [&](const Error& error) -> Error {
-    if (!names_a_file(choice.base)) return error;
+    if (!from_file) return error;
     return field_error("platform", choice.base + (choice.empty() ? "" : " (with the options given)") + ": " + error.message);
   };
   auto applied = apply_platform_choice(choice, std::move(*platform), workload);
   if (!applied) return named(applied.error());
   // A preset's platform is checked where it is used, whose messages name the options given.
-  if (names_a_file(choice.base)) {
+  if (from_file) {
     if (auto checked = check_platform(*applied, workload); !checked) return named(checked.error());
   }
   return applied;

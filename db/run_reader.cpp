@@ -344,7 +344,7 @@ Result<ImportReport> Store::load_import_report(std::int64_t run_id) {
     const std::string level = query->text("import_notes.level");
     if (level != "note" && level != "warning") {
       return damaged(impl_->connection.path(), "run " + std::to_string(run_id) + ", import note " +
-                                                   std::to_string(query->integer("import_notes.seq")) + " has level '" + level + "'");
+                                                   std::to_string(query->integer("import_notes.seq")) + " has level " + quote_input(level));
     }
     (level == "note" ? report.notes : report.warnings).push_back(query->text("import_notes.text"));
   }

@@ -116,10 +116,6 @@ Status prepare_schema(Connection& connection, bool writable) {
   return Status::success();
 }
 
-Error damaged(const std::string& path, const std::string& what) {
-  return make_error(path + ": the database is damaged or was edited by hand: " + what + "; restore it from a copy");
-}
-
 Status check_schema_shape(Connection& connection) {
   const std::string& path = connection.path();
   const auto damaged = [&](const std::string& what) {
@@ -187,10 +183,6 @@ std::string admitted_types(const Column& column) {
   return admitted;
 }
 
-bool has(const Table& table, std::string_view column) {
-  return std::any_of(table.columns.begin(), table.columns.end(), [&](const Column& c) { return c.name == column; });
-}
-
 }  // namespace
 
 Status check_stored_values(Connection& connection) {
@@ -217,19 +209,17 @@ Status check_stored_values(Connection& connection) {
     // What the records refer to: their workload's data and tasks, numbered from 0 (through
     // their run for a trace), checked as each run's or workload's lowest and highest id
     // against its workload's counts, in the same pass as the types: the rows are stored in
-    // key order, so the pass streams.
-    const bool of_run = has(table, "run_id") && name != "runs" && name != "metrics" && name != "run_claims";
-    const bool of_workload = has(table, "workload_id") && name != "workloads" && name != "runs";
+    // key order, so the pass streams. Every table with a data_id or task_id column has a run_id
+    // (a trace) or a workload_id.
+    const bool of_run = has_column(table, "run_id");
     std::string ranges, out_of_range, described;
-    if (of_run || of_workload) {
-      for (const auto& [column, count] : {std::pair<std::string_view, std::string_view>{"data_id", "data_count"}, {"task_id", "task_count"}}) {
-        if (!has(table, column)) continue;
-        const std::string c(column), n(count);
-        ranges += ", MIN(" + c + ") AS lo_" + c + ", MAX(" + c + ") AS hi_" + c;
-        out_of_range += " OR a.lo_" + c + " < 0 OR a.hi_" + c + " >= w." + n;
-        described += " WHEN a.lo_" + c + " < 0 OR a.hi_" + c + " >= w." + n + " THEN '" + c + " ' || CASE WHEN a.lo_" + c + " < 0 THEN a.lo_" + c +
-                     " ELSE a.hi_" + c + " END || ' is not among the ' || w." + n + " || ' of its workload'";
-      }
+    for (const auto& [column, count] : {std::pair<std::string_view, std::string_view>{"data_id", "data_count"}, {"task_id", "task_count"}}) {
+      if (!has_column(table, column)) continue;
+      const std::string c(column), n(count);
+      ranges += ", MIN(" + c + ") AS lo_" + c + ", MAX(" + c + ") AS hi_" + c;
+      out_of_range += " OR a.lo_" + c + " < 0 OR a.hi_" + c + " >= w." + n;
+      described += " WHEN a.lo_" + c + " < 0 OR a.hi_" + c + " >= w." + n + " THEN '" + c + " ' || CASE WHEN a.lo_" + c + " < 0 THEN a.lo_" + c +
+                   " ELSE a.hi_" + c + " END || ' is not among the ' || w." + n + " || ' of its workload'";
     }
     Result<std::optional<std::string>> found = std::optional<std::string>();
     if (ranges.empty()) {

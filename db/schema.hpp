@@ -23,10 +23,6 @@ Status check_database_file(const std::string& path);
 // with a message that says what the file is and what to do.
 Status prepare_schema(Connection& connection, bool writable);
 
-// "FILE: the database is damaged or was edited by hand: WHAT; restore it from a copy": how
-// every reader reports rows or tables that cannot have been written by tilelens.
-Error damaged(const std::string& path, const std::string& what);
-
 // Refuses a database whose tables are not the schema's: a table missing, replaced by a view,
 // or lacking a column (a file edited by hand or damaged). Cheap: it reads the schema only.
 Status check_schema_shape(Connection& connection);

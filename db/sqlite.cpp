@@ -6,7 +6,13 @@
 #include <cstdio>
 #include <utility>
 
+#include "util/quoted.hpp"
+
 namespace tilelens::db {
+
+Error damaged(const std::string& path, const std::string& what) {
+  return make_error(path + ": the database is damaged or was edited by hand: " + what + "; restore it from a copy");
+}
 
 Connection::Connection(Connection&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)), path_(std::move(other.path_)) {}
@@ -204,10 +210,7 @@ Result<bool> Statement::step() {
 }
 
 Status Statement::check_columns() const {
-  if (!mistyped_.empty()) {
-    return make_error(connection_->path() + ": the database is damaged or was edited by hand: " + std::exchange(mistyped_, "") +
-                      "; restore it from a copy");
-  }
+  if (!mistyped_.empty()) return damaged(connection_->path(), std::exchange(mistyped_, ""));
   if (unknown_column_.empty()) return Status::success();
   return make_error(connection_->path() + ": internal: a read of column '" + std::exchange(unknown_column_, "") +
                     "', which the query does not select");
@@ -221,9 +224,8 @@ void Statement::note_mistyped(int column, const char* wanted) const {
   std::string value;
   if (type == SQLITE_TEXT || type == SQLITE_FLOAT) {
     const auto* data = sqlite3_column_text(handle_, column);
-    value = data == nullptr ? "" : std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(handle_, column)));
-    if (value.size() > 40) value = value.substr(0, 40) + "...";
-    value = " '" + value + "'";
+    const std::string_view text = data == nullptr ? "" : std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(handle_, column)));
+    value = " " + quote_input(text, 40);
   }
   mistyped_ = std::string("column ") + (name == nullptr ? "?" : name) + " holds " + found + value + " where " + wanted + " belongs";
 }

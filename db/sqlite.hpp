@@ -17,6 +17,11 @@ struct sqlite3_stmt;
 
 namespace tilelens::db {
 
+// "FILE: the database is damaged or was edited by hand: WHAT; restore it from a copy": how
+// every reader, down to a statement's typed reads, reports rows or tables that cannot have
+// been written by tilelens.
+Error damaged(const std::string& path, const std::string& what);
+
 class Statement;
 
 class Connection {

@@ -110,10 +110,8 @@ Result<Store> Store::open(const std::string& path, OpenMode mode) {
   if (auto status = check_database_file(path); !status) return status.error();
   const bool writable = mode == OpenMode::ReadWrite;
   std::error_code ec;
-  if (!writable && !std::filesystem::exists(path, ec)) {
-    return make_error(path + ": no such database (replay --db, sweep and import create one)");
-  }
-  if (writable && !std::filesystem::exists(path, ec)) {
+  if (!std::filesystem::exists(path, ec)) {
+    if (!writable) return make_error(path + ": no such database (replay --db, sweep and import create one)");
     if (auto status = create_whole(path); !status) return status.error();
   }
   auto access = writable ? Result<Connection::Access>(Connection::Access::ReadWrite) : read_access(path);

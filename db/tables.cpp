@@ -335,14 +335,14 @@ std::string create_table_sql(const Table& table, int version) {
   return sql;
 }
 
+}  // namespace
+
 bool has_column(const Table& table, std::string_view name) {
   for (const Column& column : table.columns) {
     if (column.name == name) return true;
   }
   return false;
 }
-
-}  // namespace
 
 const std::vector<Table>& schema_tables() { return kTables; }
 

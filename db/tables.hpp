@@ -52,6 +52,8 @@ std::string insert_sql(const Table& table);
 // "a.x AS \"t.x\", a.y AS \"t.y\"": a table's columns in a SELECT, read back by "t.x".
 std::string select_columns(const Table& table, std::string_view alias);
 
+bool has_column(const Table& table, std::string_view name);
+
 // The tables holding a run's records (a run_id column), and a workload's (a workload_id column).
 std::vector<std::string_view> run_tables();
 std::vector<std::string_view> workload_tables();

@@ -1031,7 +1031,9 @@ void StarpuImporter::match_registrations() {
   const std::string& data_name = sources_.data_name;
   access_keys_.assign(tasks_.size(), {});
   Tally tasks_disagree;
-  const bool by_dependencies = std::any_of(order_.begin(), order_.end(), [&](std::size_t i) { return tasks_[i].has_depends; });
+  // paje.trace's registration times decide alone where it is given: no search then.
+  const bool by_dependencies =
+      sources_.paje == nullptr && std::any_of(order_.begin(), order_.end(), [&](std::size_t i) { return tasks_[i].has_depends; });
   std::map<HandleKey, std::size_t> last_access;  // per address: the record that accessed it last
   std::size_t split_by_dependencies = 0;
   for (std::size_t index : order_) {
@@ -1062,7 +1064,7 @@ void StarpuImporter::match_registrations() {
     }
   }
   tasks_disagree.report(result_.report.warnings, "registrations have different Sizes in different tasks; the largest was kept");
-  if (split_by_dependencies && sources_.paje == nullptr) {
+  if (split_by_dependencies) {
     result_.report.notes.push_back("told apart " + std::to_string(split_by_dependencies) +
                                    " registrations at reused handle addresses by their dependencies: a task writes the address without "
                                    "depending on its previous access");

@@ -11,7 +11,6 @@ void IdleWriteback::reset(std::uint32_t nodes, std::size_t data_count) {
   untidy_.reset(nodes, data_count);
   dirty_head_.assign(nodes, std::nullopt);
   queued_.assign(nodes, {});
-  queued_count_ = 0;
 }
 
 void IdleWriteback::reserved(std::uint32_t n, DataId d) {
@@ -58,7 +57,6 @@ void IdleWriteback::tidy(std::uint32_t n, std::uint32_t replicas, FunctionRef<Vi
         case Visit::WriteBack:
           untidy_.clear(n, d);  // StarPU counts it clean once its write-back is asked for
           queued_[n].push_back(d);
-          ++queued_count_;
           break;
       }
     }
@@ -69,14 +67,10 @@ void IdleWriteback::tidy(std::uint32_t n, std::uint32_t replicas, FunctionRef<Vi
 
 std::optional<DataId> IdleWriteback::next_writeback(std::uint32_t n, FunctionRef<bool(DataId)> needed) {
   std::deque<DataId>& queue = queued_[n];
-  while (!queue.empty() && !needed(queue.front())) {
-    queue.pop_front();
-    --queued_count_;
-  }
+  while (!queue.empty() && !needed(queue.front())) queue.pop_front();
   if (queue.empty()) return std::nullopt;
   const DataId d = queue.front();
   queue.pop_front();
-  --queued_count_;
   return d;
 }
 
@@ -85,7 +79,6 @@ bool IdleWriteback::take_queued(std::uint32_t n, DataId d) {
   const auto it = std::find(queue.begin(), queue.end(), d);
   if (it == queue.end()) return false;
   queue.erase(it);
-  --queued_count_;
   return true;
 }
 

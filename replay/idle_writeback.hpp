@@ -8,6 +8,7 @@
 // owns one when its model writes back when idle. Internal to replay/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -48,7 +49,9 @@ class IdleWriteback {
   // promotes the pending request to a fetch (_starpu_update_prefetch_status, data_request.c:839).
   bool take_queued(std::uint32_t n, DataId d);
   // Whether any node has an idle write-back queued (most events find none).
-  bool any_queued() const { return queued_count_ > 0; }
+  bool any_queued() const {
+    return std::any_of(queued_.begin(), queued_.end(), [](const std::deque<DataId>& queue) { return !queue.empty(); });
+  }
 
  private:
   void unlink(std::uint32_t n, DataId d);
@@ -60,7 +63,6 @@ class IdleWriteback {
   // taken as clean), and the idle write-backs waiting for the node to be free.
   std::vector<std::optional<DataId>> dirty_head_;
   std::vector<std::deque<DataId>> queued_;
-  std::size_t queued_count_ = 0;  // over every node's queue
 };
 
 }  // namespace tilelens::replay_detail

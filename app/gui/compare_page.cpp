@@ -154,7 +154,8 @@ void paint_difference(QPainter& painter, const QRectF& area, const RunData& a, c
   // both share (their workload and memory, cut at the end if it must be).
   const QString second = QString("#%1 %2").arg(b.run.info.id).arg(QString::fromStdString(b.policy_title()));
   const QString first = QString("#%1 %2").arg(a.run.info.id).arg(QString::fromStdString(a.policy_title()));
-  const std::string shared = a.title().substr(std::min(a.title().size(), a.policy_title().size() + 2));
+  const std::string title = a.title();
+  const std::string shared = title.substr(std::min(title.size(), a.policy_title().size() + 2));  // past "RCM + LRU, "
   painter.setPen(ink);
   painter.drawText(QRectF(area.left(), area.top(), area.width(), line), Qt::AlignCenter,
                    metrics.elidedText("loads per tile: second " + second + " minus first " + first, Qt::ElideRight, area.width() - 8));

@@ -250,6 +250,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   entries.push_back({kFetchColor, "fetch", false});
   entries.push_back({kPrefetchColor, "prefetch", false});
   const QString memory = QString::fromStdString(format_binary_bytes(run_.run.info.platform.memory_bytes));
+  const std::size_t memory_entry = entries.size();
   entries.push_back({kMemoryColor, QString("memory in use (lane top: M = %1)").arg(memory), true});
   entries.push_back({QColor(150, 150, 150), "eviction", true});
   if (!per_lane) entries.push_back({ink, "lanes per GPU: compute, fetch, prefetch, memory", true});
@@ -261,7 +262,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     return w;
   };
   const double room = area.width() - 8;
-  if (legend_width() > room) entries[entries.size() - (per_lane ? 2 : 3)].text = "memory (top: M = " + memory + ")";
+  if (legend_width() > room) entries[memory_entry].text = "memory (top: M = " + memory + ")";
   if (legend_width() > room) name.clear();
   if (legend_width() > room && !per_lane) entries.back().text = "lanes: compute, fetch, prefetch, memory";
   double x = area.left() + 4;
