@@ -306,6 +306,11 @@ Result<Workload> WorkloadBuilder::finish() && {
   return w;
 }
 
+std::string Platform::worker_name(GpuId worker) const {
+  if (worker >= gpus && cpus > 0) return "CPU " + std::to_string(worker - gpus);
+  return "GPU " + std::to_string(worker);
+}
+
 double Platform::transfer_seconds(double bytes, bool from_gpu) const {
   const double bandwidth = from_gpu && gpu_link_bandwidth > 0 ? gpu_link_bandwidth : bus_bandwidth;
   return static_cast<double>(latency_ns) * 1e-9 + bytes / bandwidth;

@@ -225,6 +225,9 @@ struct Platform {
   double cpu_gflops_of(const std::string& kind) const;  // on a CPU worker (0: cannot run there)
   std::uint32_t workers() const { return gpus + cpus; }
   bool is_cpu_worker(GpuId worker) const { return worker >= gpus; }
+  // "GPU 2", or "CPU 0" for the first CPU worker (numbered from 0 after the GPUs); a run
+  // imported with more workers than GPUs and no CPU workers names them all GPUs.
+  std::string worker_name(GpuId worker) const;
   std::uint32_t memory_nodes() const { return workers_per_memory > 0 ? gpus / workers_per_memory : gpus; }
   // The bounded memory node a worker computes from; kNoId for a CPU worker (the host).
   std::uint32_t memory_node_of(GpuId worker) const { return worker < gpus ? worker / workers_per_memory : kNoId; }

@@ -12,6 +12,7 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
 #include "core/runs.hpp"
+#include "core/analysis.hpp"
 #include "core/exports.hpp"
 #include "core/units.hpp"
 #include "core/policies.hpp"
@@ -61,13 +62,17 @@ const CommandSpec kRunsList{"tilelens runs list --db FILE [filters]",
                             ""};
 
 const CommandSpec kRunsShow{"tilelens runs show ID --db FILE",
-                            "Print one run: how it was made, its metrics, per-GPU figures, and optionally its first tasks.",
+                            "Print one run: how it was made, its metrics, per-GPU figures, where each worker's time went\n"
+                            "(busy, waiting for data, no ready task, scheduler cost; from its trace, when stored), and\n"
+                            "optionally its first tasks.",
                             {kDbOption, {"tasks", "COUNT", "also print the first COUNT task executions with their loads", "0"}},
                             ""};
 
 const CommandSpec kRunsCompare{
     "tilelens runs compare A B [C ...] --db FILE | tilelens runs compare --sweep ID --db FILE [--metric M]",
-    "Compare runs side by side. With run ids: one column per run, with each metric's ratio to the first run.\n"
+    "Compare runs side by side. With run ids: one column per run, with each metric's ratio to the first run,\n"
+    "then, for runs of the first one's workload with stored traces, the first task start where each parts\n"
+    "from the first run, and the loads each makes from there.\n"
     "With --sweep: one row per workload and platform, one column per scheduler/eviction pair, and the\n"
     "lower bound beside them.",
     {kDbOption,
@@ -127,6 +132,27 @@ int cmd_runs_list(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   return 0;
 }
 
+namespace {
+
+// Where each worker's time went (analysis/time_split.hpp), as durations and shares of the span.
+void print_time_split(const RunInfo& info, const Trace& trace, const ReplaySummary& summary, std::ostream& out) {
+  const TimeSplit split = split_worker_time(trace.tasks, static_cast<std::uint32_t>(summary.gpus.size()), summary.charged_ns);
+  std::vector<std::vector<std::string>> rows = {{"worker"}};
+  for (std::size_t s = 0; s < kWorkerStates; ++s) rows[0].push_back(to_string(static_cast<WorkerState>(s)));
+  const auto cell = [&](std::int64_t ns) {
+    const double share = split.span_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(split.span_ns) : 0;
+    return format_duration(ns) + " (" + format_fixed(share, 1) + "%)";
+  };
+  for (GpuId w = 0; w < split.workers.size(); ++w) {
+    std::vector<std::string> row = {info.platform.worker_name(w)};
+    for (std::int64_t ns : split.workers[w].ns) row.push_back(cell(ns));
+    rows.push_back(row);
+  }
+  out << "\nwhere time went, 0 to " << format_duration(split.span_ns) << " (from the trace):\n" << format_table(rows, "L");
+}
+
+}  // namespace
+
 int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (args.positional.size() != 1) return fail(err, "expected one run id; see tilelens runs show --help");
   auto id = parse_run_id(args.positional[0], "the run");
@@ -141,6 +167,12 @@ int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   if (!run) return fail(err, describe(run.error()));
   auto measurement = store->load_measurement(*id);
   if (!measurement) return fail(err, describe(measurement.error()));
+  std::optional<Trace> trace;
+  if (run->metrics) {
+    auto stored = store->load_trace(*run);
+    if (!stored) return fail(err, describe(stored.error()));
+    if (!stored->tasks.empty()) trace = std::move(*stored);
+  }
   std::optional<core::LoadedRun> loaded;
   if (*count > 0 && run->metrics) {
     auto whole = core::load_run(*store, *id);
@@ -170,6 +202,7 @@ int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
                     format_bytes(gpu.peak_bytes)});
   }
   out << "\n" << format_table(rows, "");
+  if (trace) print_time_split(info, *trace, s, out);
   if (loaded) {
     Trace& first = loaded->trace;
     if (first.tasks.size() > static_cast<std::size_t>(*count)) first.tasks.resize(static_cast<std::size_t>(*count));
@@ -207,6 +240,45 @@ std::map<std::string, std::string> varying_params(const std::vector<std::string>
     labels[text] = label.empty() ? text : label;
   }
   return labels;
+}
+
+// Where each run parts from the first (analysis/divergence.hpp), for runs of its workload
+// whose traces are stored.
+int print_divergences(db::Store& store, const std::vector<StoredRun>& runs, std::ostream& out, std::ostream& err) {
+  std::optional<Trace> first;
+  std::optional<Workload> workload;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    if (runs[i].info.workload_id != runs[0].info.workload_id) continue;
+    if (!first) {
+      auto trace = store.load_trace(runs[0]);
+      if (!trace) return fail(err, describe(trace.error()));
+      if (trace->tasks.empty()) return 0;  // no trace stored: nothing to say where they part
+      first = std::move(*trace);
+      auto loaded = store.load_workload(runs[0].info.workload_id);
+      if (!loaded) return fail(err, describe(loaded.error()));
+      workload = std::move(*loaded);
+    }
+    auto trace = store.load_trace(runs[i]);
+    if (!trace) return fail(err, describe(trace.error()));
+    if (trace->tasks.empty()) continue;
+    const Divergence part = find_divergence(*first, *trace);
+    const std::string a = "run " + std::to_string(runs[0].info.id), b = "run " + std::to_string(runs[i].info.id);
+    out << "\n";
+    if (part.identical) {
+      out << b << " starts the same tasks as " << a << " on the same workers in the same order\n";
+      continue;
+    }
+    const auto started = [&](const DivergenceSide& side, const StoredRun& run) {
+      if (side.task == kNoId) return std::string("no more task");
+      return workload->task_label(side.task) + " on " + run.info.platform.worker_name(side.worker) + " at " + format_duration(side.start_ns);
+    };
+    out << b << " parts from " << a << " at task start " << part.rank + 1 << " (the first " << part.rank << " agree): " << a << " starts "
+        << started(part.first, runs[0]) << ", " << b << " " << started(part.second, runs[i]) << "\n";
+    out << "  loads from there: " << format_count(static_cast<double>(part.first.loads_after)) << " (" << format_bytes(static_cast<double>(part.first.bytes_after))
+        << ") in " << a << ", " << format_count(static_cast<double>(part.second.loads_after)) << " (" << format_bytes(static_cast<double>(part.second.bytes_after))
+        << ") in " << b << "; before it: " << part.first.loads_before << " and " << part.second.loads_before << "\n";
+  }
+  return 0;
 }
 
 int compare_sweep(db::Store& store, std::int64_t sweep, const std::string& metric, std::ostream& out, std::ostream& err) {
@@ -338,11 +410,11 @@ int cmd_runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& er
   number_row("GPU idle", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.idle_ns); }, duration);
   number_row("sched. time", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.scheduling_ns); }, duration);
   out << format_table(rows, "L");
+  return print_divergences(*store, runs, out, err);
   for (const auto& run : runs) {
     if (!run.info.transfers_recorded) out << "run " << run.info.id << " recorded no transfers: its load figures are not known\n";
   }
   out << "lower bound: " << runs[0].metrics->lower_bound << "\n";
-  return 0;
 }
 
 int cmd_runs_delete(const ParsedArgs& args, std::ostream& out, std::ostream& err) {

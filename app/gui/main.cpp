@@ -21,6 +21,7 @@
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
 #include "app/gui/paper_figure.hpp"
+#include "app/gui/time_split_view.hpp"
 #include "app/gui/timeline.hpp"
 #include "core/presets.hpp"
 
@@ -109,6 +110,13 @@ int draw_timeline(const QCommandLineParser& args, const ExportRuns& runs, QSize 
                       size);
 }
 
+int draw_time_split(const QCommandLineParser& args, const ExportRuns& runs, QSize size) {
+  TimeSplitFigure figure(*runs.front());
+  if (!args.isSet("size")) size = QSize(900, figure.height_for(26));
+  const bool dark = args.isSet("dark");
+  return write_export(args, [&](QPainter& painter, const QRectF& area) { figure.paint(painter, area, dark); }, size);
+}
+
 // The views --export draws, by name: the runs each takes (min to max; 0 and 0 for a sweep)
 // and how it draws them. --export's help and its errors list them from here.
 struct ExportView {
@@ -124,6 +132,7 @@ const std::vector<ExportView>& export_views() {
       {"side-by-side", "runs (--run A,B,...)", 1, 1000, true, draw_tile_orders},
       {"difference", "two runs (--run A,B)", 2, 2, false, draw_difference},
       {"timeline", "one run (--run ID)", 1, 1, false, draw_timeline},
+      {"time-split", "one run (--run ID): where each worker's time went", 1, 1, false, draw_time_split},
       {"curves", "a sweep (--sweep ID)", 0, 0, false, nullptr},
   };
   return views;
@@ -152,11 +161,15 @@ int draw_curves(const QCommandLineParser& args, const QString& database) {
 
 int headless_export(const QCommandLineParser& args, const QString& database) {
   const QString name = args.value("export");
+  if (name == "list") {
+    for (const ExportView& view : export_views()) std::cout << view.name << "  " << view.takes << "\n";
+    return 0;
+  }
   const ExportView* view = nullptr;
   for (const ExportView& candidate : export_views()) {
     if (name == candidate.name) view = &candidate;
   }
-  if (!view) return fail("--export: unknown view '" + name + "' (valid: " + export_view_names() + ")");
+  if (!view) return fail("--export: unknown view '" + name + "' (valid: " + export_view_names() + "; --export list says what each takes)");
   if (database.isEmpty()) return fail("--export needs a database (--db FILE or a path)");
   if (!args.isSet("out")) return fail("--export needs --out FILE.png|svg|pdf");
   if (!view->draw) return draw_curves(args, database);
@@ -293,6 +306,7 @@ int main(int argc, char** argv) {
       "  tilelens-gui --db runs.db --export side-by-side --run 1,2,3 --out fig8-10.svg\n"
       "  tilelens-gui --db runs.db --export difference --run 2,3 --out diff.pdf\n"
       "  tilelens-gui --db runs.db --export timeline --run 5 --out timeline.png\n"
+      "  tilelens-gui --db runs.db --export time-split --run 5 --out where-time-went.png\n"
       "  tilelens-gui --db fgcs.db --export curves --sweep 1 [--throughput] --out fig7.png\n"
       "A paper's figure, its runs replayed into the database where missing (--figure list shows them):\n"
       "  tilelens-gui --db figs.db --figure fgcs-fig13 --out fig13      # fig13.png, .pdf and .svg");
@@ -300,7 +314,7 @@ int main(int argc, char** argv) {
   args.addVersionOption();
   args.addPositionalArgument("database", "a tilelens database to open; several, or a folder of shard databases, open as one (merged)");
   args.addOption({"db", "the database (same as the positional argument)", "FILE"});
-  args.addOption({"export", "draw VIEW (" + export_view_names() + ") to --out and exit", "VIEW"});
+  args.addOption({"export", "draw VIEW (" + export_view_names() + ") to --out and exit; list: the views and what each takes", "VIEW"});
   args.addOption({"figure", "replay a paper's preset into --db where needed and draw its figure to --out BASE (.png, .pdf and .svg); 'list' names them", "PRESET"});
   args.addOption({"run", "the run id(s) for --export: 3 or 1,2,3", "IDS"});
   args.addOption({"sweep", "the sweep for --export curves", "ID"});

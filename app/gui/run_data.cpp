@@ -18,13 +18,10 @@ std::string upper(std::string text) {
 
 }  // namespace
 
-std::string RunData::worker_name(GpuId worker) const {
-  if (is_cpu(worker)) return "CPU " + std::to_string(worker - run.info.platform.gpus);
-  return "GPU " + std::to_string(worker);
-}
+std::string RunData::worker_name(GpuId worker) const { return run.info.platform.worker_name(worker); }
 
 RunData make_run_data(core::LoadedRun loaded) {
-  RunData data{std::move(loaded.run), std::move(loaded.workload), std::move(loaded.trace), {}, {}, {}, {}, {}, {}, {}, 1};
+  RunData data{std::move(loaded.run), std::move(loaded.workload), std::move(loaded.trace), {}, {}, {}, {}, {}, {}, {}, 1, {}};
   const std::size_t tasks = data.workload.task_count();
   data.order_of.assign(tasks, kNoId);
   data.gpu_order_of.assign(tasks, kNoId);
@@ -51,6 +48,8 @@ RunData make_run_data(core::LoadedRun loaded) {
     const TaskId task = data.trace.loads[index].task;
     if (task < tasks) data.loads_of[task].push_back(index);
   }
+  const std::int64_t charged = data.run.metrics ? data.run.metrics->summary.charged_ns : 0;
+  data.time_split = split_worker_time(data.trace.tasks, data.gpus, charged);
   return data;
 }
 

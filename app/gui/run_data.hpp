@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis.hpp"
 #include "core/runs.hpp"
 
 namespace tilelens::gui {
@@ -21,6 +22,7 @@ struct RunData {
   std::vector<std::uint32_t> gpu_tasks;     // per GPU: tasks it ran
   std::vector<std::vector<std::uint32_t>> loads_of;  // per task: indices in trace.loads attributed to it
   std::uint32_t gpus = 1;  // workers: GPUs first, then the platform's CPU workers
+  TimeSplit time_split;    // where each worker's time went (the timeline's idle shading, the bars)
 
   bool is_cpu(GpuId worker) const { return worker >= run.info.platform.gpus && run.info.platform.cpus > 0; }
   // "GPU 2" or "CPU 5" (CPU workers numbered from 0 after the GPUs).

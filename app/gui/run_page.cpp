@@ -244,14 +244,29 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   });
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->setObjectName("run_splitter");
+  // Under the timeline, where each worker's time went, in the timeline's brushes.
+  time_split_ = new TimeSplitView(run_);
   splitter->addWidget(view_);
   splitter->addWidget(timeline_);
+  splitter->addWidget(time_split_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
+  splitter->setStretchFactor(2, 0);
   // The split the user last dragged holds for every run opened after it (a timeline made
   // taller to read two GPUs' rows stays tall).
   static QByteArray last_split;
-  if (!last_split.isEmpty()) splitter->restoreState(last_split);
+  if (!last_split.isEmpty()) {
+    splitter->restoreState(last_split);
+  } else {
+    // At first, once the splitter has its height: lanes of about 16 px in the timeline (a 2-GPU
+    // run has 8 of them), bars of 16 px, the tiles the rest (at least half).
+    QTimer::singleShot(0, splitter, [this, splitter] {
+      const int height = splitter->height();
+      const int bars = time_split_->figure().height_for(16);
+      const int lanes = std::min(42 + 16 * timeline_->figure().lane_total(), std::max(120, height / 2 - bars));
+      splitter->setSizes({std::max(1, height - lanes - bars), lanes, bars});
+    });
+  }
   connect(splitter, &QSplitter::splitterMoved, splitter, [splitter] { last_split = splitter->saveState(); });
   layout->addWidget(controls_);
   layout->addWidget(splitter, 1);
@@ -276,6 +291,7 @@ void RunPage::start_what_if(double factor) {
     busy_->hide();
     view_->set_run(run_);
     timeline_->set_run(run_);
+    time_split_->set_run(run_);
     summary_->setText(metrics_line(*run_));
     emit what_if_shown(run_->run.info.platform.memory_bytes);
     return;
@@ -295,6 +311,7 @@ void RunPage::start_what_if(double factor) {
       if (shown) {
         view_->set_run(shown);
         timeline_->set_run(shown);
+        time_split_->set_run(shown);
         summary_->setText("what if: " + metrics_line(*shown));
         emit what_if_shown(memory);
       } else {

@@ -10,6 +10,7 @@
 
 #include "app/gui/figure_export.hpp"
 #include "app/gui/tile_view.hpp"
+#include "app/gui/time_split_view.hpp"
 #include "app/gui/timeline.hpp"
 
 class QSlider;
@@ -58,11 +59,13 @@ class RunPage : public QWidget, public FigurePage {
   QString figure_name() const override;
   TileView* view() const { return view_; }
   TimelineView* timeline() const { return timeline_; }
+  TimeSplitView* time_split() const { return time_split_; }
   const RunData& run() const { return *run_; }
   ~RunPage() override;
   void set_dark(bool dark) {
     controls_->set_dark(dark);
     timeline_->set_dark(dark);
+    time_split_->set_dark(dark);
   }
   // Replays the run at `factor` times its memory on a worker thread and shows the result
   // (factor 1 shows the stored run again).
@@ -77,6 +80,7 @@ class RunPage : public QWidget, public FigurePage {
   std::shared_ptr<const RunData> run_;
   TileView* view_ = nullptr;
   TimelineView* timeline_ = nullptr;
+  TimeSplitView* time_split_ = nullptr;
   TileControls* controls_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* memory_label_ = nullptr;

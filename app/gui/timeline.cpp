@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/gui/worker_states.hpp"
 #include "core/units.hpp"
 
 namespace tilelens::gui {
@@ -112,6 +113,18 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     }
     return fresh;
   };
+  // Idle time on the compute lanes, in the states of "where time went" (worker_states.hpp):
+  // waiting for data hatched, the scheduler's cost cross-hatched, no ready task blank. At most
+  // about one interval per pixel column and worker is drawn.
+  std::vector<double> idle_drawn_to(run_.gpus, -1e300);
+  for (const StateInterval& idle : run_.time_split.idle) {
+    if (idle.state == WorkerState::NoReadyTask || idle.worker >= run_.gpus || idle.end_ns < begin || idle.begin_ns > end) continue;
+    const double x0 = x_of(idle.begin_ns, begin, end, left, width), x1 = x_of(idle.end_ns, begin, end, left, width);
+    if (x1 < idle_drawn_to[idle.worker] + 1) continue;
+    idle_drawn_to[idle.worker] = x1;
+    const QRectF lane = lane_rect(idle.worker, 0);
+    painter.fillRect(QRectF(x0, lane.top(), std::max(1.0, x1 - x0), lane.height()), worker_state_brush(idle.state, dark));
+  }
   // Tasks: one bar each (at least a pixel wide), coloured by kind.
   for (const TaskRecord& t : run_.trace.tasks) {
     if (t.end_ns < begin || t.start_ns > end) continue;
@@ -237,7 +250,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   // says less, then the run's name (which the window's tab shows) goes, then the lanes' entry
   // says less.
   struct Entry {
-    QColor colour;
+    QBrush brush;
     QString text;
     bool line;
   };
@@ -249,6 +262,9 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   }
   entries.push_back({kFetchColor, "fetch", false});
   entries.push_back({kPrefetchColor, "prefetch", false});
+  for (const WorkerState state : {WorkerState::WaitingForData, WorkerState::SchedulerCost}) {
+    if (run_.time_split.all().of(state) > 0) entries.push_back({worker_state_brush(state, dark), to_string(state), false});
+  }
   const QString memory = QString::fromStdString(format_binary_bytes(run_.run.info.platform.memory_bytes));
   const std::size_t memory_entry = entries.size();
   entries.push_back({kMemoryColor, QString("memory in use (lane top: M = %1)").arg(memory), true});
@@ -265,14 +281,26 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   if (legend_width() > room) entries[memory_entry].text = "memory (top: M = " + memory + ")";
   if (legend_width() > room) name.clear();
   if (legend_width() > room && !per_lane) entries.back().text = "lanes: compute, fetch, prefetch, memory";
+  // Then the states say less (their tooltips on the lanes say it all).
+  for (Entry& e : entries) {
+    if (legend_width() > room && e.text == to_string(WorkerState::WaitingForData)) e.text = "data wait";
+    if (legend_width() > room && e.text == to_string(WorkerState::SchedulerCost)) e.text = "sched. cost";
+  }
+  // Last, the entries a reader can do without: the evictions' ticks, then the lanes' order (the
+  // tooltips name each lane).
+  for (const char* optional : {"eviction", "lanes: compute, fetch, prefetch, memory"}) {
+    if (legend_width() <= room) break;
+    const auto it = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.text == optional; });
+    if (it != entries.end()) entries.erase(it);
+  }
   double x = area.left() + 4;
   const double legend_y = axis_y + 22;
-  const auto entry = [&](const QColor& colour, const QString& text, bool line) {
+  const auto entry = [&](const QBrush& brush, const QString& text, bool line) {
     if (line) {
-      painter.setPen(QPen(colour, 2));
+      painter.setPen(QPen(brush.color(), 2));
       painter.drawLine(QPointF(x, legend_y + 8), QPointF(x + 14, legend_y + 8));
     } else {
-      painter.fillRect(QRectF(x, legend_y + 3, 14, 10), colour);
+      painter.fillRect(QRectF(x, legend_y + 3, 14, 10), brush);
     }
     painter.setPen(ink);
     const double w = legend_metrics.horizontalAdvance(text);
@@ -285,7 +313,7 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     painter.drawText(QRectF(x, legend_y, w + 2, 16), Qt::AlignVCenter | Qt::AlignLeft, name);
     x += w + 20;
   }
-  for (const Entry& e : entries) entry(e.colour, e.text, e.line);
+  for (const Entry& e : entries) entry(e.brush, e.text, e.line);
   painter.restore();
 }
 
@@ -325,8 +353,19 @@ QString TimelineFigure::tooltip_at(const QRectF& area, std::int64_t begin, std::
   if (!lane || point.x() < area.left() + l.label_width) return {};
   const auto [worker, kind] = *lane;
   if (kind == 0) {
-    const auto task = task_at(area, begin, end, point);
-    return task ? QString::fromStdString(run_.task_tooltip(*task)) : QString();
+    if (const auto task = task_at(area, begin, end, point)) return QString::fromStdString(run_.task_tooltip(*task));
+    const std::int64_t t = time_at(area, begin, end, point.x());
+    for (const StateInterval& idle : run_.time_split.idle) {
+      if (idle.worker != worker || t < idle.begin_ns || t >= idle.end_ns) continue;
+      return QString("%1 %2 for %3 (%4 to %5): %6")
+          .arg(QString::fromStdString(run_.worker_name(worker)))
+          .arg(to_string(idle.state))
+          .arg(QString::fromStdString(format_duration(idle.end_ns - idle.begin_ns)))
+          .arg(QString::fromStdString(format_duration(idle.begin_ns)))
+          .arg(QString::fromStdString(format_duration(idle.end_ns)))
+          .arg(worker_state_meaning(idle.state));
+    }
+    return {};
   }
   const std::int64_t t = time_at(area, begin, end, point.x());
   const std::int64_t slack = (end - begin) / std::max<std::int64_t>(1, static_cast<std::int64_t>(area.width()));

@@ -31,6 +31,7 @@ class TimelineFigure {
   // The memory in use on a worker's memory at time t, bytes.
   double memory_at(GpuId worker, std::int64_t t) const;
   std::int64_t duration() const { return end_ns_; }
+  int lane_total() const { return total_lanes_; }
 
  private:
   struct Lanes {

@@ -286,3 +286,26 @@ TEST_CASE("the text and the JSON and CSV outputs agree on a ratio without a valu
   REQUIRE(column < 40);
   CHECK(field(row, column).empty());
 }
+
+TEST_CASE("runs show says where each worker's time went, runs compare where two schedules part", "[cli][analysis]") {
+  const tilelens::test::TempFile file("time-split.db");
+  const std::string& db = file.path;
+  for (const char* scheduler : {"eager", "hfp", "eager"}) {
+    REQUIRE(cli({"replay", "--workload", "matmul2d:N=6", "--scheduler", scheduler, "--gpus", "2", "--memory", "8items", "--db", db}).code == 0);
+  }
+  const auto shown = cli({"runs", "show", "1", "--db", db});
+  REQUIRE(shown.code == 0);
+  CHECK_THAT(shown.out, Catch::Contains("where time went") && Catch::Contains("waiting for data") && Catch::Contains("no ready task") &&
+                            Catch::Contains("scheduler cost"));
+  // One row per GPU, each share of the span summing to 100% (rounded).
+  for (const char* gpu : {"\nGPU 0 ", "\nGPU 1 "}) CHECK_THAT(shown.out, Catch::Contains(gpu));
+  const auto compared = cli({"runs", "compare", "1", "2", "3", "--db", db});
+  REQUIRE(compared.code == 0);
+  CHECK_THAT(compared.out, Catch::Contains("run 2 parts from run 1 at task start ") && Catch::Contains("loads from there: "));
+  CHECK_THAT(compared.out, Catch::Contains("run 3 starts the same tasks as run 1 on the same workers in the same order"));
+  // Runs of another workload are compared in the table only.
+  REQUIRE(cli({"replay", "--workload", "matmul2d:N=5", "--gpus", "2", "--memory", "8items", "--db", db}).code == 0);
+  const auto other = cli({"runs", "compare", "1", "4", "--db", db});
+  REQUIRE(other.code == 0);
+  CHECK_THAT(other.out, !Catch::Contains("parts from") && !Catch::Contains("the same tasks"));
+}

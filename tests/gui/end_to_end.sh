@@ -17,6 +17,13 @@ size=$(stat -c %s "$out/window.png")
 [ "$size" -gt 20000 ] || { echo "screenshot too small ($size bytes): the window did not draw"; exit 1; }
 QT_QPA_PLATFORM=offscreen "$gui" --db "$out/example.db" --export side-by-side --run 1,2,3 --out "$out/fig8-10.svg"
 grep -q "<svg" "$out/fig8-10.svg"
+# --export list names every view, each of which draws a run of the example.
+QT_QPA_PLATFORM=offscreen "$gui" --export list >"$out/views.txt"
+for view in tile-order side-by-side difference timeline time-split curves; do
+  grep -q "^$view " "$out/views.txt" || { echo "--export list does not name $view"; cat "$out/views.txt"; exit 1; }
+done
+QT_QPA_PLATFORM=offscreen "$gui" --db "$out/example.db" --export time-split --run 2 --out "$out/time-split.png"
+[ "$(stat -c %s "$out/time-split.png")" -gt 2000 ] || { echo "time-split export too small"; exit 1; }
 if QT_QPA_PLATFORM=offscreen "$gui" --db "$out/example.db" --export tile-order --run 99 --out "$out/none.png" 2>"$out/err.txt"; then
   echo "exporting a run that does not exist should fail"; exit 1
 fi

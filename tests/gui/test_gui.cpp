@@ -33,6 +33,7 @@
 #include "app/gui/main_window.hpp"
 #include "app/gui/paper_figure.hpp"
 #include "app/gui/run_page.hpp"
+#include "app/gui/time_split_view.hpp"
 #include "app/gui/timeline.hpp"
 
 using namespace tilelens;
@@ -500,6 +501,53 @@ class GuiTests : public QObject {
     view.set_highlight(last.task);
     QVERIFY(view.window_begin() <= last.start_ns && last.start_ns <= view.window_end());
     QCOMPARE(view.window_end() - view.window_begin(), span);
+  }
+
+  // Where time went: each worker's bar is split in proportion to its states, the hover names
+  // the state and its time, the timeline's compute lane shows and names the waits, and the run
+  // page carries the bars under its timeline.
+  void time_split_bars_follow_the_trace() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto run = load_run_data(*store, 3);  // two GPUs
+    QVERIFY(run.ok());
+    const TimeSplit& split = run->time_split;
+    QCOMPARE(split.workers.size(), std::size_t{2});
+    TimeSplitFigure figure(*run);
+    QCOMPARE(figure.rows(), std::size_t{3});  // two GPUs, then all workers
+    const QRectF area(0, 0, 900, figure.height_for(26));
+    for (std::size_t row = 0; row < 2; ++row) {
+      const WorkerTime& time = split.workers[row];
+      QCOMPARE(time.total(), split.span_ns);
+      double widths = 0;
+      for (WorkerState state : {WorkerState::Busy, WorkerState::WaitingForData, WorkerState::NoReadyTask, WorkerState::SchedulerCost}) {
+        const QRectF segment = figure.segment_rect(area, row, state);
+        QCOMPARE(segment.isEmpty(), time.of(state) == 0);
+        widths += segment.width();
+      }
+      const double busy = figure.segment_rect(area, row, WorkerState::Busy).width();
+      QVERIFY(std::abs(busy / widths - static_cast<double>(time.of(WorkerState::Busy)) / static_cast<double>(time.total())) < 1e-9);
+      const QString tip = figure.tooltip_at(area, figure.segment_rect(area, row, WorkerState::Busy).center());
+      QVERIFY2(tip.startsWith(QString("GPU %1: busy, ").arg(row)) && tip.contains("% of "), qPrintable(tip));
+    }
+    QVERIFY(figure.tooltip_at(area, QPointF(2, 2)).isEmpty());
+    // A wait for data on the timeline's compute lane is named by its tooltip.
+    TimelineFigure timeline(*run);
+    const QRectF lanes(0, 0, 1200, 400);
+    const double lane = (lanes.height() - 42) / (run->gpus * 4);
+    bool found = false;
+    for (const StateInterval& idle : split.idle) {
+      if (idle.state != WorkerState::WaitingForData) continue;
+      const double x = timeline.x_at(lanes, 0, timeline.duration(), (idle.begin_ns + idle.end_ns) / 2);
+      const QString tip = timeline.tooltip_at(lanes, 0, timeline.duration(), QPointF(x, (idle.worker * 4 + 0.5) * lane));
+      if (tip.isEmpty() || !tip.contains("waiting for data for ")) continue;  // a task bar can cover a short wait at this scale
+      QVERIFY2(tip.startsWith(QString::fromStdString(run->worker_name(idle.worker))), qPrintable(tip));
+      found = true;
+      break;
+    }
+    QVERIFY(found);
+    RunPage page(std::make_shared<const RunData>(*run));
+    QVERIFY(page.time_split() != nullptr);
+    QCOMPARE(page.time_split()->figure().rows(), std::size_t{3});
   }
 
   // A time axis keeps one unit and the decimals its step needs.
