@@ -196,6 +196,24 @@ void paint_side_by_side(QPainter& painter, const QRectF& area, const std::vector
   }
 }
 
+QString divergence_text(const RunData& first, const RunData& second, const Divergence& part) {
+  const QString a = QString("#%1").arg(first.run.info.id), b = QString("#%1").arg(second.run.info.id);
+  if (part.identical) return b + " starts the same tasks as " + a + " on the same workers in the same order";
+  const auto started = [](const RunData& run, const DivergenceSide& side) {
+    if (side.task == kNoId) return QString("no more task");
+    return QString::fromStdString(run.workload.task_label(side.task) + " on " + run.worker_name(side.worker));
+  };
+  const auto loads = [](const DivergenceSide& side) {
+    return QString("%1 (%2)").arg(side.loads_after).arg(QString::fromStdString(format_binary_bytes(static_cast<double>(side.bytes_after))));
+  };
+  // Counted from 1, as the tiles and the slider count.
+  return QString("%1 and %2 part at task start %3 of %4: %1 starts %5, %2 %6. Loads from there: %7 in %1, %8 in %2")
+      .arg(a, b)
+      .arg(part.rank + 1)
+      .arg(std::max(first.trace.tasks.size(), second.trace.tasks.size()))
+      .arg(started(first, part.first), started(second, part.second), loads(part.first), loads(part.second));
+}
+
 ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidget* parent)
     : QWidget(parent), runs_(std::move(runs)) {
   auto* layout = new QVBoxLayout(this);
@@ -281,6 +299,27 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidg
   // Compact rows, and room for all of them: the table reads without scrolling.
   table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
   table->setMinimumHeight(table->horizontalHeader()->sizeHint().height() + table->rowCount() * (table->fontMetrics().height() + 8) + 4);
+  // Where each run's schedule parts from the first one's (same workload, traces stored): a
+  // line each, which marks the two tasks on the tiles when clicked.
+  auto* parts = new QWidget;
+  auto* parts_column = new QVBoxLayout(parts);
+  parts_column->setContentsMargins(6, 0, 6, 0);
+  parts_column->setSpacing(0);
+  for (std::size_t i = 1; i < runs_.size(); ++i) {
+    if (!same_workload(*runs_[0], *runs_[i]) || runs_[0]->trace.tasks.empty() || runs_[i]->trace.tasks.empty()) continue;
+    const Divergence part = find_divergence(runs_[0]->trace, runs_[i]->trace);
+    // A label that wraps (the line is long), with a link that marks the two tasks on the tiles.
+    auto* line = new QLabel(divergence_text(*runs_[0], *runs_[i], part).toHtmlEscaped() +
+                            (part.identical ? QString() : QString(" &nbsp;<a href=\"mark\">mark them on the tiles</a>")));
+    line->setObjectName("divergence");
+    line->setWordWrap(true);
+    line->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
+    const std::size_t index = divergence_marks_.size();
+    divergence_marks_.push_back({i, part});
+    connect(line, &QLabel::linkActivated, this, [this, index] { mark_divergence(index); });
+    parts_column->addWidget(line);
+    divergences_.push_back(line);
+  }
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(figures);
   splitter->addWidget(bottom);
@@ -290,6 +329,17 @@ ComparePage::ComparePage(std::vector<std::shared_ptr<const RunData>> runs, QWidg
   if (difference_) splitter->setSizes({1000, 1000});  // proportions: half each from the start
   layout->addWidget(controls_);
   layout->addWidget(splitter, 1);
+  if (!divergences_.empty()) layout->addWidget(parts);
+}
+
+void ComparePage::mark_divergence(std::size_t index) {
+  const auto& [other, part] = divergence_marks_.at(index);
+  const std::pair<std::size_t, TaskId> marks[] = {{0, part.first.task}, {other, part.second.task}};
+  for (const auto& [view, task] : marks) {
+    TileOptions options = views_[view]->options();
+    options.highlight = task == kNoId ? std::nullopt : std::optional<TaskId>(task);
+    views_[view]->set_options(options);
+  }
 }
 
 void ComparePage::set_dark(bool dark) {

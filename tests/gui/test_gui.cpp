@@ -550,6 +550,29 @@ class GuiTests : public QObject {
     QCOMPARE(page.time_split()->figure().rows(), std::size_t{3});
   }
 
+  // A comparison of two runs of one workload says where their schedules part, and marks the
+  // two tasks started there on the tiles.
+  void comparison_says_where_schedules_part() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto eager = load_run_data(*store, 1), hfp = load_run_data(*store, 2), other = load_run_data(*store, 3);
+    QVERIFY(eager.ok() && hfp.ok() && other.ok());
+    const auto first = std::make_shared<const RunData>(std::move(*eager)), second = std::make_shared<const RunData>(std::move(*hfp));
+    ComparePage page({first, second, std::make_shared<const RunData>(std::move(*other))});
+    QCOMPARE(page.divergences().size(), std::size_t{1});  // run 3 is another workload
+    std::uint32_t rank = 0;
+    while (first->trace.tasks[rank].task == second->trace.tasks[rank].task) ++rank;
+    const QString text = page.divergences().front()->text();
+    QVERIFY2(text.contains(QString("#1 and #2 part at task start %1 of 16").arg(rank + 1)) && text.contains("Loads from there: "), qPrintable(text));
+    QVERIFY(text.contains(QString::fromStdString(first->workload.task_label(first->trace.tasks[rank].task)).toHtmlEscaped()));
+    page.mark_divergence(0);
+    QCOMPARE(page.views()[0]->options().highlight, std::optional<TaskId>(first->trace.tasks[rank].task));
+    QCOMPARE(page.views()[1]->options().highlight, std::optional<TaskId>(second->trace.tasks[rank].task));
+    QVERIFY(!page.views()[2]->options().highlight.has_value());
+    // A run compared with itself never parts.
+    ComparePage same({first, first});
+    QVERIFY(same.divergences().front()->text().contains("starts the same tasks as #1"));
+  }
+
   // A time axis keeps one unit and the decimals its step needs.
   void timeline_ticks_share_one_unit() {
     QCOMPARE(time_tick_label(0, 5e7), QString("0 ms"));
