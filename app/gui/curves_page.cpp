@@ -169,6 +169,17 @@ void round_ticks(QValueAxis* axis, double low, double high) {
 
 }  // namespace
 
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // the data axis's unit
+
+QString curve_point_tooltip(const CurveSeries& series, const CurvePoint& point, bool throughput, bool memory_axis) {
+  return QString("%1\n%2 = %3 MiB\n%4\nrun #%5 (click to open)")
+      .arg(QString::fromStdString(series.label))
+      .arg(memory_axis ? "M" : "working set")
+      .arg(point.x, 0, 'f', 0)
+      .arg(throughput ? QString("%1 GFlop/s").arg(point.gflops, 0, 'f', 0) : QString("%1 GiB loaded").arg(point.bytes / kGiB, 0, 'f', 2))
+      .arg(point.run_id);
+}
+
 CurvesPage::CurvesPage(SweepCurves curves, QString title, QWidget* parent)
     : QWidget(parent), curves_(std::move(curves)), title_(std::move(title)) {
   auto* layout = new QVBoxLayout(this);
@@ -218,7 +229,6 @@ void CurvesPage::rebuild() {
   // Sizes in powers of 1024 on both axes, as the memories are given (the paper figures keep
   // their GB: paper_figure.cpp).
   const QString y_title = throughput ? "throughput (GFlop/s)" : "data transferred (GiB)";
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   // On a log axis the points are drawn at log10 of their value, so that the axis can be
   // labelled at 1-2-5 steps (QLogValueAxis labels whole decades only).
   const auto plotted = [log](double y) { return log ? std::log10(std::max(y, 1e-12)) : y; };
@@ -248,16 +258,11 @@ void CurvesPage::rebuild() {
     }
     series->replace(points);
     const CurveSeries* source = &curve;
-    connect(series, &QLineSeries::hovered, this, [source, throughput](const QPointF& point, bool state) {
+    connect(series, &QLineSeries::hovered, this, [this, source, throughput](const QPointF& point, bool state) {
       if (!state) return QToolTip::hideText();
       const CurvePoint* nearest = nearest_point(*source, point.x());
       if (!nearest) return;
-      QToolTip::showText(QCursor::pos(), QString("%1\nx = %2 MiB\n%3\nrun #%4 (click to open)")
-                                             .arg(QString::fromStdString(source->label))
-                                             .arg(nearest->x, 0, 'f', 0)
-                                             .arg(throughput ? QString("%1 GFlop/s").arg(nearest->gflops, 0, 'f', 0)
-                                                             : QString("%1 GiB").arg(nearest->bytes / kGiB, 0, 'f', 2))
-                                             .arg(nearest->run_id));
+      QToolTip::showText(QCursor::pos(), curve_point_tooltip(*source, *nearest, throughput, curves_.memory_axis));
     });
     connect(series, &QLineSeries::clicked, this, [this, source](const QPointF& point) {
       if (const CurvePoint* nearest = nearest_point(*source, point.x())) emit run_clicked(nearest->run_id);

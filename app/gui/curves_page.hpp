@@ -37,6 +37,9 @@ struct SweepCurves {
   std::string description;  // "sweep 3: matmul2d (18 sizes), M = 500 MiB, 1 GPU (v100-fgcs)", for titles
 };
 Result<SweepCurves> sweep_curves(db::Store& store, std::int64_t sweep_id);
+// What hovering a point says: its series, its x (the memory or the working set), its value and
+// its run.
+QString curve_point_tooltip(const CurveSeries& series, const CurvePoint& point, bool throughput, bool memory_axis);
 
 class CurvesPage : public QWidget, public FigurePage {
   Q_OBJECT

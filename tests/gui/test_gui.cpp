@@ -430,6 +430,23 @@ class GuiTests : public QObject {
         QVERIFY2(at >= x->min() && at <= x->max(), qPrintable(series->name()));
       }
     }
+    {
+      // A point says its values when hovered, and a click on it asks for its run.
+      const CurveSeries& hfp = by_size->series[1];
+      const QString tip = curve_point_tooltip(hfp, hfp.points[1], false, false);
+      QVERIFY2(tip.startsWith("hfp/belady\nworking set = ") && tip.contains(QString("run #%1").arg(hfp.points[1].run_id)), qPrintable(tip));
+      QVERIFY(curve_point_tooltip(hfp, hfp.points[1], true, true).contains("\nM = "));
+      QVERIFY(curve_point_tooltip(hfp, hfp.points[1], true, true).contains("GFlop/s"));
+      QSignalSpy clicked(&page, &CurvesPage::run_clicked);
+      QLineSeries* line = nullptr;
+      for (QAbstractSeries* series : page.findChild<QChartView*>()->chart()->series()) {
+        if (series->name() == "hfp/belady") line = static_cast<QLineSeries*>(series);
+      }
+      QVERIFY(line != nullptr);
+      emit line->clicked(line->at(1));
+      QCOMPARE(clicked.count(), 1);
+      QCOMPARE(clicked.front().front().toLongLong(), static_cast<qlonglong>(hfp.points[1].run_id));
+    }
     const QString png = dir_.filePath("curves.png");
     QCOMPARE(export_figure(page.paint_function(), page.figure_size(), png), QString());
     QCOMPARE(QImage(png).size(), page.figure_size());
