@@ -21,6 +21,7 @@
 #include "app/gui/figure_export.hpp"
 #include "app/gui/main_window.hpp"
 #include "app/gui/paper_figure.hpp"
+#include "app/gui/residency_view.hpp"
 #include "app/gui/time_split_view.hpp"
 #include "app/gui/timeline.hpp"
 #include "core/presets.hpp"
@@ -110,6 +111,13 @@ int draw_timeline(const QCommandLineParser& args, const ExportRuns& runs, QSize 
                       size);
 }
 
+int draw_residency(const QCommandLineParser& args, const ExportRuns& runs, QSize size) {
+  ResidencyFigure figure(*runs.front());
+  if (!args.isSet("size")) size = QSize(1400, 700);
+  const bool dark = args.isSet("dark");
+  return write_export(args, [&](QPainter& painter, const QRectF& area) { figure.paint(painter, area, std::nullopt, dark); }, size);
+}
+
 int draw_time_split(const QCommandLineParser& args, const ExportRuns& runs, QSize size) {
   TimeSplitFigure figure(*runs.front());
   if (!args.isSet("size")) size = QSize(900, figure.height_for(26));
@@ -133,6 +141,7 @@ const std::vector<ExportView>& export_views() {
       {"difference", "two runs (--run A,B)", 2, 2, false, draw_difference},
       {"timeline", "one run (--run ID)", 1, 1, false, draw_timeline},
       {"time-split", "one run (--run ID): where each worker's time went", 1, 1, false, draw_time_split},
+      {"residency", "one run (--run ID): which data each GPU held over time, and why each left", 1, 1, false, draw_residency},
       {"curves", "a sweep (--sweep ID)", 0, 0, false, nullptr},
   };
   return views;
@@ -307,6 +316,7 @@ int main(int argc, char** argv) {
       "  tilelens-gui --db runs.db --export difference --run 2,3 --out diff.pdf\n"
       "  tilelens-gui --db runs.db --export timeline --run 5 --out timeline.png\n"
       "  tilelens-gui --db runs.db --export time-split --run 5 --out where-time-went.png\n"
+      "  tilelens-gui --db runs.db --export residency --run 5 --out residency.png\n"
       "  tilelens-gui --db fgcs.db --export curves --sweep 1 [--throughput] --out fig7.png\n"
       "A paper's figure, its runs replayed into the database where missing (--figure list shows them):\n"
       "  tilelens-gui --db figs.db --figure fgcs-fig13 --out fig13      # fig13.png, .pdf and .svg");

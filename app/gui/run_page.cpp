@@ -11,6 +11,8 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -230,12 +232,25 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   connect(debounce, &QTimer::timeout, this, [this, slider] { what_if(std::pow(2.0, slider->value() / 4.0)); });
   // The tile view above the timeline; a task selected in one is highlighted in the other.
   timeline_ = new TimelineView(run_);
+  // Beside the timeline, in a tab: which data each GPU held over time. A task selected in any
+  // of the three is marked in the other two.
+  residency_ = new ResidencyView(run_);
   connect(view_, &TileView::task_selected, timeline_, &TimelineView::set_highlight);
-  connect(timeline_, &TimelineView::task_selected, this, [this](std::optional<TaskId> task) {
+  connect(view_, &TileView::task_selected, residency_, &ResidencyView::set_highlight);
+  const auto select_on_tiles = [this](std::optional<TaskId> task) {
     TileOptions options = view_->options();
     options.highlight = task;
     view_->set_options(options);
-  });
+  };
+  connect(timeline_, &TimelineView::task_selected, this, select_on_tiles);
+  connect(timeline_, &TimelineView::task_selected, residency_, &ResidencyView::set_highlight);
+  connect(residency_, &ResidencyView::task_selected, this, select_on_tiles);
+  connect(residency_, &ResidencyView::task_selected, timeline_, &TimelineView::set_highlight);
+  time_views_ = new QTabWidget;
+  time_views_->setObjectName("time_views");
+  time_views_->setDocumentMode(true);
+  time_views_->addTab(timeline_, "timeline");
+  time_views_->addTab(residency_, "memory residency");
   // During Play, the timeline's playhead is at the start of the last task shown.
   connect(controls_, &TileControls::limit_changed, this, [this](std::optional<std::uint32_t> limit) {
     std::optional<std::int64_t> time;
@@ -247,7 +262,7 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   // Under the timeline, where each worker's time went, in the timeline's brushes.
   time_split_ = new TimeSplitView(run_);
   splitter->addWidget(view_);
-  splitter->addWidget(timeline_);
+  splitter->addWidget(time_views_);
   splitter->addWidget(time_split_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
@@ -263,7 +278,8 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
     QTimer::singleShot(0, splitter, [this, splitter] {
       const int height = splitter->height();
       const int bars = time_split_->figure().height_for(16);
-      const int lanes = std::min(42 + 16 * timeline_->figure().lane_total(), std::max(120, height / 2 - bars));
+      const int tabs = time_views_->tabBar()->sizeHint().height();
+      const int lanes = std::min(tabs + 42 + 16 * timeline_->figure().lane_total(), std::max(140, height / 2 - bars));
       splitter->setSizes({std::max(1, height - lanes - bars), lanes, bars});
     });
   }
@@ -291,6 +307,7 @@ void RunPage::start_what_if(double factor) {
     busy_->hide();
     view_->set_run(run_);
     timeline_->set_run(run_);
+    residency_->set_run(run_);
     time_split_->set_run(run_);
     summary_->setText(metrics_line(*run_));
     emit what_if_shown(run_->run.info.platform.memory_bytes);
@@ -311,6 +328,7 @@ void RunPage::start_what_if(double factor) {
       if (shown) {
         view_->set_run(shown);
         timeline_->set_run(shown);
+        residency_->set_run(shown);
         time_split_->set_run(shown);
         summary_->setText("what if: " + metrics_line(*shown));
         emit what_if_shown(memory);

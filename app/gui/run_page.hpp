@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "app/gui/figure_export.hpp"
+#include "app/gui/residency_view.hpp"
 #include "app/gui/tile_view.hpp"
 #include "app/gui/time_split_view.hpp"
 #include "app/gui/timeline.hpp"
@@ -16,6 +17,7 @@
 class QSlider;
 class QLabel;
 class QProgressBar;
+class QTabWidget;
 class QTimer;
 class QToolBar;
 
@@ -60,12 +62,14 @@ class RunPage : public QWidget, public FigurePage {
   TileView* view() const { return view_; }
   TimelineView* timeline() const { return timeline_; }
   TimeSplitView* time_split() const { return time_split_; }
+  ResidencyView* residency() const { return residency_; }
   const RunData& run() const { return *run_; }
   ~RunPage() override;
   void set_dark(bool dark) {
     controls_->set_dark(dark);
     timeline_->set_dark(dark);
     time_split_->set_dark(dark);
+    residency_->set_dark(dark);
   }
   // Replays the run at `factor` times its memory on a worker thread and shows the result
   // (factor 1 shows the stored run again).
@@ -81,6 +85,8 @@ class RunPage : public QWidget, public FigurePage {
   TileView* view_ = nullptr;
   TimelineView* timeline_ = nullptr;
   TimeSplitView* time_split_ = nullptr;
+  ResidencyView* residency_ = nullptr;
+  QTabWidget* time_views_ = nullptr;  // the timeline and the memory residency
   TileControls* controls_ = nullptr;
   QLabel* summary_ = nullptr;
   QLabel* memory_label_ = nullptr;

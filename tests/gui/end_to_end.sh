@@ -19,7 +19,7 @@ QT_QPA_PLATFORM=offscreen "$gui" --db "$out/example.db" --export side-by-side --
 grep -q "<svg" "$out/fig8-10.svg"
 # --export list names every view, each of which draws a run of the example.
 QT_QPA_PLATFORM=offscreen "$gui" --export list >"$out/views.txt"
-for view in tile-order side-by-side difference timeline time-split curves; do
+for view in tile-order side-by-side difference timeline time-split residency curves; do
   grep -q "^$view " "$out/views.txt" || { echo "--export list does not name $view"; cat "$out/views.txt"; exit 1; }
 done
 QT_QPA_PLATFORM=offscreen "$gui" --db "$out/example.db" --export time-split --run 2 --out "$out/time-split.png"

@@ -33,6 +33,7 @@
 #include "app/gui/main_window.hpp"
 #include "app/gui/paper_figure.hpp"
 #include "app/gui/run_page.hpp"
+#include "app/gui/residency_view.hpp"
 #include "app/gui/time_split_view.hpp"
 #include "app/gui/timeline.hpp"
 
@@ -588,6 +589,50 @@ class GuiTests : public QObject {
     // A run compared with itself never parts.
     ComparePage same({first, first});
     QVERIFY(same.divergences().front()->text().contains("starts the same tasks as #1"));
+  }
+
+  // Memory residency: a stay is found and told under its bar, a click on it selects the task
+  // it was loaded for, and the run page links it both ways with the tiles and the timeline.
+  void residency_shows_stays_and_links_tasks() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto loaded = load_run_data(*store, 3);  // two GPUs
+    QVERIFY(loaded.ok());
+    const auto run = std::make_shared<const RunData>(std::move(*loaded));
+    ResidencyFigure figure(*run);
+    QCOMPARE(figure.stays().size(), run->trace.loads.size() + run->trace.allocations.size());
+    const QRectF area(0, 0, 1000, 400);
+    std::size_t checked = 0;
+    for (std::size_t i = 0; i < figure.stays().size() && checked < 5; ++i) {
+      const Residency& stay = figure.stays()[i];
+      const QRectF bar = figure.stay_rect(area, i);
+      if (bar.width() < 6 || stay.load == kNoRecord) continue;
+      QCOMPARE(figure.stay_at(area, bar.center()), std::optional<std::size_t>(i));
+      const QString tip = figure.tooltip_at(area, bar.center());
+      const QString name = QString::fromStdString(run->workload.data()[stay.data].name);
+      QVERIFY2(tip.startsWith(name + " on " + QString::fromStdString(run->worker_name(stay.gpu))), qPrintable(tip));
+      QVERIFY2(tip.contains(stay.eviction == kNoRecord ? "stayed to the end" : run->trace.evictions[stay.eviction].cause == EvictionCause::Invalidated ? "invalidated at" : "evicted at"), qPrintable(tip));
+      ++checked;
+    }
+    QVERIFY(checked > 0);
+    // A click selects the stay's task.
+    ResidencyView view(run);
+    view.resize(1000, 400);
+    std::size_t stay = 0;
+    while (stay < figure.stays().size() && (figure.stay_rect(QRectF(view.rect()), stay).width() < 6 || !figure.task_of(stay))) ++stay;
+    QVERIFY(stay < figure.stays().size());
+    QSignalSpy selected(&view, &ResidencyView::task_selected);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, figure.stay_rect(QRectF(view.rect()), stay).center().toPoint());
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.front().front().value<std::optional<TaskId>>(), figure.task_of(stay));
+    // On the run page: a task chosen in the residency is selected on the tiles and the
+    // timeline, and one chosen on the tiles is marked in the residency.
+    RunPage page(run);
+    QVERIFY(page.residency() != nullptr);
+    emit page.residency()->task_selected(figure.task_of(stay));
+    QCOMPARE(page.view()->options().highlight, figure.task_of(stay));
+    const QString png = dir_.filePath("residency.png");
+    QCOMPARE(export_figure([&](QPainter& painter, const QRectF& where) { figure.paint(painter, where, figure.task_of(stay), false); }, QSize(900, 500), png), QString());
+    QCOMPARE(QImage(png).size(), QSize(900, 500));
   }
 
   // A time axis keeps one unit and the decimals its step needs.

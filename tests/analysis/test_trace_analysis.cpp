@@ -1,9 +1,13 @@
-// Where workers' time went and where two schedules part (analysis/time_split, divergence): hand
+// What a trace says (analysis/time_split, divergence, residency): where workers' time went, where two
+// schedules part, which data sat in memory. Hand
 // traces with known answers, then properties of real replays (each worker's states fill the
 // span; busy time is the engine's own; identical runs never part; the loads add up).
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "analysis/divergence.hpp"
+#include "analysis/residency.hpp"
 #include "analysis/time_split.hpp"
 #include "helpers.hpp"
 
@@ -105,4 +109,66 @@ TEST_CASE("divergence: identical runs never part, and two schedulers part where 
   for (const LoadRecord& load : hfp.trace.loads) bytes += load.bytes;
   CHECK(part.second.bytes_after <= bytes);
   CHECK(part.second.loads_after > 0);
+}
+
+TEST_CASE("residency of a hand trace: a load opens a stay, its eviction closes it, a stay the trace began with starts at 0", "[analysis]") {
+  Trace trace;
+  trace.loads.push_back(LoadRecord{.data = 3, .gpu = 0, .task = 7, .source = kFromHost, .kind = LoadKind::Fetch, .bytes = 10, .issue_ns = 10, .end_ns = 20});
+  trace.loads.push_back(LoadRecord{.data = 3, .gpu = 0, .task = 9, .source = kFromHost, .kind = LoadKind::Fetch, .bytes = 10, .issue_ns = 60, .end_ns = 70});
+  trace.allocations.push_back(AllocationRecord{.data = 4, .gpu = 1, .time_ns = 30, .task = 8});
+  trace.evictions.push_back(EvictionRecord{.data = 3, .gpu = 0, .for_task = 8, .cause = EvictionCause::Capacity, .wrote_back = false, .time_ns = 50});
+  trace.evictions.push_back(EvictionRecord{.data = 5, .gpu = 0, .for_task = 8, .cause = EvictionCause::Capacity, .wrote_back = true, .time_ns = 40});
+  const std::vector<Residency> stays = residencies(trace, 100);
+  REQUIRE(stays.size() == 4);
+  // GPU 0 by time: data 5 (there from the start, evicted at 40), data 3 twice; then GPU 1.
+  CHECK(stays[0].data == 5);
+  CHECK(stays[0].from_ns == 0);
+  CHECK(stays[0].load == kNoRecord);
+  CHECK(stays[0].until_ns == 40);
+  CHECK(stays[0].eviction == 1);
+  CHECK(stays[1].data == 3);
+  CHECK(stays[1].from_ns == 10);
+  CHECK(stays[1].resident_ns == 20);
+  CHECK(stays[1].until_ns == 50);
+  CHECK(stays[1].load == 0);
+  CHECK(stays[1].eviction == 0);
+  CHECK(stays[2].load == 1);
+  CHECK(stays[2].until_ns == 100);  // stayed to the end
+  CHECK(stays[2].eviction == kNoRecord);
+  CHECK(stays[3].gpu == 1);
+  CHECK(stays[3].allocation == 0);
+  CHECK(stays[3].resident_ns == 30);
+}
+
+TEST_CASE("residency of replays: every record opens or closes one stay, stays never overlap, and they fit in M", "[analysis]") {
+  const Workload w = test::generated("cholesky:N=8");
+  for (const std::string scheduler : {"eager", "dmdar"}) {
+    const Platform platform = test::small_platform(static_cast<double>(w.working_set_bytes()) / 4, 2);
+    const test::Run run = test::run_replay(w, scheduler, "lru", platform, 2);
+    INFO(scheduler);
+    const std::vector<Residency> stays = residencies(run.trace, run.summary.makespan_ns);
+    CHECK(stays.size() == run.trace.loads.size() + run.trace.allocations.size());
+    std::vector<int> closed(run.trace.evictions.size(), 0);
+    std::map<std::pair<GpuId, DataId>, std::int64_t> last_until;
+    std::vector<std::pair<std::int64_t, std::int64_t>> changes;  // per GPU 0: (time, +-bytes)
+    for (const Residency& stay : stays) {
+      CHECK(stay.from_ns <= stay.resident_ns);
+      CHECK(stay.resident_ns <= stay.until_ns);
+      if (stay.eviction != kNoRecord) ++closed[stay.eviction];
+      CHECK((stay.load != kNoRecord) != (stay.allocation != kNoRecord));
+      const auto key = std::pair{stay.gpu, stay.data};
+      if (last_until.count(key)) CHECK(last_until[key] <= stay.from_ns);
+      last_until[key] = stay.until_ns;
+      if (stay.gpu == 0) {
+        const auto bytes = static_cast<std::int64_t>(w.data()[stay.data].bytes);
+        changes.push_back({stay.from_ns, bytes});
+        if (stay.eviction != kNoRecord) changes.push_back({stay.until_ns, -bytes});
+      }
+    }
+    for (int count : closed) CHECK(count == 1);
+    std::sort(changes.begin(), changes.end(), [](const auto& a, const auto& b) { return std::tie(a.first, a.second) < std::tie(b.first, b.second); });
+    std::int64_t in_use = 0, peak = 0;
+    for (const auto& [time, delta] : changes) peak = std::max(peak, in_use += delta);
+    CHECK(peak == static_cast<std::int64_t>(run.summary.gpus[0].peak_bytes));
+  }
 }
