@@ -95,8 +95,9 @@ double ResidencyFigure::x_of(const Layout& l, std::int64_t t) const {
   return l.left + l.width * static_cast<double>(t) / static_cast<double>(end_ns_);
 }
 
-QRectF ResidencyFigure::stay_rect(const QRectF& area, std::size_t index) const {
-  const Layout l = layout(area);
+QRectF ResidencyFigure::stay_rect(const QRectF& area, std::size_t index) const { return stay_rect(layout(area), index); }
+
+QRectF ResidencyFigure::stay_rect(const Layout& l, std::size_t index) const {
   const Residency& stay = stays_[index];
   const std::size_t p = panel_of_gpu_[stay.gpu];
   const std::uint32_t row = stay.data < row_of_[p].size() ? row_of_[p][stay.data] : kNoId;
@@ -155,20 +156,34 @@ void ResidencyFigure::paint(QPainter& painter, const QRectF& area, std::optional
     for (const Access& access : run_.workload.accesses(*highlight)) marked[access.data] = 1;
   }
   // The stays: loading pale, resident in the matrix's colour; then where each left, and why.
+  // Each pixel row is filled once per pixel column at most, whatever the run's length and
+  // however many data share a pixel row: a stay is drawn from where its pixel row was filled
+  // to; below 1.5 px a row, loads in flight are not shaded and departures are marked at most
+  // one per 4 px (hover still tells each stay).
+  const bool compact = l.row_height < 1.5;
   const double mark_height = std::max(3.0, l.row_height);
+  std::vector<double> filled_to(static_cast<std::size_t>(std::max(1.0, area.height())) + 2, -1e300);
+  std::vector<double> marked_at(filled_to.size(), -1e300);
   for (std::size_t i = 0; i < stays_.size(); ++i) {
     const Residency& stay = stays_[i];
-    const QRectF resident = stay_rect(area, i);
+    QRectF resident = stay_rect(l, i);
     if (resident.isEmpty()) continue;
-    QColor colour = matrix_colour(run_.workload.data()[stay.data].matrix);
-    if (stay.resident_ns > stay.from_ns) {
+    const auto pixel_row = static_cast<std::size_t>(std::clamp(resident.top() - area.top(), 0.0, static_cast<double>(filled_to.size() - 1)));
+    double& reached = filled_to[pixel_row];
+    if (resident.right() < reached + 1) continue;
+    const QColor colour = matrix_colour(run_.workload.data()[stay.data].matrix);
+    if (!compact && stay.resident_ns > stay.from_ns) {
       QColor loading = colour;
       loading.setAlpha(70);
-      const double x0 = x_of(l, stay.from_ns);
-      painter.fillRect(QRectF(x0, resident.top(), std::max(0.5, resident.left() - x0), resident.height()), loading);
+      const double x0 = std::max(reached, x_of(l, stay.from_ns));
+      if (x0 < resident.left()) painter.fillRect(QRectF(x0, resident.top(), std::max(0.5, resident.left() - x0), resident.height()), loading);
     }
+    if (resident.left() < reached) resident.setLeft(reached);
+    reached = resident.right();
     painter.fillRect(resident, colour);
     if (stay.eviction == kNoRecord) continue;
+    if (compact && resident.right() < marked_at[pixel_row] + 4) continue;
+    marked_at[pixel_row] = resident.right();
     const EvictionRecord& eviction = run_.trace.evictions[stay.eviction];
     const QColor why = eviction.cause == EvictionCause::Invalidated ? kInvalidated : eviction.wrote_back ? kWroteBack : ink;
     painter.fillRect(QRectF(resident.right() - 1, resident.center().y() - mark_height / 2, 2, mark_height), why);

@@ -40,6 +40,7 @@ class ResidencyFigure {
     double row_height;
   };
   Layout layout(const QRectF& area) const;
+  QRectF stay_rect(const Layout& l, std::size_t stay) const;
   double x_of(const Layout& l, std::int64_t t) const;
 
   const RunData& run_;

@@ -114,16 +114,35 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     return fresh;
   };
   // Idle time on the compute lanes, in the states of "where time went" (worker_states.hpp):
-  // waiting for data hatched, the scheduler's cost cross-hatched, no ready task blank. At most
-  // about one interval per pixel column and worker is drawn.
-  std::vector<double> idle_drawn_to(run_.gpus, -1e300);
-  for (const StateInterval& idle : run_.time_split.idle) {
-    if (idle.state == WorkerState::NoReadyTask || idle.worker >= run_.gpus || idle.end_ns < begin || idle.begin_ns > end) continue;
-    const double x0 = x_of(idle.begin_ns, begin, end, left, width), x1 = x_of(idle.end_ns, begin, end, left, width);
-    if (x1 < idle_drawn_to[idle.worker] + 1) continue;
-    idle_drawn_to[idle.worker] = x1;
-    const QRectF lane = lane_rect(idle.worker, 0);
-    painter.fillRect(QRectF(x0, lane.top(), std::max(1.0, x1 - x0), lane.height()), worker_state_brush(idle.state, dark));
+  // waiting for data hatched, the scheduler's cost cross-hatched, no ready task blank.
+  // Intervals of one state less than a pixel apart are filled as one (a pattern fill is dear).
+  {
+    const QBrush brushes[] = {worker_state_brush(WorkerState::WaitingForData, dark), worker_state_brush(WorkerState::SchedulerCost, dark)};
+    struct Pending {
+      double x0 = 0, x1 = -1e300;
+      int brush = -1;
+    };
+    std::vector<Pending> pending(run_.gpus);
+    const auto flush = [&](GpuId g) {
+      Pending& p = pending[g];
+      if (p.brush < 0) return;
+      const QRectF lane = lane_rect(g, 0);
+      painter.fillRect(QRectF(p.x0, lane.top(), std::max(1.0, p.x1 - p.x0), lane.height()), brushes[p.brush]);
+      p.brush = -1;
+    };
+    for (const StateInterval& idle : run_.time_split.idle) {
+      if (idle.state == WorkerState::NoReadyTask || idle.worker >= run_.gpus || idle.end_ns < begin || idle.begin_ns > end) continue;
+      const double x0 = x_of(idle.begin_ns, begin, end, left, width), x1 = x_of(idle.end_ns, begin, end, left, width);
+      const int brush = idle.state == WorkerState::WaitingForData ? 0 : 1;
+      Pending& p = pending[idle.worker];
+      if (p.brush == brush && x0 <= p.x1 + 1) {
+        p.x1 = std::max(p.x1, x1);
+        continue;
+      }
+      flush(idle.worker);
+      p = {x0, x1, brush};
+    }
+    for (GpuId g = 0; g < run_.gpus; ++g) flush(g);
   }
   // Tasks: one bar each (at least a pixel wide), coloured by kind.
   for (const TaskRecord& t : run_.trace.tasks) {
