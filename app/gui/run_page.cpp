@@ -249,8 +249,9 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   time_views_ = new QTabWidget;
   time_views_->setObjectName("time_views");
   time_views_->setDocumentMode(true);
-  time_views_->addTab(timeline_, "timeline");
-  time_views_->addTab(residency_, "memory residency");
+  // Alt+T and Alt+M switch between them.
+  time_views_->addTab(timeline_, "&timeline");
+  time_views_->addTab(residency_, "&memory residency");
   // During Play, the timeline's playhead is at the start of the last task shown.
   connect(controls_, &TileControls::limit_changed, this, [this](std::optional<std::uint32_t> limit) {
     std::optional<std::int64_t> time;

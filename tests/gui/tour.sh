@@ -5,6 +5,7 @@
 #   2 the filter with two words                       6 the replay dialog on the open run
 #   3 a run kept in its own tab (Down, Enter)         7 Ctrl+E from the filter: the export dialog
 #   4 a tooltip on the timeline                       8 the window at 560 px wide
+#   5b the memory residency tab (Alt+M), then back to the timeline (Alt+T)
 #   9 the curves of a sweep stored meanwhile by the CLI (F5, then the Sweeps menu)
 #  10 two runs compared: Ctrl-click a second row; the metrics and the difference map
 # It fails when the app dies at a step, when Ctrl+E from the filter opens no export dialog, or
@@ -112,6 +113,11 @@ xdotool mousemove 900 800 click 1
 xdotool key w w w
 sleep 0.8
 step 5-zoom
+xdotool key alt+m
+sleep 0.8
+step 5b-residency
+xdotool key alt+t
+sleep 0.3
 xdotool key --window "$window" ctrl+r
 dialog=$(wait_for "^Replay into")
 sleep 0.5
@@ -170,4 +176,4 @@ if [ -n "$docs" ]; then
   cp "$out"/tour-*.png "$docs/"
   echo "copied the tour to $docs"
 fi
-echo "tour done: 10 steps, screenshots in $out"
+echo "tour done: 11 steps, screenshots in $out"
