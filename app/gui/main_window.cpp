@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMap>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
@@ -242,6 +243,30 @@ bool MainWindow::open_databases(const QStringList& paths, QString* error) {
   return true;
 }
 
+QString sweep_menu_label(std::int64_t id, const QString& spec) {
+  // The spec is the sweep's grid as flags (--workload=... --scheduler=...): its values, named
+  // as a reader names them; what the sweep does not set is left out.
+  QMap<QString, QString> values;
+  for (const QString& token : spec.split(' ', Qt::SkipEmptyParts)) {
+    const qsizetype equals = token.indexOf('=');
+    if (token.startsWith("--") && equals > 2) values[token.mid(2, equals - 2)] = token.mid(equals + 1);
+  }
+  QStringList parts;
+  if (values.contains("workload")) parts << values["workload"];
+  if (values.contains("scheduler")) {
+    QString policies = values["scheduler"];
+    policies.replace(",", ", ");
+    if (values.contains("eviction")) policies += " (" + values["eviction"] + ")";
+    parts << policies;
+  }
+  if (values.contains("memory")) parts << "M = " + values["memory"].replace(",", ", ");
+  if (values.contains("gpus") && values["gpus"] != "1") parts << values["gpus"] + " GPUs";
+  if (parts.isEmpty()) parts << spec;
+  const QString text = QString("Curves of sweep %1: %2").arg(id).arg(parts.join("; "));
+  // Elided at the end, never in the middle of a value.
+  return text.size() > 120 ? text.left(119) + QChar(0x2026) : text;
+}
+
 void MainWindow::reload_runs() {
   if (!store_) return;
   auto runs = store_->load_runs({});
@@ -255,8 +280,7 @@ void MainWindow::reload_runs() {
   if (auto sweeps = store_->list_sweeps(); sweeps && !sweeps->empty()) {
     for (const auto& sweep : *sweeps) {
       const std::int64_t id = sweep.id;
-      QString text = QString("Curves of sweep %1: %2").arg(id).arg(QString::fromStdString(sweep.spec));
-      if (text.size() > 110) text = text.left(107) + "...";
+      const QString text = sweep_menu_label(id, QString::fromStdString(sweep.spec));
       QAction* action = sweeps_menu_->addAction(text, this, [this, id] { show_sweep(id); });
       action->setToolTip(QString::fromStdString(sweep.spec));
     }

@@ -26,6 +26,10 @@ namespace tilelens::gui {
 class RunModel;
 class RunFilter;
 
+// A sweep's entry in the Sweeps menu: "Curves of sweep 3: matmul2d:N=5..40:5; eager, rcm, dmdar,
+// hfp/belady (lru); M = 250MiB", from its spec (the grid as flags), elided at the end.
+QString sweep_menu_label(std::int64_t id, const QString& spec);
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:

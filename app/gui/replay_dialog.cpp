@@ -72,10 +72,28 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
     item->setToolTip(QString::fromStdString(info.summary));
     schedulers_->addItem(item);
   }
-  schedulers_->setMaximumHeight(150);
+  // Every scheduler in view at once (no name cut at the bottom), and under the list what the
+  // current one does and the options it takes.
+  schedulers_->setMinimumHeight(schedulers_->sizeHintForRow(0) * schedulers_->count() + 2 * schedulers_->frameWidth() + 2);
+  schedulers_->setMaximumHeight(schedulers_->minimumHeight());
   form->addRow("Schedulers", schedulers_);
+  scheduler_help_ = new QLabel;
+  scheduler_help_->setObjectName("scheduler_help");
+  scheduler_help_->setWordWrap(true);
+  scheduler_help_->setStyleSheet("color: gray");
+  form->addRow("", scheduler_help_);
+  connect(schedulers_, &QListWidget::currentRowChanged, this, [this](int row) {
+    if (row < 0 || static_cast<std::size_t>(row) >= scheduler_registry().size()) return scheduler_help_->clear();
+    const auto& info = scheduler_registry()[static_cast<std::size_t>(row)];
+    QString help = QString::fromStdString(info.name + ": " + info.summary);
+    if (!info.params.empty()) {
+      help += "; options:";
+      for (const auto& param : info.params) help += QString(" %1=%2").arg(QString::fromStdString(param.key), QString::fromStdString(param.default_value));
+    }
+    scheduler_help_->setText(help);
+  });
   scheduler_options_ = new QLineEdit;
-  scheduler_options_->setPlaceholderText("options for every scheduler that takes them, e.g. flip=0,ready=0");
+  scheduler_options_->setPlaceholderText("e.g. flip=0,ready=0 (each goes to the schedulers that take it)");
   form->addRow("Scheduler options", scheduler_options_);
   eviction_ = new QComboBox;
   for (const auto& info : eviction_registry()) eviction_->addItem(QString::fromStdString(info.name));
@@ -114,6 +132,10 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
   form->addRow("Scheduling cost", scheduling_cost_);
 
   restore_settings();
+  // A form that can run at once: with nothing remembered, EAGER is chosen (the first scheduler,
+  // the papers' baseline).
+  if (schedulers_->selectedItems().isEmpty()) select_schedulers({schedulers_->item(0)->text()});
+  setMinimumWidth(640);
 
   progress_ = new QProgressBar;
   progress_->setRange(0, 1);
@@ -202,16 +224,22 @@ void ReplayDialog::prefill(const RunInfo& run) {
   gpus_->setValue(static_cast<int>(run.platform.gpus));
   bandwidth_->setText(QString::fromStdString(format_fixed(run.platform.bus_bandwidth / 1e9, 3)) + "GB/s");
   buffer_->setValue(static_cast<int>(run.buffer_depth));
-  if (!run.memory_model.empty()) memory_model_->setCurrentText(QString::fromStdString(run.memory_model));
+  // The model as its short spec: only the rules that differ from its defaults.
+  if (!run.memory_model.empty()) memory_model_->setCurrentText(QString::fromStdString(short_memory_model_spec(run.memory_model)));
   scheduling_cost_->setText(QString::fromStdString(run.scheduling_cost));
 }
 
 void ReplayDialog::set_workload(const QString& spec) { workload_->setText(spec); }
 void ReplayDialog::set_memory(const QString& memory) { memory_->setText(memory); }
 void ReplayDialog::select_schedulers(const QStringList& names) {
+  int first = -1;
   for (int row = 0; row < schedulers_->count(); ++row) {
-    schedulers_->item(row)->setSelected(names.contains(schedulers_->item(row)->text()));
+    const bool selected = names.contains(schedulers_->item(row)->text());
+    schedulers_->item(row)->setSelected(selected);
+    if (selected && first < 0) first = row;
   }
+  // The help under the list describes the first one chosen.
+  if (first >= 0) schedulers_->setCurrentRow(first, QItemSelectionModel::NoUpdate);
 }
 
 Result<std::vector<core::ReplayRequest>> ReplayDialog::replay_requests() const {

@@ -55,6 +55,7 @@ class ReplayDialog : public QDialog {
   QLineEdit* workload_ = nullptr;
   QLabel* workload_help_ = nullptr;
   QListWidget* schedulers_ = nullptr;
+  QLabel* scheduler_help_ = nullptr;  // what the current scheduler does, and its options
   QLineEdit* scheduler_options_ = nullptr;
   QComboBox* eviction_ = nullptr;
   QComboBox* platform_ = nullptr;

@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QAbstractItemModelTester>
 #include <QImage>
 #include <QPainter>
@@ -448,6 +449,11 @@ class GuiTests : public QObject {
       QCOMPARE(clicked.count(), 1);
       QCOMPARE(clicked.front().front().toLongLong(), static_cast<qlonglong>(hfp.points[1].run_id));
     }
+    // The Sweeps menu names a sweep by its values, not its flags.
+    QCOMPARE(sweep_menu_label(1, "--workload=matmul2d:N=5..40:5 --scheduler=eager,rcm --eviction=lru --platform=v100-fgcs --memory=250MiB --buffer=4"),
+             QString("Curves of sweep 1: matmul2d:N=5..40:5; eager, rcm (lru); M = 250MiB"));
+    QVERIFY(!sweep_menu_label(2, "--workload=" + QString(200, 'x')).contains("--"));
+    QVERIFY(sweep_menu_label(2, "--workload=" + QString(200, 'x')).size() <= 120);
     const QString png = dir_.filePath("curves.png");
     QCOMPARE(export_figure(page.paint_function(), page.figure_size(), png), QString());
     QCOMPARE(QImage(png).size(), page.figure_size());
@@ -649,6 +655,19 @@ class GuiTests : public QObject {
   void replay_dialog_stores_runs_on_a_worker() {
     const QString db = dir_.filePath("dialog.db");
     ReplayDialog dialog(db);
+    // Wide enough for its placeholders, every scheduler in view, one of them chosen, and what
+    // the first chosen does said under the list.
+    QVERIFY(dialog.minimumWidth() >= 640);
+    auto* list = dialog.findChild<QListWidget*>();
+    QVERIFY(list != nullptr);
+    QVERIFY(list->height() >= list->sizeHintForRow(0) * list->count());
+    QVERIFY(!list->selectedItems().isEmpty());
+    auto* help = dialog.findChild<QLabel*>("scheduler_help");
+    QVERIFY(help != nullptr);
+    dialog.select_schedulers({"hfp", "dmdar"});
+    QVERIFY2(help->text().startsWith("dmdar: "), qPrintable(help->text()));  // dmdar comes first in the list
+    dialog.select_schedulers({"hfp"});
+    QVERIFY2(help->text().startsWith("hfp: Hierarchical Fair Packing") && help->text().contains("options: flip=1"), qPrintable(help->text()));
     dialog.set_workload("matmul2d:N=6");
     dialog.select_schedulers({"eager", "hfp"});
     dialog.set_memory("3items");
