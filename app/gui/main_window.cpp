@@ -24,6 +24,7 @@
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabWidget>
@@ -83,7 +84,17 @@ MainWindow::MainWindow() {
   tabs_ = new QTabWidget;
   tabs_->setTabsClosable(true);
   tabs_->setDocumentMode(true);
-  setCentralWidget(tabs_);
+  // With no tab open, the right side says what to do instead of staying blank.
+  start_hint_ = new QLabel;
+  start_hint_->setObjectName("start_hint");
+  start_hint_->setAlignment(Qt::AlignCenter);
+  start_hint_->setWordWrap(true);
+  start_hint_->setMargin(40);
+  start_hint_->setStyleSheet("color: gray; font-size: 14px");
+  central_ = new QStackedWidget;
+  central_->addWidget(start_hint_);
+  central_->addWidget(tabs_);
+  setCentralWidget(central_);
   status_ = new QLabel;
   statusBar()->addWidget(status_, 1);
 
@@ -93,7 +104,10 @@ MainWindow::MainWindow() {
   });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { selection_changed(); });
   connect(table_, &QTableView::activated, this, [this] { keep_selection(); });  // Enter or double-click
-  connect(tabs_, &QTabWidget::currentChanged, this, [this] { follow_tab(); });
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    central_->setCurrentWidget(tabs_->count() > 0 ? static_cast<QWidget*>(tabs_) : start_hint_);
+    follow_tab();
+  });
   connect(tabs_, &QTabWidget::tabCloseRequested, this, [this](int index) {
     QWidget* page = tabs_->widget(index);
     tabs_->removeTab(index);
@@ -104,7 +118,9 @@ MainWindow::MainWindow() {
   QSettings settings;
   resize(1400, 900);
   restoreGeometry(settings.value("window/geometry").toByteArray());
-  if (!restoreState(settings.value("window/state").toByteArray())) resizeDocks({dock}, {430}, Qt::Horizontal);
+  // At first the list ends at a column's edge (fit_runs_dock, once the runs are in).
+  fit_dock_ = !restoreState(settings.value("window/state").toByteArray());
+  if (fit_dock_) resizeDocks({dock}, {600}, Qt::Horizontal);
   set_dark(settings.value("view/dark", false).toBool());
   refresh_recent_menu();
 }
@@ -276,6 +292,26 @@ void MainWindow::reload_runs() {
   }
   model_->set_runs(std::move(*runs));
   update_status();
+  if (fit_dock_ && model_->rowCount() > 0) {
+    // As many whole columns as fit in 45% of the window: no column cut in the middle.
+    fit_dock_ = false;
+    table_->resizeColumnsToContents();
+    const int room = width() * 45 / 100;
+    int shown = 2 * table_->frameWidth() + 4;
+    for (int column = 0; column < model_->columnCount(); ++column) {
+      const int next = shown + table_->horizontalHeader()->sectionSize(column);
+      if (next > room && column > 0) break;
+      shown = next;
+    }
+    resizeDocks({runs_dock_}, {shown}, Qt::Horizontal);
+  }
+  start_hint_->setText(model_->rowCount() == 0
+                           ? "This database has no run yet.\n\nFile > Replay (Ctrl+R) replays a workload into it, as tilelens replay --db "
+                             "and tilelens sweep --db do from the command line."
+                           : "Select a run in the list to see the order of its tiles, its timeline, its memory residency and where "
+                             "its time went.\n\nCtrl-click a second run to compare them side by side; Enter keeps the selection in "
+                             "a tab of its own.\n\nFile > Replay (Ctrl+R) replays a workload into this database; the Sweeps menu "
+                             "draws a sweep's curves.");
   sweeps_menu_->clear();
   if (auto sweeps = store_->list_sweeps(); sweeps && !sweeps->empty()) {
     for (const auto& sweep : *sweeps) {

@@ -16,6 +16,7 @@
 class QTableView;
 class QLineEdit;
 class QTabWidget;
+class QStackedWidget;
 class QSortFilterProxyModel;
 class QMenu;
 class QLabel;
@@ -94,6 +95,9 @@ class MainWindow : public QMainWindow {
   QTableView* table_ = nullptr;
   QLineEdit* filter_ = nullptr;
   QTabWidget* tabs_ = nullptr;
+  QLabel* start_hint_ = nullptr;       // shown while no tab is open
+  QStackedWidget* central_ = nullptr;  // the hint or the tabs
+  bool fit_dock_ = false;              // no saved layout: the list's width is fitted to its columns once
   QMenu* recent_menu_ = nullptr;
   QMenu* sweeps_menu_ = nullptr;
   QLabel* status_ = nullptr;

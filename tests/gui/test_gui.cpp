@@ -352,10 +352,18 @@ class GuiTests : public QObject {
     QString error;
     QVERIFY(window.open_database(db_, &error));
     QCOMPARE(window.run_count(), 3);
+    // Nothing open yet: the right side says what to do, not a blank pane.
+    auto* hint = window.findChild<QLabel*>("start_hint");
+    QVERIFY(hint != nullptr);
+    QVERIFY(hint->isVisibleTo(&window));
+    QVERIFY2(hint->text().startsWith("Select a run in the list"), qPrintable(hint->text()));
+    QVERIFY(!window.tabs()->isVisibleTo(&window));
     window.show_runs({1});
     // Runs load on a worker thread: a placeholder first, the page once they arrive.
     QTRY_VERIFY(window.loading() == 0);
     QVERIFY(dynamic_cast<RunPage*>(window.tabs()->currentWidget()) != nullptr);
+    QVERIFY(window.tabs()->isVisibleTo(&window));
+    QVERIFY(!hint->isVisibleTo(&window));
     // File > Export run goes through the exporters `tilelens export` uses.
     const QString paje = dir_.filePath("run1.paje");
     QCOMPARE(window.export_run(paje, "paje"), QString());
