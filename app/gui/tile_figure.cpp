@@ -90,6 +90,10 @@ TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& o
   g.label = count > 1 ? kLabelPixels + 4.0 : 0.0;
   double gap = count > 1 ? 10.0 : 0.0;
   const double margin_cells = margins ? 1.4 : 0.0;  // fgcs Fig. 4's marks left of and above the grid
+  g.margin_cells = margin_cells;
+  // One panel gets its row and column indices and the axes' names, in a band of their own,
+  // where the figure is large enough to spare it (a thumbnail gives its tiles all the room).
+  g.axes = count == 1 && std::min(body.width(), body.height()) >= 200 ? 2.0 * kLabelPixels + 14 : 0.0;
   // The number of panels across that gives the largest tiles; each GPU's set starts a row.
   std::size_t best_across = 1;
   double best_cell = 0;
@@ -97,8 +101,8 @@ TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& o
     best_cell = 0;
     for (std::size_t across = 1; across <= std::max<std::size_t>(1, split_by_gpu(options) ? ks : count); ++across) {
       const std::size_t down = sets * ((ks + across - 1) / across);
-      const double w = (body.width() - gap * static_cast<double>(across - 1)) / (static_cast<double>(across) * cols_ + margin_cells);
-      const double h = (body.height() - (g.label + gap) * static_cast<double>(down) + gap) / (static_cast<double>(down) * rows_ + margin_cells);
+      const double w = (body.width() - g.axes - gap * static_cast<double>(across - 1)) / (static_cast<double>(across) * cols_ + margin_cells);
+      const double h = (body.height() - g.axes - (g.label + gap) * static_cast<double>(down) + gap) / (static_cast<double>(down) * rows_ + margin_cells);
       const double cell = std::min(w, h);
       if (cell > best_cell) best_cell = cell, best_across = across;
     }
@@ -112,10 +116,10 @@ TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& o
   g.cell = std::max(0.05, best_cell >= 4 ? std::floor(best_cell) : best_cell);
   const std::size_t across = best_across, per_set = (ks + across - 1) / across, down = sets * per_set;
   const double panel_w = g.cell * cols_, panel_h = g.cell * rows_;
-  const double block_w = panel_w * static_cast<double>(across) + gap * static_cast<double>(across - 1) + margin_cells * g.cell;
-  const double block_h = (panel_h + g.label) * static_cast<double>(down) + gap * static_cast<double>(down - 1) + margin_cells * g.cell;
-  const double left = std::round(body.left() + (body.width() - block_w) / 2 + margin_cells * g.cell);
-  const double top = std::round(body.top() + (body.height() - block_h) / 2 + margin_cells * g.cell);
+  const double block_w = g.axes + panel_w * static_cast<double>(across) + gap * static_cast<double>(across - 1) + margin_cells * g.cell;
+  const double block_h = g.axes + (panel_h + g.label) * static_cast<double>(down) + gap * static_cast<double>(down - 1) + margin_cells * g.cell;
+  const double left = std::round(body.left() + (body.width() - block_w) / 2 + g.axes + margin_cells * g.cell);
+  const double top = std::round(body.top() + (body.height() - block_h) / 2 + g.axes + margin_cells * g.cell);
   for (std::size_t p = 0; p < count; ++p) {
     const std::size_t set = p / ks, index = p % ks;
     const std::size_t row = set * per_set + index / across, column = index % across;
@@ -175,6 +179,7 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
   }
   const bool margins = panel_count(options) == 1 && options.loads;
   for (std::size_t p = 0; p < g.panels.size(); ++p) paint_panel(painter, g.panels[p], g.cell, g.label, p, margins, options);
+  if (g.axes > 0) paint_axes(painter, g, options);
   if (options.mode == ColorMode::Chunks) paint_memory_square(painter, g, options);
   if (options.highlight) {
     const QRectF rect = tile_rect(area, *options.highlight, options);
@@ -185,6 +190,47 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
     }
   }
   if (options.legend) paint_legend(painter, g.legend, options);
+  painter.restore();
+}
+
+// A single panel's indices (the tiles' i and j from 0, as the data are named: A(3,1)), every
+// tile where they fit, else every 2nd, 5th, 10th, ...; and the axes' names: the rows of A and
+// the columns of B for a product, i and j otherwise.
+void TileFigure::paint_axes(QPainter& painter, const Geometry& g, const TileOptions& options) const {
+  if (g.panels.empty()) return;
+  const QRectF& grid = g.panels.front();
+  painter.save();
+  QFont font = painter.font();
+  font.setPixelSize(kLabelPixels);
+  painter.setFont(font);
+  const QFontMetricsF metrics(font);
+  painter.setPen(options.dark ? QColor(200, 200, 200) : QColor(70, 70, 70));
+  const double widest = metrics.horizontalAdvance(QString::number(std::max(rows_, cols_) - 1)) + 6;
+  std::int32_t step = 1;
+  for (const std::int32_t candidate : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000}) {
+    step = candidate;
+    if (g.cell * candidate >= std::max(widest, 14.0)) break;
+  }
+  const double margin = g.margin_cells * g.cell;
+  const double number_band = kLabelPixels + 2;
+  for (std::int32_t j = 0; j < cols_; j += step) {
+    const QRectF box(grid.left() + j * g.cell, grid.top() - margin - number_band, g.cell, number_band);
+    painter.drawText(box.adjusted(-20, 0, 20, 0), Qt::AlignHCenter | Qt::AlignBottom, QString::number(j));
+  }
+  for (std::int32_t i = 0; i < rows_; i += step) {
+    const QRectF box(grid.left() - margin - widest - 2, grid.top() + i * g.cell, widest, g.cell);
+    painter.drawText(box, Qt::AlignRight | Qt::AlignVCenter, QString::number(i));
+  }
+  bool a = false, b = false;
+  for (const Data& data : run_.workload.data()) a = a || data.matrix == 'A', b = b || data.matrix == 'B';
+  const QString across = a && b ? "columns of B (j) \u2192" : "j \u2192";
+  const QString down = a && b ? "rows of A (i) \u2192" : "i \u2192";
+  const double names_top = grid.top() - margin - number_band - kLabelPixels - 4;
+  painter.drawText(QRectF(grid.left(), names_top, grid.width(), kLabelPixels + 2), Qt::AlignLeft | Qt::AlignBottom, across);
+  // The rows' name reads downwards along the left side.
+  painter.translate(grid.left() - margin - widest - 6, grid.top());
+  painter.rotate(90);
+  painter.drawText(QRectF(0, 0, grid.height(), kLabelPixels + 2), Qt::AlignLeft | Qt::AlignTop, down);
   painter.restore();
 }
 
@@ -288,16 +334,31 @@ void TileFigure::paint_panel(QPainter& painter, const QRectF& grid, double cell,
         const LoadRecord& load = run_.trace.loads[index];
         const Data& data = run_.workload.data()[load.data];
         QPen pen(kLoadColor, stroke, load.kind == LoadKind::Prefetch ? Qt::DotLine : Qt::SolidLine, Qt::FlatCap);
-        painter.setPen(pen);
+        // On mid-tone and dark tiles orange alone reads poorly: there each mark is drawn over a
+        // thin light halo, dash for dash; light tiles need none.
+        const bool haloed = qGray(fill.rgb()) < 200;
+        QPen halo(QColor(255, 255, 255, 190), stroke * 1.8, Qt::SolidLine, Qt::FlatCap);
+        if (load.kind == LoadKind::Prefetch) {
+          halo.setDashPattern({1.3 / 1.8, 1.7 / 1.8});  // in halo widths: a dot of 1.3 strokes every 3
+          halo.setDashOffset(0.15 / 1.8);
+        }
+        const auto stroke_twice = [&](auto&& draw) {
+          if (haloed) {
+            painter.setPen(halo);
+            draw();
+          }
+          painter.setPen(pen);
+          draw();
+        };
         if (data.matrix == 'A') {
           const double x = tile.left() + cell * (0.5 + 0.18 * vertical++);
-          painter.drawLine(QPointF(x, tile.top() + cell * 0.12), QPointF(x, tile.bottom() - cell * 0.12));
+          stroke_twice([&] { painter.drawLine(QPointF(x, tile.top() + cell * 0.12), QPointF(x, tile.bottom() - cell * 0.12)); });
         } else if (data.matrix == 'B') {
           const double y = tile.top() + cell * (0.5 + 0.18 * horizontal++);
-          painter.drawLine(QPointF(tile.left() + cell * 0.12, y), QPointF(tile.right() - cell * 0.12, y));
+          stroke_twice([&] { painter.drawLine(QPointF(tile.left() + cell * 0.12, y), QPointF(tile.right() - cell * 0.12, y)); });
         } else {
           painter.setBrush(Qt::NoBrush);
-          painter.drawRect(tile.adjusted(cell * 0.3, cell * 0.3, -cell * 0.3, -cell * 0.3));
+          stroke_twice([&] { painter.drawRect(tile.adjusted(cell * 0.3, cell * 0.3, -cell * 0.3, -cell * 0.3)); });
         }
         if (margins) {
           // fgcs Fig. 4: rows of A loaded are marked on the left margin, columns of B on the top.
@@ -414,6 +475,14 @@ std::vector<TileFigure::LegendItem> TileFigure::legend_items(const TileOptions& 
     bool a = false, b = false;
     for (const Data& data : run_.workload.data()) a = a || data.matrix == 'A', b = b || data.matrix == 'B';
     text_item(a && b ? "(vertical: A, horizontal: B, square: C)" : a ? "(a vertical line per tile loaded)" : "(a square per data loaded)", 0, {});
+    // fgcs Fig. 4's margin bars, where a single panel has them.
+    if (a && b && panel_count(options) == 1) {
+      const QColor bar = shade(kGpuHues[0], 0.6);
+      text_item("bars beside the grid: each row of A and column of B loaded, in its task's colour", swatch * 1.2,
+                [=](QPainter& painter, double x, double y, double height) {
+                  painter.fillRect(QRectF(x + swatch * 0.1, y + height / 2 - swatch * 0.15, swatch * 0.9, swatch * 0.3), bar);
+                });
+    }
   }
   return items;
 }

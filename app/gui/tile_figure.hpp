@@ -78,10 +78,13 @@ class TileFigure {
   struct Geometry {
     double cell = 0;  // side of one tile
     double label = 0;  // the band above each panel for its label
+    double axes = 0;   // a single panel's band left of and above it: indices and axis names
+    double margin_cells = 0;  // fgcs Fig. 4's margin marks, in tiles, between the axes and the grid
     QRectF title, legend;
     std::vector<QRectF> panels;  // the grid area of each panel
   };
   Geometry layout(const QRectF& area, const TileOptions& options) const;
+  void paint_axes(QPainter& painter, const Geometry& g, const TileOptions& options) const;
   struct LegendItem;
   std::vector<LegendItem> legend_items(const TileOptions& options) const;
   bool split_by_gpu(const TileOptions& options) const { return options.per_gpu && run_.gpus > 1; }

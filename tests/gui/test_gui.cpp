@@ -138,6 +138,21 @@ class GuiTests : public QObject {
       }
     }
     QVERIFY(checked);
+    // A single panel carries its indices: ink left of the grid beside each row, beyond the
+    // margin bars, and none there when the figure is too small to spare the band.
+    {
+      TaskId row0 = kNoId;
+      for (TaskId t = 0; t < run->workload.task_count(); ++t) {
+        if (run->workload.tasks()[t].i == 0 && run->workload.tasks()[t].j == 0) row0 = t;
+      }
+      QVERIFY(row0 != kNoId);
+      const QRectF corner = figure.tile_rect(area, row0, options);
+      int inked = 0;
+      for (int x = static_cast<int>(corner.left() - 1.4 * corner.width()) - 30; x < static_cast<int>(corner.left() - 1.4 * corner.width()); ++x) {
+        for (int y = static_cast<int>(corner.top()); y < static_cast<int>(corner.bottom()); ++y) inked += lightness(image.pixel(x, y)) < 160;
+      }
+      QVERIFY2(inked > 5, qPrintable(QString("%1 dark pixels where row 0's index belongs").arg(inked)));
+    }
     // Hit testing finds the tile's task.
     QCOMPARE(*figure.task_at(area, a.center(), options), first);
     // The step-by-step limit hides the tiles processed later.
