@@ -94,13 +94,16 @@ TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& o
   // One panel gets its row and column indices and the axes' names, in a band of their own,
   // where the figure is large enough to spare it (a thumbnail gives its tiles all the room).
   g.axes = count == 1 && std::min(body.width(), body.height()) >= 200 ? 2.0 * kLabelPixels + 14 : 0.0;
-  // The number of panels across that gives the largest tiles; each GPU's set starts a row.
+  // The number of panels across that gives the largest tiles; each GPU's set starts a row,
+  // unless each set is one panel: then the GPUs sit side by side where that fits best (darts
+  // Fig. 13 puts (a) and (b) in a row).
+  const bool flat = !split_by_gpu(options) || ks == 1;
   std::size_t best_across = 1;
   double best_cell = 0;
   const auto choose = [&] {
     best_cell = 0;
-    for (std::size_t across = 1; across <= std::max<std::size_t>(1, split_by_gpu(options) ? ks : count); ++across) {
-      const std::size_t down = sets * ((ks + across - 1) / across);
+    for (std::size_t across = 1; across <= std::max<std::size_t>(1, flat ? count : ks); ++across) {
+      const std::size_t down = flat ? (count + across - 1) / across : sets * ((ks + across - 1) / across);
       const double w = (body.width() - g.axes - gap * static_cast<double>(across - 1)) / (static_cast<double>(across) * cols_ + margin_cells);
       const double h = (body.height() - g.axes - (g.label + gap) * static_cast<double>(down) + gap) / (static_cast<double>(down) * rows_ + margin_cells);
       const double cell = std::min(w, h);
@@ -114,7 +117,7 @@ TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& o
     choose();
   }
   g.cell = std::max(0.05, best_cell >= 4 ? std::floor(best_cell) : best_cell);
-  const std::size_t across = best_across, per_set = (ks + across - 1) / across, down = sets * per_set;
+  const std::size_t across = best_across, per_set = (ks + across - 1) / across, down = flat ? (count + across - 1) / across : sets * per_set;
   const double panel_w = g.cell * cols_, panel_h = g.cell * rows_;
   const double block_w = g.axes + panel_w * static_cast<double>(across) + gap * static_cast<double>(across - 1) + margin_cells * g.cell;
   const double block_h = g.axes + (panel_h + g.label) * static_cast<double>(down) + gap * static_cast<double>(down - 1) + margin_cells * g.cell;
@@ -122,7 +125,7 @@ TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& o
   const double top = std::round(body.top() + (body.height() - block_h) / 2 + g.axes + margin_cells * g.cell);
   for (std::size_t p = 0; p < count; ++p) {
     const std::size_t set = p / ks, index = p % ks;
-    const std::size_t row = set * per_set + index / across, column = index % across;
+    const std::size_t row = flat ? p / across : set * per_set + index / across, column = flat ? p % across : index % across;
     const double x = std::round(left + (panel_w + gap) * static_cast<double>(column));
     const double y = std::round(top + (panel_h + g.label + gap) * static_cast<double>(row) + g.label);
     g.panels.emplace_back(x, y, panel_w, panel_h);
