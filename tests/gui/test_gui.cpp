@@ -299,6 +299,24 @@ class GuiTests : public QObject {
     QCOMPARE(figure.panels(first_two), std::size_t{2});
     first_two.per_gpu = true;
     QCOMPARE(figure.panels(first_two), std::size_t{4});
+    {
+      // One panel per GPU (darts Fig. 13): on a wide page the two GPUs sit side by side.
+      TileOptions first_only;
+      first_only.first_panels = 1;
+      first_only.per_gpu = true;
+      const QRectF wide(0, 0, 1800, 928);
+      // Each GPU's panel origin: a drawn tile's corner less its (i, j) in tiles.
+      std::optional<QPointF> origin[2];
+      for (TaskId t = 0; t < run->workload.task_count(); ++t) {
+        const Task& task = run->workload.tasks()[t];
+        if (task.k != 0 || run->order_of[t] == kNoId || origin[run->gpu_of[t]]) continue;
+        const QRectF tile = figure.tile_rect(wide, t, first_only);
+        origin[run->gpu_of[t]] = tile.topLeft() - QPointF(task.j * tile.width(), task.i * tile.height());
+      }
+      QVERIFY(origin[0] && origin[1]);
+      QVERIFY2(std::abs(origin[0]->y() - origin[1]->y()) < 2 && origin[1]->x() > origin[0]->x() + 100,
+               qPrintable(QString("GPU 0 at %1,%2, GPU 1 at %3,%4").arg(origin[0]->x()).arg(origin[0]->y()).arg(origin[1]->x()).arg(origin[1]->y())));
+    }
     for (TaskId t = 0; t < run->workload.task_count(); ++t) {  // a later iteration's task is not drawn
       if (run->workload.tasks()[t].k < 2) continue;
       QVERIFY(figure.tile_rect(QRectF(0, 0, 1200, 600), t, first_two).isEmpty());
