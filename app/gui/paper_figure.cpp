@@ -49,26 +49,47 @@ Status draw_orders(db::Store& store, const SweepPreset& preset, const std::vecto
     option.numbers = !layout.chunks;  // darts numbers no task
     option.legend = false;            // one legend under all the runs
     option.dark = dark;
-    option.title_text = policy < layout.captions.size() ? layout.captions[policy] : preset.policies[policy].label;
-    option.title_text += ": " + data.back()->title();
+    // "(a) DMDAR + LRU": the caption's letter, then the run's policies.
+    std::string caption = policy < layout.captions.size() ? layout.captions[policy] : preset.policies[policy].label;
+    if (caption.rfind("(", 0) == 0 && caption.find(')') != std::string::npos) caption = caption.substr(0, caption.find(')') + 1);
+    option.title_text = caption + " " + data.back()->policy_title();
     options.push_back(option);
   }
   if (figures.empty()) return make_error("the sweep holds no run of the preset's policies");
+  // What the runs share (workload, memory, GPUs) is said once, above them; runs that differ in
+  // it keep their whole titles.
+  const auto shared_part = [](const RunData& run) { return run.title().substr(std::min(run.title().size(), run.policy_title().size() + 2)); };
+  std::string header = shared_part(*data.front());
+  for (const auto& run : data) {
+    if (shared_part(*run) != header) header.clear();
+  }
+  if (header.empty()) {
+    for (std::size_t k = 0; k < options.size(); ++k) options[k].title_text += ", " + shared_part(*data[k]);
+  }
+  const double header_height = header.empty() ? 0 : 34;
   // One panel is 900 x 900; several (layers, iterations) share a squarer 800 x 900, which
   // lays four out 2 x 2 as darts Figs. 8-9; a per-GPU figure puts each GPU's panels side by side.
   const std::size_t panels = figures.front()->panels(options.front());
   const int per_run_width = layout.per_gpu ? static_cast<int>(900 * panels) : panels > 1 ? 800 : 900;
   const int width = per_run_width * static_cast<int>(figures.size());
   const double legend = figures.front()->legend_height(width, options.front());
-  const int height = static_cast<int>(900 + legend);
+  const int height = static_cast<int>(900 + legend + header_height);
   const PaintFunction paint = [&](QPainter& painter, const QRectF& area) {
     painter.fillRect(area, dark ? QColor(30, 30, 34) : QColor(Qt::white));
-    const double part = area.width() / static_cast<double>(figures.size());
-    const double body = area.height() - legend;
-    for (std::size_t k = 0; k < figures.size(); ++k) {
-      figures[k]->paint(painter, QRectF(area.left() + part * static_cast<double>(k), area.top(), part, body), options[k]);
+    if (!header.empty()) {
+      QFont font = painter.font();
+      font.setPixelSize(20);
+      painter.setFont(font);
+      painter.setPen(dark ? QColor(230, 230, 230) : QColor(20, 20, 20));
+      painter.drawText(QRectF(area.left(), area.top(), area.width(), header_height), Qt::AlignCenter,
+                       QString::fromStdString(preset.figure + ": " + header));
     }
-    figures.front()->paint_legend(painter, QRectF(area.left(), area.top() + body, area.width(), legend), options.front());
+    const double part = area.width() / static_cast<double>(figures.size());
+    const double body = area.height() - legend - header_height;
+    for (std::size_t k = 0; k < figures.size(); ++k) {
+      figures[k]->paint(painter, QRectF(area.left() + part * static_cast<double>(k), area.top() + header_height, part, body), options[k]);
+    }
+    figures.front()->paint_legend(painter, QRectF(area.left(), area.top() + header_height + body, area.width(), legend), options.front());
   };
   return write_all_formats(paint, QSize(width, height), base, figure);
 }
