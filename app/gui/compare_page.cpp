@@ -65,9 +65,12 @@ DifferenceLayout difference_layout(const QRectF& area, const RunData& a, const R
   }
   l.line = metrics.height() + 4;
   const double header = 2 * l.line + 4, scale_height = l.line + 6;
-  l.cell = std::max(0.1, std::min((area.width() - 16) / l.cols, (area.height() - header - scale_height - 4) / l.rows));
+  // A margin all round (3% of the shorter side, at least 8 px): the map never touches the
+  // figure's edges.
+  const double margin = std::max(8.0, 0.03 * std::min(area.width(), area.height()));
+  l.cell = std::max(0.1, std::min((area.width() - 2 * margin) / l.cols, (area.height() - header - scale_height - 2 * margin) / l.rows));
   l.left = area.left() + (area.width() - l.cell * l.cols) / 2;
-  l.top = area.top() + header;
+  l.top = area.top() + header + margin;
   return l;
 }
 

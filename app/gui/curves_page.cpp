@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLegendMarker>
+#include <QGraphicsLayout>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
@@ -220,6 +221,7 @@ void CurvesPage::rebuild() {
   auto* chart = new QChart;
   chart->setTheme(dark_ ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   chart->setTitle(title_ + (throughput ? ": throughput" : ": data transferred"));
+  chart->setMargins(QMargins(16, 12, 16, 8));  // room between the title, the top tick label and the edges
   chart->legend()->setAlignment(Qt::AlignRight);
   chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // line style and marker, not a square
   QFont legend_font = chart->legend()->font();
@@ -380,10 +382,17 @@ void CurvesPage::rebuild() {
 PaintFunction CurvesPage::paint_function() const {
   QChartView* view = view_;
   return [view](QPainter& painter, const QRectF& area) {
-    const QSize before = view->size();
-    view->resize(area.size().toSize());
-    view->render(&painter, area);
-    view->resize(before);
+    // The chart laid out at the export's size and its scene drawn directly: a view that is
+    // not on screen keeps its last layout (half the width) and never gets the event that
+    // would lay it out again.
+    QChart* chart = view->chart();
+    const QRectF before = chart->geometry();
+    const QRectF page(QPointF(0, 0), area.size());
+    chart->setGeometry(page);
+    if (chart->layout()) chart->layout()->activate();
+    chart->scene()->render(&painter, area, page);
+    chart->setGeometry(before);
+    if (chart->layout()) chart->layout()->activate();
   };
 }
 

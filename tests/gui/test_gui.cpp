@@ -498,6 +498,21 @@ class GuiTests : public QObject {
     const QString png = dir_.filePath("curves.png");
     QCOMPARE(export_figure(page.paint_function(), page.figure_size(), png), QString());
     QCOMPARE(QImage(png).size(), page.figure_size());
+    {
+      // The export lays the chart out at its own size: the curves fill the band from 60% to
+      // 75% of the width (a chart left at a hidden window's size used half of it, its legend
+      // beside).
+      const QImage image(png);
+      int far = 0;
+      for (int x = image.width() * 6 / 10; x < image.width() * 3 / 4; ++x) {
+        for (int y = 0; y < image.height(); ++y) {
+          const QColor c = image.pixelColor(x, y);
+          far += c.saturation() > 120 && c.value() > 80;  // a series' colour, not text or grid
+        }
+      }
+      // Measured: 644 laid out at the export's size, 266 (the legend's markers) at half width.
+      QVERIFY2(far > 450, qPrintable(QString("%1 coloured pixels between 60% and 75% of the width").arg(far)));
+    }
     QVERIFY(!sweep_curves(*store, 99).ok());
   }
 
