@@ -540,6 +540,17 @@ class GuiTests : public QObject {
     QVERIFY2(text.contains("tile (") && text.contains("#1 EAGER + LRU") && text.contains("#2 HFP + BELADY") && text.contains("second - first"),
              qPrintable(text));
     QToolTip::hideText();
+    // An export keeps a margin (3% of its shorter side): nothing but the background along its edges.
+    QImage exported(600, 700, QImage::Format_ARGB32);
+    {
+      QPainter painter(&exported);
+      paint_difference(painter, QRectF(0, 0, 600, 700), *page.views()[0]->run(), *page.views()[1]->run(), false);
+    }
+    int touched = 0;  // within 16 px of the left or right edge (it was 8 before the margin)
+    for (int y = 0; y < exported.height(); ++y) {
+      for (int x = 0; x < 16; ++x) touched += (lightness(exported.pixel(x, y)) < 240) + (lightness(exported.pixel(exported.width() - 1 - x, y)) < 240);
+    }
+    QCOMPARE(touched, 0);
   }
 
   // A split dragged on one run's page holds for the next run opened.
