@@ -293,10 +293,10 @@ void MainWindow::reload_runs() {
   model_->set_runs(std::move(*runs));
   update_status();
   if (fit_dock_ && model_->rowCount() > 0) {
-    // As many whole columns as fit in 45% of the window: no column cut in the middle.
+    // As many whole columns as fit in 36% of the window: no column cut in the middle.
     fit_dock_ = false;
     table_->resizeColumnsToContents();
-    const int room = width() * 45 / 100;
+    const int room = width() * 36 / 100;
     int shown = 2 * table_->frameWidth() + 4;
     for (int column = 0; column < model_->columnCount(); ++column) {
       const int next = shown + table_->horizontalHeader()->sectionSize(column);

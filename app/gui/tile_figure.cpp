@@ -78,7 +78,7 @@ std::uint32_t TileFigure::panel_of(TaskId task, const TileOptions& options) cons
 
 TileFigure::Geometry TileFigure::layout(const QRectF& area, const TileOptions& options) const {
   Geometry g;
-  const double title_height = options.title ? std::clamp(area.height() * 0.045, 22.0, 30.0) : 0.0;
+  const double title_height = options.title ? TileFigure::title_height(area.height()) : 0.0;
   const double legend_height = options.legend ? TileFigure::legend_height(area.width(), options) : 0.0;
   g.title = QRectF(area.left(), area.top(), area.width(), title_height);
   g.legend = QRectF(area.left(), area.bottom() - legend_height, area.width(), legend_height);
@@ -164,22 +164,9 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
   painter.save();
   painter.setRenderHint(QPainter::Antialiasing, false);
   const QColor background = options.dark ? QColor(30, 30, 34) : QColor(Qt::white);
-  const QColor ink = options.dark ? QColor(230, 230, 230) : QColor(20, 20, 20);
   painter.fillRect(area, background);
   const Geometry g = layout(area, options);
-  if (options.title) {
-    // The largest font up to 60% of the title band that fits the width, elided below 12 px.
-    // The run's own title names it by id (a stored run) so that an export says which run it is.
-    const std::string own = (run_.run.info.id > 0 ? "#" + std::to_string(run_.run.info.id) + " " : "") + run_.title();
-    const QString title = QString::fromStdString(options.title_text.empty() ? own : options.title_text);
-    QFont font = painter.font();
-    int pixels = static_cast<int>(std::max<double>(kLabelPixels, g.title.height() * 0.6));
-    font.setPixelSize(pixels);
-    while (pixels > kLabelPixels && QFontMetricsF(font).horizontalAdvance(title) > g.title.width() * 0.96) font.setPixelSize(--pixels);
-    painter.setFont(font);
-    painter.setPen(ink);
-    painter.drawText(g.title, Qt::AlignCenter, QFontMetricsF(font).elidedText(title, Qt::ElideRight, g.title.width()));
-  }
+  if (options.title) paint_title(painter, g.title, options);
   const bool margins = panel_count(options) == 1 && options.loads;
   for (std::size_t p = 0; p < g.panels.size(); ++p) paint_panel(painter, g.panels[p], g.cell, g.label, p, margins, options);
   if (g.axes > 0) paint_axes(painter, g, options);
@@ -193,6 +180,22 @@ void TileFigure::paint(QPainter& painter, const QRectF& area, const TileOptions&
     }
   }
   if (options.legend) paint_legend(painter, g.legend, options);
+  painter.restore();
+}
+
+// The largest font up to 60% of the title band that fits the width, elided below 12 px. The
+// run's own title names it by id (a stored run) so that an export says which run it is.
+void TileFigure::paint_title(QPainter& painter, const QRectF& band, const TileOptions& options) const {
+  painter.save();
+  const std::string own = (run_.run.info.id > 0 ? "#" + std::to_string(run_.run.info.id) + " " : "") + run_.title();
+  const QString title = QString::fromStdString(options.title_text.empty() ? own : options.title_text);
+  QFont font = painter.font();
+  int pixels = static_cast<int>(std::max<double>(kLabelPixels, band.height() * 0.6));
+  font.setPixelSize(pixels);
+  while (pixels > kLabelPixels && QFontMetricsF(font).horizontalAdvance(title) > band.width() * 0.96) font.setPixelSize(--pixels);
+  painter.setFont(font);
+  painter.setPen(options.dark ? QColor(230, 230, 230) : QColor(20, 20, 20));
+  painter.drawText(band, Qt::AlignCenter, QFontMetricsF(font).elidedText(title, Qt::ElideRight, band.width()));
   painter.restore();
 }
 

@@ -26,6 +26,7 @@
 #include <QColor>
 #include <QPainter>
 #include <QRectF>
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -71,6 +72,10 @@ class TileFigure {
   // The legend of the figure as `options` draw it: the order's fade or the chunks' colours,
   // and the load lines, wrapped into rows; legend_height() is what it needs at `width`.
   void paint_legend(QPainter& painter, const QRectF& area, const TileOptions& options) const;
+  // The figure's title alone, in `band` (a zoomed view keeps it in place).
+  void paint_title(QPainter& painter, const QRectF& band, const TileOptions& options) const;
+  // The title band's height at a figure's height (what layout() gives it).
+  static double title_height(double figure_height) { return std::clamp(figure_height * 0.045, 22.0, 30.0); }
   double legend_height(double width, const TileOptions& options) const;
   const RunData& run() const { return run_; }
 

@@ -1,5 +1,7 @@
 // A widget showing one run's tile-order figure: hover shows the task (order, times, loads),
 // a click selects it, the wheel zooms around the cursor, dragging pans, double-click resets.
+// Zoomed, the title and the legend stay in place and an overview in the corner shows the
+// whole figure with the part in view outlined; a click there centres the view on that point.
 #pragma once
 
 #include <QWidget>
@@ -24,6 +26,9 @@ class TileView : public QWidget {
   void set_view(double zoom, QPointF offset);
   double zoom() const { return zoom_; }
   QPointF offset() const { return offset_; }
+  // Where the overview sits while zoomed (empty otherwise), and the part in view drawn in it.
+  QRectF overview_rect() const;
+  QRectF overview_window() const;
 
  signals:
   void task_selected(std::optional<TaskId> task);
@@ -39,7 +44,12 @@ class TileView : public QWidget {
   QSize sizeHint() const override { return {520, 560}; }
 
  private:
+  bool zoomed() const { return zoom_ > 1; }
+  // Where the figure's panels may be drawn: the whole widget, or between the fixed title and
+  // legend when zoomed.
+  QRectF body() const;
   QRectF figure_area() const;
+  TileOptions drawn_options() const;  // zoomed: without the title and legend, drawn apart
 
   std::shared_ptr<const RunData> run_;
   std::unique_ptr<TileFigure> figure_;

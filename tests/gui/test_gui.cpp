@@ -36,6 +36,7 @@
 #include "app/gui/run_page.hpp"
 #include "app/gui/residency_view.hpp"
 #include "app/gui/time_split_view.hpp"
+#include "app/gui/tile_view.hpp"
 #include "app/gui/timeline.hpp"
 
 using namespace tilelens;
@@ -706,6 +707,44 @@ class GuiTests : public QObject {
     const QString png = dir_.filePath("residency.png");
     QCOMPARE(export_figure([&](QPainter& painter, const QRectF& where) { figure.paint(painter, where, figure.task_of(stay), false); }, QSize(900, 500), png), QString());
     QCOMPARE(QImage(png).size(), QSize(900, 500));
+  }
+
+  // Zoomed tiles keep their title and legend in place and show an overview with the part in
+  // view outlined; a click on the overview centres the view there.
+  void zoomed_tiles_keep_title_legend_and_overview() {
+    auto store = db::Store::open(db_.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto run = load_run_data(*store, 1);
+    QVERIFY(run.ok());
+    TileView view(std::make_shared<const RunData>(std::move(*run)));
+    view.resize(600, 640);
+    QVERIFY(view.overview_rect().isEmpty());  // not zoomed: no overview
+    const auto render = [&] {
+      QImage image(view.size(), QImage::Format_ARGB32);
+      view.render(&image);
+      return image;
+    };
+    const auto inked = [&](const QImage& image, int y0, int y1) {
+      int count = 0;
+      for (int y = y0; y < y1; ++y) {
+        for (int x = 0; x < image.width(); ++x) count += lightness(image.pixel(x, y)) < 128;
+      }
+      return count;
+    };
+    const QImage whole = render();
+    view.set_view(4, QPointF(-600, -640));  // zoomed 4x on the figure's middle
+    const QImage zoomed = render();
+    // The title band and the legend band carry the same ink as before the zoom.
+    QVERIFY(inked(zoomed, 0, 20) > 20);
+    QCOMPARE(inked(zoomed, 0, 20), inked(whole, 0, 20));
+    QCOMPARE(inked(zoomed, 600, 640), inked(whole, 600, 640));
+    const QRectF overview = view.overview_rect(), window = view.overview_window();
+    QVERIFY(!overview.isEmpty() && QRectF(view.rect()).contains(overview));
+    QVERIFY(overview.contains(window));
+    QVERIFY(std::abs(window.width() - overview.width() / 4) < 2);
+    QSignalSpy changed(&view, &TileView::view_changed);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, overview.topLeft().toPoint() + QPoint(3, 3));
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(view.overview_window().left() < window.left());  // the view moved towards the corner clicked
   }
 
   // A time axis keeps one unit and the decimals its step needs.

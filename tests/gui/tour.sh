@@ -5,6 +5,7 @@
 #   2 the filter with two words                       6 the replay dialog on the open run
 #   3 a run kept in its own tab (Down, Enter)         7 Ctrl+E from the filter: the export dialog
 #   4 a tooltip on the timeline                       8 the window at 560 px wide
+#   3b the tiles zoomed with the wheel (title, legend and an overview stay), then reset
 #   5b the memory residency tab (Alt+M), then back to the timeline (Alt+T)
 #   9 the curves of a sweep stored meanwhile by the CLI (F5, then the Sweeps menu)
 #  10 two runs compared: Ctrl-click a second row; the metrics and the difference map
@@ -103,6 +104,14 @@ sleep 0.3
 xdotool key Home Return
 sleep 2
 step 3-run
+# The tiles zoomed with the wheel: the title and legend stay, the overview shows where we are.
+xdotool mousemove 800 300
+sleep 0.2
+xdotool click 4 click 4 click 4 click 4 click 4
+sleep 0.8
+step 3b-zoomed-tiles
+xdotool click --repeat 2 1
+sleep 0.5
 # The timeline: the lower part of the run's tab. Hover its lanes for a tooltip, then W.
 xdotool mousemove 900 724
 sleep 0.2
@@ -176,4 +185,4 @@ if [ -n "$docs" ]; then
   cp "$out"/tour-*.png "$docs/"
   echo "copied the tour to $docs"
 fi
-echo "tour done: 11 steps, screenshots in $out"
+echo "tour done: 12 steps, screenshots in $out"
