@@ -467,11 +467,43 @@ void TimelineView::set_dark(bool dark) {
   update();
 }
 
+bool TimelineView::zoomed() const { return begin_ > 0 || end_ < figure_->duration(); }
+
+QRectF TimelineView::plot_area() const {
+  const QRectF whole(rect());
+  return zoomed() ? whole.adjusted(0, kOverviewHeight, 0, 0) : whole;
+}
+
+QRectF TimelineView::overview_strip() const {
+  if (!zoomed()) return {};
+  const QRectF area = plot_area();
+  const double left = figure_->x_at(area, 0, figure_->duration(), 0), right = figure_->x_at(area, 0, figure_->duration(), figure_->duration());
+  return QRectF(left, 2, right - left, kOverviewHeight - 4);
+}
+
+QRectF TimelineView::overview_window() const {
+  const QRectF strip = overview_strip();
+  if (strip.isEmpty()) return {};
+  const double duration = static_cast<double>(std::max<std::int64_t>(1, figure_->duration()));
+  const double x0 = strip.left() + strip.width() * static_cast<double>(begin_) / duration;
+  const double x1 = strip.left() + strip.width() * static_cast<double>(end_) / duration;
+  return QRectF(x0, strip.top(), std::max(2.0, x1 - x0), strip.height());
+}
+
 void TimelineView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  const QRectF area(rect());
+  const QRectF area = plot_area();
   figure_->paint(painter, area, begin_, end_, highlight_, dark_);
   const QColor ink = dark_ ? QColor(235, 235, 235) : QColor(20, 20, 20);
+  if (zoomed()) {
+    // The overview strip: the whole run, the window in view outlined.
+    const QRectF strip = overview_strip(), window = overview_window();
+    painter.fillRect(QRectF(0, 0, width(), area.top()), dark_ ? QColor(30, 30, 34) : QColor(Qt::white));
+    painter.fillRect(strip, dark_ ? QColor(70, 70, 78) : QColor(220, 220, 220));
+    painter.fillRect(window, QColor(255, 140, 0, 90));
+    painter.setPen(QPen(QColor(255, 140, 0), 1.5));
+    painter.drawRect(window);
+  }
   if (measure_) {
     // The measured range: a band with its length.
     const double x0 = figure_->x_at(area, begin_, end_, measure_->first), x1 = figure_->x_at(area, begin_, end_, measure_->second);
@@ -514,7 +546,7 @@ void TimelineView::zoom_to_measure() {
 }
 
 void TimelineView::wheelEvent(QWheelEvent* event) {
-  const QRectF area(rect());
+  const QRectF area = plot_area();
   const double x0 = figure_->x_at(area, begin_, end_, begin_), x1 = figure_->x_at(area, begin_, end_, end_);
   zoom(event->angleDelta().y() > 0 ? 0.8 : 1.25, std::clamp((event->position().x() - x0) / std::max(1.0, x1 - x0), 0.0, 1.0));
 }
@@ -544,16 +576,26 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
 
 void TimelineView::mousePressEvent(QMouseEvent* event) {
   setFocus();
+  if (event->button() == Qt::LeftButton && zoomed() && event->position().y() < kOverviewHeight) {
+    // A click on the overview strip centres the window there, keeping its span.
+    const QRectF strip = overview_strip();
+    const double fraction = std::clamp((event->position().x() - strip.left()) / std::max(1.0, strip.width()), 0.0, 1.0);
+    const std::int64_t span = end_ - begin_, middle = static_cast<std::int64_t>(fraction * static_cast<double>(figure_->duration()));
+    begin_ = std::clamp<std::int64_t>(middle - span / 2, 0, std::max<std::int64_t>(0, figure_->duration() - span));
+    end_ = begin_ + span;
+    update();
+    return;
+  }
   if (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier)) {
     // Shift-drag measures a range.
-    const std::int64_t t = figure_->time_at(QRectF(rect()), begin_, end_, event->position().x());
+    const std::int64_t t = figure_->time_at(plot_area(), begin_, end_, event->position().x());
     measure_ = std::pair{t, t};
     measuring_ = true;
     update();
     return;
   }
   if (event->button() == Qt::LeftButton) {
-    const auto task = figure_->task_at(QRectF(rect()), begin_, end_, event->position());
+    const auto task = figure_->task_at(plot_area(), begin_, end_, event->position());
     highlight_ = task;
     update();
     emit task_selected(task);
@@ -563,7 +605,7 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
 
 void TimelineView::mouseMoveEvent(QMouseEvent* event) {
   if (measuring_ && (event->buttons() & Qt::LeftButton)) {
-    measure_->second = figure_->time_at(QRectF(rect()), begin_, end_, event->position().x());
+    measure_->second = figure_->time_at(plot_area(), begin_, end_, event->position().x());
     update();
     return;
   }
@@ -577,7 +619,7 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     update();
     return;
   }
-  const QString tip = figure_->tooltip_at(QRectF(rect()), begin_, end_, event->position());
+  const QString tip = figure_->tooltip_at(plot_area(), begin_, end_, event->position());
   if (!tip.isEmpty()) QToolTip::showText(event->globalPosition().toPoint(), tip, this);
   else QToolTip::hideText();
 }

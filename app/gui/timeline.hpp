@@ -51,6 +51,8 @@ class TimelineFigure {
   std::vector<MemoryStep> memory_;
 };
 
+inline constexpr double kOverviewHeight = 12;  // the zoomed timeline's overview strip
+
 class TimelineView : public QWidget {
   Q_OBJECT
  public:
@@ -64,6 +66,11 @@ class TimelineView : public QWidget {
   std::optional<std::pair<std::int64_t, std::int64_t>> measured() const { return measure_; }
   void zoom_to_measure();
   const TimelineFigure& figure() const { return *figure_; }
+  // Zoomed in time, a strip over the lanes shows the whole run with the window in view
+  // outlined (a click there centres the window); the lanes sit below it.
+  bool zoomed() const;
+  QRectF overview_strip() const;
+  QRectF overview_window() const;
   std::int64_t window_begin() const { return begin_; }
   std::int64_t window_end() const { return end_; }
 
@@ -83,6 +90,7 @@ class TimelineView : public QWidget {
   QSize sizeHint() const override { return {900, 220}; }
 
  private:
+  QRectF plot_area() const;  // the figure's area: the widget, less the overview strip when zoomed
   std::shared_ptr<const RunData> run_;
   std::unique_ptr<TimelineFigure> figure_;
   std::int64_t begin_ = 0, end_ = 1;

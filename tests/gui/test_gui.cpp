@@ -207,11 +207,19 @@ class GuiTests : public QObject {
     TimelineView view(std::make_shared<const RunData>(*run));
     view.resize(1200, 300);
     const std::int64_t whole = view.window_end() - view.window_begin();
+    QVERIFY(!view.zoomed() && view.overview_strip().isEmpty());
     QTest::keyClick(&view, Qt::Key_W);
     QVERIFY(view.window_end() - view.window_begin() < whole);
+    // Zoomed: the overview strip shows the window's share of the run.
+    QVERIFY(view.zoomed());
+    QVERIFY(view.overview_strip().contains(view.overview_window().center()));
+    QVERIFY(std::abs(view.overview_window().width() / view.overview_strip().width() - 0.8) < 0.02);
     const std::int64_t begin = view.window_begin();
     QTest::keyClick(&view, Qt::Key_D);
     QVERIFY(view.window_begin() > begin);
+    // A click at the strip's left end brings the window back to the run's start.
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(static_cast<int>(view.overview_strip().left()) + 1, 6));
+    QCOMPARE(view.window_begin(), std::int64_t{0});
     QTest::mouseDClick(&view, Qt::LeftButton, {}, QPoint(600, 20));
     QCOMPARE(view.window_end() - view.window_begin(), whole);
     QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(400, 20));

@@ -112,13 +112,14 @@ sleep 0.8
 step 3b-zoomed-tiles
 xdotool click --repeat 2 1
 sleep 0.5
-# The timeline: the lower part of the run's tab. Hover its lanes for a tooltip, then W.
-xdotool mousemove 900 724
+# The timeline: under the tiles, above "where time went". Hover GPU 0's fetch lane for a
+# tooltip, then W.
+xdotool mousemove 900 568
 sleep 0.2
-xdotool mousemove 903 726
+xdotool mousemove 903 570
 sleep 1.5
 step 4-tooltip
-xdotool mousemove 900 800 click 1
+xdotool mousemove 640 640 click 1  # GPU 1's lanes, clear of the tooltip
 xdotool key w w w
 sleep 0.8
 step 5-zoom
