@@ -63,7 +63,7 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
   outcome.info = prepared->info;
   std::optional<db::Store> store;
   std::optional<db::RunWriter> writer;
-  if (!outputs.database.empty()) {
+  const auto open_writer = [&]() -> Status {
     auto opened = db::Store::open(outputs.database);
     if (!opened) return field_error("db", opened.error().message);
     store.emplace(std::move(*opened));
@@ -74,10 +74,17 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
     if (!begun) return field_error("db", begun.error().message);
     writer.emplace(std::move(*begun));
     outcome.database = store->path();
+    return Status::success();
+  };
+  // A plugin's run is stored only once it has ended well: a plugin that fails, crashes or is
+  // stopped leaves the database as it was (docs/plugins.md).
+  const bool deferred = uses_plugin(outcome.info);
+  if (!outputs.database.empty() && !deferred) {
+    if (auto status = open_writer(); !status) return status.error();
   }
   TraceRecorder recorder;
   ObserverList observers;
-  if (outputs.keep_trace) observers.add(&recorder);
+  if (outputs.keep_trace || (deferred && !outputs.database.empty())) observers.add(&recorder);
   if (writer) observers.add(&*writer);
   if (outputs.observer) observers.add(outputs.observer);
   prepared->options.cancel = outputs.cancel;
@@ -100,6 +107,10 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
     return outcome;
   }
   const RunMetrics metrics = metrics_of(*summary, reference_curves(prepared->workload, prepared->options.platform));
+  if (deferred && !outputs.database.empty()) {
+    if (auto status = open_writer(); !status) return status.error();
+    write_trace_to(prepared->workload, recorder.trace, *writer);
+  }
   if (writer) {
     auto id = writer->finish(metrics);
     if (!id) return field_error("db", id.error().message);
@@ -110,6 +121,19 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
   outcome.trace = std::move(recorder.trace);
   outcome.workload = std::move(prepared->workload);
   return outcome;
+}
+
+bool uses_plugin(const RunInfo& info) {
+  return info.scheduler.find("plugin.hash=") != std::string::npos || info.eviction.find("plugin.hash=") != std::string::npos;
+}
+
+void write_trace_to(const Workload& workload, const Trace& trace, ReplayObserver& observer) {
+  observer.on_start(workload);
+  for (const TaskRecord& r : trace.tasks) observer.on_task(r);
+  for (const LoadRecord& r : trace.loads) observer.on_load(r);
+  for (const EvictionRecord& r : trace.evictions) observer.on_eviction(r);
+  for (const WritebackRecord& r : trace.writebacks) observer.on_writeback(r);
+  for (const AllocationRecord& r : trace.allocations) observer.on_allocation(r);
 }
 
 }  // namespace tilelens::core

@@ -68,5 +68,9 @@ struct ReplayOutcome {
 // database that cannot be opened) or its result could not be stored; a replay that fails
 // returns an outcome with `error` set, stored as a failed run when a database is given.
 Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs& outputs = {});
+// Whether a run's scheduler or eviction policy is a plugin (its spec carries plugin.hash).
+bool uses_plugin(const RunInfo& info);
+// Hands a whole recorded trace to an observer, as a replay would have (a store's writer).
+void write_trace_to(const Workload& workload, const Trace& trace, ReplayObserver& observer);
 
 }  // namespace tilelens::core

@@ -164,9 +164,22 @@ PolicyEntry parse_policy_entry(std::string text) {
     entry.charged = true;
     text.resize(text.size() - 5);
   }
-  if (const auto slash = text.rfind('/'); slash != std::string::npos) {
+  // "SCHEDULER/EVICTION": the first '/' after a scheduler's name, or after a plugin's file
+  // name (.so), so that a plugin's path keeps its own slashes (./libmine.so/lru,
+  // hfp//opt/libvictim.so, /opt/lib/libmine.so).
+  const auto names_a_scheduler = [](std::string_view left) {
+    const std::string_view name = left.substr(0, left.find(':'));
+    if (name.size() > 3 && name.substr(name.size() - 3) == ".so") return true;
+    for (const auto& info : scheduler_registry()) {
+      if (info.name == name) return true;
+    }
+    return false;
+  };
+  for (std::size_t slash = text.find('/'); slash != std::string::npos; slash = text.find('/', slash + 1)) {
+    if (slash == 0 || !names_a_scheduler(std::string_view(text).substr(0, slash))) continue;
     entry.eviction = text.substr(slash + 1);
     text.resize(slash);
+    break;
   }
   entry.scheduler = std::move(text);
   return entry;

@@ -1,4 +1,6 @@
 // The one list of eviction policies known to tilelens, by name.
+#include "eviction/plugin_eviction.hpp"
+#include "schedulers/plugin_library.hpp"
 #include "eviction/recency_list.hpp"
 
 namespace tilelens {
@@ -16,6 +18,7 @@ const std::vector<EvictionInfo>& eviction_registry() {
 Result<MadeEviction> make_eviction(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return spec.error();
+  if (is_plugin_path(spec->name)) return make_plugin_eviction(*spec);
   std::string valid;
   for (const auto& info : eviction_registry()) {
     if (info.name == spec->name) {

@@ -144,6 +144,7 @@ Status Engine::set_up() {
   memory_->reset(context);
   std::int64_t prepare_ticks = 0;
   timed(prepare_ticks, [&] { s_.scheduler.prepare(s_.w, platform, context); });
+  if (const std::string why = s_.scheduler.failure(); !why.empty()) return make_error(why);
   scheduling_ticks_ += prepare_ticks;
   prepare_ns_ = static_cast<std::int64_t>(static_cast<double>(prepare_ticks) * ns_per_tick());
   if (s_.options.charge_scheduling) {

@@ -1,6 +1,8 @@
 // The one list of schedulers known to tilelens, by name.
 #include <algorithm>
 
+#include "schedulers/plugin_library.hpp"
+#include "schedulers/plugin_scheduler.hpp"
 #include "schedulers/static_order.hpp"
 
 namespace tilelens {
@@ -69,6 +71,7 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
 Result<MadeScheduler> make_scheduler(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return spec.error();
+  if (is_plugin_path(spec->name)) return make_plugin_scheduler(*spec);
   std::string valid;
   for (const auto& info : scheduler_registry()) {
     if (info.name == spec->name) {
@@ -93,6 +96,18 @@ Result<MadeScheduler> make_scheduler(std::string_view text) {
 std::string short_scheduler_spec(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return std::string(text);
+  if (is_plugin_path(spec->name)) {
+    // A plugin by its own name and the parameters given, without its path and identity.
+    const auto name = spec->values.find("plugin.name");
+    std::string out = name != spec->values.end() && !name->second.empty() ? name->second : spec->name;
+    char separator = ':';
+    for (const auto& [key, value] : spec->values) {
+      if (key.rfind("plugin.", 0) == 0) continue;
+      out += separator + key + "=" + value;
+      separator = ',';
+    }
+    return out;
+  }
   for (const auto& info : scheduler_registry()) {
     if (info.name != spec->name) continue;
     std::string out = spec->name;

@@ -88,6 +88,9 @@ class Scheduler {
  public:
   virtual ~Scheduler() = default;
   virtual void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) = 0;
+  // Why the scheduler cannot run what prepare() gave it (a plugin that refused the workload);
+  // empty when it can. The executor asks right after prepare() and stops with it.
+  virtual std::string failure() const { return {}; }
   virtual void push(TaskId task) = 0;
   virtual std::optional<TaskId> pop(GpuId gpu) = 0;
 
