@@ -46,7 +46,7 @@ RunMetrics metrics_of(const ReplaySummary& summary, const ReferenceCurves& curve
 }
 
 std::string policy_label(const RunInfo& run) {
-  return short_scheduler_spec(run.scheduler) + "/" + run.eviction + (charged_scheduling(run) ? "+time" : "");
+  return short_scheduler_spec(run.scheduler) + "/" + short_eviction_spec(run.eviction) + (charged_scheduling(run) ? "+time" : "");
 }
 
 Result<LoadedRun> load_run(db::Store& store, std::int64_t run_id, WithTrace with_trace) {

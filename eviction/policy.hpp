@@ -79,5 +79,8 @@ struct MadeEviction {
   std::string spec;
 };
 Result<MadeEviction> make_eviction(std::string_view spec);
+// The spec as labels show it: a plugin by its own name and parameters (plugin_label); a
+// built-in policy as is.
+std::string short_eviction_spec(std::string_view spec);
 
 }  // namespace tilelens

@@ -31,4 +31,10 @@ Result<MadeEviction> make_eviction(std::string_view text) {
   return make_error("unknown eviction policy '" + spec->name + "' (valid: " + valid + ")");
 }
 
+std::string short_eviction_spec(std::string_view text) {
+  auto spec = parse_spec(text);
+  if (spec && is_plugin_path(spec->name)) return plugin_label(*spec);
+  return std::string(text);
+}
+
 }  // namespace tilelens

@@ -79,6 +79,18 @@ Result<PluginSpec> bind_plugin_spec(const Spec& spec, const PluginLibrary& libra
   return bound;
 }
 
+std::string plugin_label(const Spec& spec) {
+  const auto name = spec.values.find("plugin.name");
+  std::string out = name != spec.values.end() && !name->second.empty() ? name->second : spec.name;
+  char separator = ':';
+  for (const auto& [key, value] : spec.values) {
+    if (key.rfind("plugin.", 0) == 0) continue;
+    out += separator + key + "=" + value;
+    separator = ',';
+  }
+  return out;
+}
+
 PluginWorkload::PluginWorkload(const Workload& w) {
   for (const auto& kind : w.kinds()) kind_names_.push_back(kind);
   for (const auto& kind : kind_names_) kind_pointers_.push_back(kind.c_str());

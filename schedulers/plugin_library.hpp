@@ -49,6 +49,10 @@ struct PluginSpec {
 Result<PluginSpec> bind_plugin_spec(const Spec& spec, const PluginLibrary& library, const char* name, const char* version,
                                     const tl_param* declared, std::string_view component);
 
+// A plugin policy's label: its own name (plugin.name) and the parameters given, without its
+// path and identity: "highest:depth=2".
+std::string plugin_label(const Spec& spec);
+
 // The workload as plugin.h lays it out: flat arrays the views point into.
 class PluginWorkload {
  public:

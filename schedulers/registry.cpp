@@ -96,18 +96,7 @@ Result<MadeScheduler> make_scheduler(std::string_view text) {
 std::string short_scheduler_spec(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return std::string(text);
-  if (is_plugin_path(spec->name)) {
-    // A plugin by its own name and the parameters given, without its path and identity.
-    const auto name = spec->values.find("plugin.name");
-    std::string out = name != spec->values.end() && !name->second.empty() ? name->second : spec->name;
-    char separator = ':';
-    for (const auto& [key, value] : spec->values) {
-      if (key.rfind("plugin.", 0) == 0) continue;
-      out += separator + key + "=" + value;
-      separator = ',';
-    }
-    return out;
-  }
+  if (is_plugin_path(spec->name)) return plugin_label(*spec);  // by its own name, without path and identity
   for (const auto& info : scheduler_registry()) {
     if (info.name != spec->name) continue;
     std::string out = spec->name;

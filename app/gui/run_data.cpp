@@ -68,7 +68,7 @@ Result<RunData> replay_with_memory(const RunData& base, double memory_bytes) {
 }
 
 std::string RunData::policy_title() const {
-  return upper(short_scheduler_spec(run.info.scheduler)) + " + " + upper(run.info.eviction);
+  return upper(short_scheduler_spec(run.info.scheduler)) + " + " + upper(short_eviction_spec(run.info.eviction));
 }
 
 std::string RunData::title() const {

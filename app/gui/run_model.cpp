@@ -29,7 +29,7 @@ QVariant RunModel::data(const QModelIndex& index, int role) const {
     case Id: return QVariant::fromValue<qlonglong>(info.id);
     case Workload: return QString::fromStdString(info.workload_spec.substr(0, info.workload_spec.find(",b=")));
     case Scheduler: return QString::fromStdString(short_scheduler_spec(info.scheduler));
-    case Eviction: return QString::fromStdString(info.eviction);
+    case Eviction: return QString::fromStdString(short_eviction_spec(info.eviction));
     case Memory:
       if (sort) return info.platform.memory_bytes;
       return QString::number(info.platform.memory_bytes / 1048576.0, 'f', 0) + " MiB";

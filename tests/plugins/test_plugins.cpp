@@ -68,6 +68,8 @@ TEST_CASE("a plugin's spec records its name, version, file hash and parameters, 
   auto eviction = make_eviction(TILELENS_LRU_PLUGIN);
   REQUIRE(eviction.ok());
   CHECK_THAT(eviction->spec, Catch::Contains("plugin.name=lru-example"));
+  CHECK(short_eviction_spec(eviction->spec) == "lru-example");
+  CHECK(short_eviction_spec("belady") == "belady");
 }
 
 TEST_CASE("bad plugin files and misbehaving plugins get clear errors", "[plugins][errors]") {
