@@ -27,9 +27,11 @@ const CommandSpec kBenchReplay{
     "Measure the replay engine: task-input accesses replayed per second (one core, every record handed to an\n"
     "observer, best of eleven) with EAGER and LRU or Belady on matmul3d N=40 (64,000 tasks, depth 4) and\n"
     "cholesky-tasks N=60, against the targets (30 M/s for LRU, 20 M/s for Belady) and a bare LRU loop over\n"
-    "the same order (the floor); then the peak memory of a replay of matmul3d N=100 (one million tasks),\n"
+    "the same order (the floor); the cost of a plugin policy: EAGER and LRU from examples/plugins against\n"
+    "the built-in ones, per task; then the peak memory of a replay of matmul3d N=100 (one million tasks),\n"
     "streamed and with its whole trace kept, against 300 MB per million tasks.",
-    {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""}},
+    {{"quick", "", "smaller sizes (for a smoke test); the figures are then not comparable to the targets", ""},
+     {"plugins", "DIR", "where libeager_plugin.so and liblru_plugin.so are (default: the build tree's examples/plugins beside this tilelens)", ""}},
     ""};
 
 const CommandSpec kBenchSchedulers{
@@ -190,7 +192,50 @@ Floor bare_lru(const Workload& w, double memory, int repetitions) {
   return floor;
 }
 
-int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
+// A plugin's cost: the example EAGER (then LRU) plugin in place of the built-in policy, on the
+// same workload, best of the same repetitions; the difference per task is what crossing the C
+// interface costs (the examples do the same work as the built-ins).
+int bench_plugins(const Workload& w, const std::string& spec, double memory, const std::string& folder, std::ostream& out, std::ostream& err) {
+  std::string dir = folder;
+  if (dir.empty()) {
+    std::error_code ec;
+    dir = (std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "../../examples/plugins").lexically_normal().string();
+  }
+  const std::string eager = dir + "/libeager_plugin.so", lru = dir + "/liblru_plugin.so";
+  if (!std::filesystem::exists(eager) || !std::filesystem::exists(lru)) {
+    out << "plugins: not measured: no libeager_plugin.so and liblru_plugin.so in " << dir << " (give --plugins DIR)\n";
+    return 0;
+  }
+  RecordCounter counter;
+  // The built-ins measured before and after the plugins, the better kept: a neighbour's load
+  // that comes and goes weighs on both sides alike.
+  auto builtin = measure(w, "lru", memory, &counter, "eager", kRepetitions);
+  if (!builtin) return fail(err, describe(builtin.error()));
+  std::vector<std::pair<const char*, Measured>> measured;
+  for (const auto& [scheduler, eviction, what] : {std::tuple{eager, std::string("lru"), "EAGER plugin + built-in LRU"},
+                                                  std::tuple{std::string("eager"), lru, "built-in EAGER + LRU plugin"},
+                                                  std::tuple{eager, lru, "EAGER plugin + LRU plugin"}}) {
+    auto m = measure(w, eviction, memory, &counter, scheduler, kRepetitions);
+    if (!m) return fail(err, describe(m.error()));
+    measured.emplace_back(what, *m);
+  }
+  auto again = measure(w, "lru", memory, &counter, "eager", kRepetitions);
+  if (!again) return fail(err, describe(again.error()));
+  if (again->seconds < builtin->seconds) builtin = again;
+  char line[320];
+  out << "plugins on " << spec << " (" << format_count(static_cast<double>(w.task_count())) << " tasks), against the built-in EAGER + LRU at "
+      << format_count(builtin->accesses_per_second) << " accesses/s in the same run:\n";
+  for (const auto& [what, measurement] : measured) {
+    const Measured* m = &measurement;
+    const double per_task_ns = (m->seconds - builtin->seconds) / static_cast<double>(w.task_count()) * 1e9;
+    std::snprintf(line, sizeof line, "  %-30s %14s accesses/s  %.2fx the built-ins' time, %+.1f ns per task\n", what,
+                  format_count(m->accesses_per_second).c_str(), m->seconds / builtin->seconds, per_task_ns);
+    out << line;
+  }
+  return 0;
+}
+
+int bench_replay(bool quick, const std::string& plugins, std::ostream& out, std::ostream& err) {
   const double memory = 500.0 * 1048576.0;
   const std::vector<std::string> workloads = quick ? std::vector<std::string>{"matmul3d:N=12", "cholesky-tasks:N=20"}
                                                    : std::vector<std::string>{"matmul3d:N=40", "cholesky-tasks:N=60"};
@@ -234,6 +279,7 @@ int bench_replay(bool quick, std::ostream& out, std::ostream& err) {
                   workloads.front().c_str(), format_count(floor.accesses_per_second).c_str(), static_cast<unsigned long long>(floor.loads),
                   floor.accesses_per_second / engine_lru);
     out << line;
+    if (const int status = bench_plugins(*w, workloads.front(), memory, plugins, out, err); status != 0) return status;
   }
 
   const std::string big = quick ? "matmul3d:N=40" : "matmul3d:N=100";
@@ -470,7 +516,9 @@ int bench_db(bool quick, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
-int cmd_bench_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) { return bench_replay(args.has("quick"), out, err); }
+int cmd_bench_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  return bench_replay(args.has("quick"), args.get("plugins"), out, err);
+}
 int cmd_bench_db(const ParsedArgs& args, std::ostream& out, std::ostream& err) { return bench_db(args.has("quick"), out, err); }
 int cmd_bench_schedulers(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   return bench_schedulers(args.has("quick"), out, err);
