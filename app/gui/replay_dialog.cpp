@@ -3,6 +3,9 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -70,6 +73,12 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
   for (const auto& info : scheduler_registry()) {
     auto* item = new QListWidgetItem(QString::fromStdString(info.name));
     item->setToolTip(QString::fromStdString(info.summary));
+    QString help = QString::fromStdString(info.name + ": " + info.summary);
+    if (!info.params.empty()) {
+      help += "; options:";
+      for (const auto& param : info.params) help += QString(" %1=%2").arg(QString::fromStdString(param.key), QString::fromStdString(param.default_value));
+    }
+    item->setData(kHelpRole, help);
     schedulers_->addItem(item);
   }
   // Every scheduler in view at once (no name cut at the bottom), and under the list what the
@@ -82,15 +91,24 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
   scheduler_help_->setWordWrap(true);
   scheduler_help_->setStyleSheet("color: gray");
   form->addRow("", scheduler_help_);
+  // Plugins (docs/plugins.md) from the folders of TILELENS_PLUGIN_PATH and the one chosen here.
+  auto* plugin_row = new QHBoxLayout;
+  plugins_label_ = new QLabel;
+  plugins_label_->setObjectName("plugins_found");
+  plugins_label_->setStyleSheet("color: gray");
+  auto* plugin_folder = new QPushButton("Plugin folder...");
+  plugin_row->addWidget(plugins_label_, 1);
+  plugin_row->addWidget(plugin_folder);
+  form->addRow("Plugins", plugin_row);
+  connect(plugin_folder, &QPushButton::clicked, this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(this, "Folder of scheduler and eviction plugins", QSettings().value("plugins/folder").toString());
+    if (folder.isEmpty()) return;
+    QSettings().setValue("plugins/folder", folder);
+    load_plugins();
+  });
   connect(schedulers_, &QListWidget::currentRowChanged, this, [this](int row) {
-    if (row < 0 || static_cast<std::size_t>(row) >= scheduler_registry().size()) return scheduler_help_->clear();
-    const auto& info = scheduler_registry()[static_cast<std::size_t>(row)];
-    QString help = QString::fromStdString(info.name + ": " + info.summary);
-    if (!info.params.empty()) {
-      help += "; options:";
-      for (const auto& param : info.params) help += QString(" %1=%2").arg(QString::fromStdString(param.key), QString::fromStdString(param.default_value));
-    }
-    scheduler_help_->setText(help);
+    if (row < 0) return scheduler_help_->clear();
+    scheduler_help_->setText(schedulers_->item(row)->data(kHelpRole).toString());
   });
   scheduler_options_ = new QLineEdit;
   scheduler_options_->setPlaceholderText("e.g. flip=0,ready=0 (each goes to the schedulers that take it)");
@@ -131,10 +149,11 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
       "empty: decisions are free (docs/replay.md, Scheduling cost)");
   form->addRow("Scheduling cost", scheduling_cost_);
 
+  load_plugins();
   restore_settings();
   // A form that can run at once: with nothing remembered, EAGER is chosen (the first scheduler,
   // the papers' baseline).
-  if (schedulers_->selectedItems().isEmpty()) select_schedulers({schedulers_->item(0)->text()});
+  if (schedulers_->selectedItems().isEmpty()) select_schedulers({spec_of(schedulers_->item(0))});
   setMinimumWidth(640);
 
   progress_ = new QProgressBar;
@@ -183,11 +202,11 @@ void ReplayDialog::remember_settings() const {
   settings.setValue("workload", workload_->text());
   QStringList selected;
   for (int row = 0; row < schedulers_->count(); ++row) {
-    if (schedulers_->item(row)->isSelected()) selected << schedulers_->item(row)->text();
+    if (schedulers_->item(row)->isSelected()) selected << spec_of(schedulers_->item(row));
   }
   settings.setValue("schedulers", selected);
   settings.setValue("scheduler_options", scheduler_options_->text());
-  settings.setValue("eviction", eviction_->currentText());
+  settings.setValue("eviction", eviction_spec());
   settings.setValue("platform", platform_->currentText());
   settings.setValue("memory", memory_->text());
   settings.setValue("gpus", gpus_->value());
@@ -204,7 +223,7 @@ void ReplayDialog::restore_settings() {
   workload_->setText(settings.value("workload").toString());
   select_schedulers(settings.value("schedulers").toStringList());
   scheduler_options_->setText(settings.value("scheduler_options").toString());
-  eviction_->setCurrentText(settings.value("eviction").toString());
+  select_eviction(settings.value("eviction").toString());
   platform_->setCurrentText(settings.value("platform").toString());
   memory_->setText(settings.value("memory").toString());
   gpus_->setValue(settings.value("gpus", 1).toInt());
@@ -218,7 +237,7 @@ void ReplayDialog::prefill(const RunInfo& run) {
   workload_->setText(QString::fromStdString(run.workload_spec));
   const std::string scheduler = run.scheduler.substr(0, run.scheduler.find(':'));
   select_schedulers({QString::fromStdString(scheduler)});
-  eviction_->setCurrentText(QString::fromStdString(run.eviction));
+  select_eviction(QString::fromStdString(run.eviction.substr(0, run.eviction.find(':'))));
   if (platform_->findText(QString::fromStdString(run.platform.name)) >= 0) platform_->setCurrentText(QString::fromStdString(run.platform.name));
   memory_->setText(QString::fromStdString(format_fixed(run.platform.memory_bytes / 1048576.0, 2)) + "MiB");
   gpus_->setValue(static_cast<int>(run.platform.gpus));
@@ -229,12 +248,65 @@ void ReplayDialog::prefill(const RunInfo& run) {
   scheduling_cost_->setText(QString::fromStdString(run.scheduling_cost));
 }
 
+QString ReplayDialog::spec_of(const QListWidgetItem* item) {
+  const QVariant spec = item->data(kSpecRole);
+  return spec.isValid() ? spec.toString() : item->text();
+}
+
+QString ReplayDialog::eviction_spec() const {
+  const QVariant spec = eviction_->currentData(kSpecRole);
+  return spec.isValid() ? spec.toString() : eviction_->currentText();
+}
+
+void ReplayDialog::select_eviction(const QString& spec) {
+  for (int index = 0; index < eviction_->count(); ++index) {
+    const QVariant own = eviction_->itemData(index, kSpecRole);
+    if ((own.isValid() ? own.toString() : eviction_->itemText(index)) == spec) eviction_->setCurrentIndex(index);
+  }
+}
+
+void ReplayDialog::load_plugins() {
+  // Forget the plugins listed before, then list every *.so of the folders that loads as one.
+  for (int row = schedulers_->count() - 1; row >= 0; --row) {
+    if (schedulers_->item(row)->data(kSpecRole).isValid()) delete schedulers_->takeItem(row);
+  }
+  for (int index = eviction_->count() - 1; index >= 0; --index) {
+    if (eviction_->itemData(index, kSpecRole).isValid()) eviction_->removeItem(index);
+  }
+  QStringList folders = qEnvironmentVariable("TILELENS_PLUGIN_PATH").split(':', Qt::SkipEmptyParts);
+  if (const QString chosen = QSettings().value("plugins/folder").toString(); !chosen.isEmpty()) folders << chosen;
+  int found = 0;
+  for (const QString& folder : folders) {
+    for (const QFileInfo& file : QDir(folder).entryInfoList({"*.so"}, QDir::Files, QDir::Name)) {
+      const std::string path = file.absoluteFilePath().toStdString();
+      if (auto made = make_scheduler(path)) {
+        auto* item = new QListWidgetItem(QString::fromStdString(short_scheduler_spec(made->spec)) + " (plugin)");
+        item->setData(kSpecRole, file.absoluteFilePath());
+        item->setData(kHelpRole, QString("%1: a scheduler plugin, %2").arg(item->text(), file.absoluteFilePath()));
+        item->setToolTip(file.absoluteFilePath());
+        schedulers_->addItem(item);
+        ++found;
+      }
+      if (auto made = make_eviction(path)) {
+        eviction_->addItem(QString::fromStdString(short_eviction_spec(made->spec)) + " (plugin)");
+        eviction_->setItemData(eviction_->count() - 1, file.absoluteFilePath(), kSpecRole);
+        eviction_->setItemData(eviction_->count() - 1, file.absoluteFilePath(), Qt::ToolTipRole);
+        ++found;
+      }
+    }
+  }
+  plugins_label_->setText(folders.isEmpty() ? QString("none: set TILELENS_PLUGIN_PATH or choose a folder")
+                                            : QString("%1 found in %2").arg(found).arg(folders.join(", ")));
+  schedulers_->setMinimumHeight(schedulers_->sizeHintForRow(0) * schedulers_->count() + 2 * schedulers_->frameWidth() + 2);
+  schedulers_->setMaximumHeight(schedulers_->minimumHeight());
+}
+
 void ReplayDialog::set_workload(const QString& spec) { workload_->setText(spec); }
 void ReplayDialog::set_memory(const QString& memory) { memory_->setText(memory); }
 void ReplayDialog::select_schedulers(const QStringList& names) {
   int first = -1;
   for (int row = 0; row < schedulers_->count(); ++row) {
-    const bool selected = names.contains(schedulers_->item(row)->text());
+    const bool selected = names.contains(spec_of(schedulers_->item(row)));
     schedulers_->item(row)->setSelected(selected);
     if (selected && first < 0) first = row;
   }
@@ -245,7 +317,7 @@ void ReplayDialog::select_schedulers(const QStringList& names) {
 Result<std::vector<core::ReplayRequest>> ReplayDialog::replay_requests() const {
   core::ReplayRequest base;
   base.workload = workload_->text().trimmed().toStdString();
-  base.eviction = eviction_->currentText().toStdString();
+  base.eviction = eviction_spec().toStdString();
   base.platform.base = platform_->currentText().toStdString();
   base.platform.gpus = static_cast<std::uint32_t>(gpus_->value());
   base.buffer_depth = static_cast<std::uint32_t>(buffer_->value());
@@ -262,7 +334,7 @@ Result<std::vector<core::ReplayRequest>> ReplayDialog::replay_requests() const {
   for (int row = 0; row < schedulers_->count(); ++row) {
     if (!schedulers_->item(row)->isSelected()) continue;
     core::ReplayRequest request = base;
-    request.scheduler = schedulers_->item(row)->text().toStdString();
+    request.scheduler = spec_of(schedulers_->item(row)).toStdString();
     if (!options.empty()) {
       // Only the options this scheduler declares: "flip=0" goes to hfp, not to eager.
       std::string kept;

@@ -4,7 +4,9 @@
 // one after the other on a worker thread (core::run_replay, as `tilelens replay --db` does)
 // with a progress bar counting tasks and a Cancel that stops the run in progress (nothing of
 // it is stored), so the runs land in the database and the browser lists them. The form opens
-// on the open run's settings, else on the last ones started.
+// on the open run's settings, else on the last ones started. The scheduler list and the
+// eviction choices include the plugins found in TILELENS_PLUGIN_PATH's folders and in the folder
+// chosen with "Plugin folder..." (docs/plugins.md).
 #pragma once
 
 #include <QDialog>
@@ -22,6 +24,7 @@ class QSpinBox;
 class QProgressBar;
 class QPushButton;
 class QLabel;
+class QListWidgetItem;
 
 namespace tilelens::gui {
 
@@ -50,12 +53,20 @@ class ReplayDialog : public QDialog {
   void finish(int done, int failed, bool cancelled);
   void remember_settings() const;
   void restore_settings();
+  // Lists the plugins of TILELENS_PLUGIN_PATH's folders and the folder chosen in the dialog.
+  void load_plugins();
+  // A listed policy's spec: a plugin's path (kSpecRole), or a built-in's name.
+  static QString spec_of(const QListWidgetItem* item);
+  QString eviction_spec() const;
+  void select_eviction(const QString& spec);
+  static constexpr int kSpecRole = Qt::UserRole + 1, kHelpRole = Qt::UserRole + 2;
 
   QString database_;
   QLineEdit* workload_ = nullptr;
   QLabel* workload_help_ = nullptr;
   QListWidget* schedulers_ = nullptr;
   QLabel* scheduler_help_ = nullptr;  // what the current scheduler does, and its options
+  QLabel* plugins_label_ = nullptr;   // how many plugins were found, and where
   QLineEdit* scheduler_options_ = nullptr;
   QComboBox* eviction_ = nullptr;
   QComboBox* platform_ = nullptr;

@@ -10,6 +10,7 @@
 #include <QLineSeries>
 #include <QValueAxis>
 #include <QFile>
+#include <QFileInfo>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QLabel>
@@ -753,6 +754,36 @@ class GuiTests : public QObject {
     QTest::mouseClick(&view, Qt::LeftButton, {}, overview.topLeft().toPoint() + QPoint(3, 3));
     QCOMPARE(changed.count(), 1);
     QVERIFY(view.overview_window().left() < window.left());  // the view moved towards the corner clicked
+  }
+
+  // The replay dialog lists the plugins of TILELENS_PLUGIN_PATH, replays with them and stores
+  // their runs, which show like built-in ones.
+  void replay_dialog_lists_and_runs_plugins() {
+    const QString folder = QFileInfo(TILELENS_EAGER_PLUGIN).absolutePath();
+    qputenv("TILELENS_PLUGIN_PATH", folder.toUtf8());
+    const QString db = dir_.filePath("plugins.db");
+    ReplayDialog dialog(db);
+    qunsetenv("TILELENS_PLUGIN_PATH");
+    auto* list = dialog.findChild<QListWidget*>();
+    QVERIFY(list != nullptr);
+    QVERIFY(!list->findItems("eager-example (plugin)", Qt::MatchExactly).isEmpty());
+    auto* found = dialog.findChild<QLabel*>("plugins_found");
+    QVERIFY2(found->text().startsWith("2 found in"), qPrintable(found->text()));  // the EAGER scheduler and the LRU policy
+    dialog.set_workload("matmul2d:N=5");
+    dialog.set_memory("4items");
+    dialog.select_schedulers({QFileInfo(TILELENS_EAGER_PLUGIN).absoluteFilePath()});
+    const auto requests = dialog.replay_requests();
+    QVERIFY(requests.ok());
+    QCOMPARE(requests->size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(requests->front().scheduler), QFileInfo(TILELENS_EAGER_PLUGIN).absoluteFilePath());
+    QSignalSpy done(&dialog, &ReplayDialog::finished_all);
+    dialog.start();
+    QVERIFY(done.wait(20000));
+    QCOMPARE(done.front().at(0).toInt(), 1);
+    auto store = db::Store::open(db.toStdString(), db::Store::OpenMode::ReadOnly);
+    auto run = load_run_data(*store, 1);
+    QVERIFY(run.ok());
+    QVERIFY2(run->title().starts_with("EAGER-EXAMPLE + LRU"), run->title().c_str());
   }
 
   // A time axis keeps one unit and the decimals its step needs.
