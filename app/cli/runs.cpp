@@ -410,11 +410,11 @@ int cmd_runs_compare(const ParsedArgs& args, std::ostream& out, std::ostream& er
   number_row("GPU idle", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.idle_ns); }, duration);
   number_row("sched. time", [](const StoredRun& r) { return static_cast<double>(r.metrics->summary.scheduling_ns); }, duration);
   out << format_table(rows, "L");
-  return print_divergences(*store, runs, out, err);
   for (const auto& run : runs) {
     if (!run.info.transfers_recorded) out << "run " << run.info.id << " recorded no transfers: its load figures are not known\n";
   }
   out << "lower bound: " << runs[0].metrics->lower_bound << "\n";
+  return print_divergences(*store, runs, out, err);
 }
 
 int cmd_runs_delete(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
