@@ -92,6 +92,9 @@ struct SweepOptions {
   std::size_t threads = 0;  // 0: one per core
   std::function<void(const SweepProgress&)> on_progress;  // on the calling thread, after each run is handled
   const std::atomic<bool>* cancel = nullptr;               // stop after the runs in progress
+  // A plugin's replay first runs in a child process (docs/plugins.md): one that crashes there,
+  // or runs past this many seconds, is reported invalid and stores nothing.
+  double plugin_time_limit_s = 300;
 };
 
 struct SweepReport {

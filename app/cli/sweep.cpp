@@ -39,6 +39,7 @@ std::vector<OptionSpec> sweep_options() {
                   {"scheduling-cost", "SPEC", "one scheduling cost for every run: push=2us,pop=1us,pop_per_task=5ns (docs/replay.md)", ""},
                   {"seeds", "LIST", "seeds, as 1..5 or 1,7,9: given to every scheduler and seeded generator whose spec sets none", ""},
                   {"jobs", "N", "replays run in parallel (default: the number of cores)", ""},
+                  {"plugin-time-limit", "S", "seconds a plugin's trial replay may take (each plugin replay first runs in a child process: one that crashes or runs past this stores nothing)", "300"},
                   {"metrics-only", "", "store each run's metrics but not its trace (for very large sweeps)", ""},
                   {"shard", "K/N", "run only part K of N of the grid, balanced by estimated cost; the parts' databases merge into the whole sweep (tilelens db merge)", ""},
                   {"dry-run", "", "print the runs of the grid and exit", ""},
@@ -56,7 +57,7 @@ std::vector<OptionSpec> sweep_options() {
 
 // The options that describe the grid (all but db, preset, jobs, dry-run, quiet and the cluster's).
 bool shapes_grid(const std::string& name) {
-  static const std::set<std::string> others = {"db", "preset", "jobs", "dry-run", "quiet", "help", "slurm-script", "shards",
+  static const std::set<std::string> others = {"db", "preset", "jobs", "plugin-time-limit", "dry-run", "quiet", "help", "slurm-script", "shards",
                                                "output", "partition", "time", "cpus-per-task", "submit", "status"};
   return !others.count(name);
 }
@@ -216,6 +217,11 @@ int cmd_sweep(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     auto count = parse_integer(args.get("jobs"));
     if (!count || *count < 1 || *count > 1024) return fail(err, "--jobs must be a whole number from 1 to 1024");
     options.threads = static_cast<std::size_t>(*count);
+  }
+  if (args.has("plugin-time-limit")) {
+    auto seconds = parse_real(args.get("plugin-time-limit"));
+    if (!seconds || !(*seconds > 0) || *seconds > 1e6) return fail(err, "--plugin-time-limit must be a number of seconds above 0");
+    options.plugin_time_limit_s = *seconds;
   }
   const bool progress_bar = !args.has("quiet") && &err == &std::cerr && isatty(STDERR_FILENO);
   const bool log_lines = !args.has("quiet") && !progress_bar;

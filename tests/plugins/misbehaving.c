@@ -10,6 +10,8 @@
 #define BAD_TASK 2     /* pop() hands out a task that does not exist */
 #define WRONG_ABI 3    /* built for another ABI */
 #define BAD_VICTIM 4   /* an eviction policy naming a datum it may not evict */
+#define CRASH 5        /* pop() dereferences a null pointer */
+#define HANG 6         /* pop() never returns */
 
 typedef struct {
   uint32_t tasks, next;
@@ -33,6 +35,13 @@ static void push(void* self, uint32_t task) { (void)self, (void)task; }
 static int pop(void* state_, uint32_t worker, uint32_t* task) {
   state* self = state_;
   (void)worker;
+#if MISBEHAVIOUR == CRASH
+  volatile uint32_t* nowhere = NULL;
+  *task = *nowhere;
+#elif MISBEHAVIOUR == HANG
+  for (volatile int forever = 1; forever;) {
+  }
+#endif
   *task = MISBEHAVIOUR == BAD_TASK ? self->tasks + 5 : self->next++;
   return self->next <= self->tasks;
 }

@@ -132,3 +132,22 @@ TEST_CASE("replay and sweep take plugins, and a sweep reruns a plugin only when 
                   "4items", "--quiet"}).out,
              Catch::Contains("1 stored"));
 }
+
+TEST_CASE("a sweep tries each plugin in a child process: a crash or a hang is reported and stores nothing", "[plugins][cli]") {
+  const test::TempFile database("plugin-crash.db");
+  const auto sweep = [&](const char* plugin, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"sweep", "--db", database.path, "--workload", "matmul2d:N=4", "--scheduler", std::string(plugin) + ",eager",
+                                     "--memory", "4items", "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args);
+  };
+  const auto crashed = sweep(TILELENS_CRASH_PLUGIN, {});
+  CHECK_THAT(crashed.out, Catch::Contains("1 stored") && Catch::Contains("1 invalid"));
+  CHECK_THAT(crashed.out + crashed.err, Catch::Contains("the plugin crashed (signal 11"));
+  const auto hung = sweep(TILELENS_HANG_PLUGIN, {"--plugin-time-limit", "0.5"});
+  CHECK_THAT(hung.out + hung.err, Catch::Contains("ran past the time limit of") && Catch::Contains("1 invalid"));
+  // Only eager's runs are in the database (one per sweep): the misbehaving plugins left nothing.
+  const auto listed = cli({"runs", "list", "--db", database.path});
+  CHECK_THAT(listed.out, Catch::Contains("2 runs in") && !Catch::Contains("misbehaving") && !Catch::Contains("failed"));
+  CHECK(cli({"sweep", "--db", database.path, "--workload", "matmul2d:N=4", "--plugin-time-limit", "0", "--quiet"}).code == 2);
+}
