@@ -1,6 +1,8 @@
 // Replay requests; see replay_request.hpp.
 #include "core/replay_request.hpp"
 
+#include "core/plugin_trial.hpp"
+
 #include <filesystem>
 
 #include "formats/workload_io.hpp"
@@ -81,6 +83,16 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
   const bool deferred = uses_plugin(outcome.info);
   if (!outputs.database.empty() && !deferred) {
     if (auto status = open_writer(); !status) return status.error();
+  }
+  if (deferred) {
+    // A plugin is tried in a child process first: its crash or hang ends the trial, not this
+    // process (docs/plugins.md).
+    if (std::string why = plugin_trial(*prepared, outputs.plugin_time_limit_s, outputs.cancel); !why.empty()) {
+      outcome.cancelled = why == kCancelled;
+      outcome.error = std::move(why);
+      outcome.workload = std::move(prepared->workload);
+      return outcome;
+    }
   }
   TraceRecorder recorder;
   ObserverList observers;

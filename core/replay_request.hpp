@@ -50,6 +50,7 @@ struct RunOutputs {
   bool keep_trace = false;             // return the whole trace in the outcome
   ReplayObserver* observer = nullptr;  // also hand every record to it
   const std::atomic<bool>* cancel = nullptr;  // set from another thread: stop, store nothing
+  double plugin_time_limit_s = 300;           // a plugin's trial replay (core/plugin_trial.hpp) may take this long
 };
 
 // Outputs that store the run in `database` and nothing else.

@@ -1,12 +1,11 @@
 // Sweeps; see sweep.hpp.
 #include "core/sweep.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include "core/plugin_trial.hpp"
+
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstring>
 #include <condition_variable>
 #include <filesystem>
@@ -163,57 +162,6 @@ Result<std::vector<std::string>> list_values(const char* name, const std::string
 constexpr const char* kSharedPlatformOptions[] = {"bandwidth", "gpu-link", "latency", "rate", "pcie", "cpus", "cpu-rate", "workers-per-memory", "copy-engines", "half-duplex"};
 
 }  // namespace
-
-// A plugin's replay, tried in a child process first: whatever the plugin does there (crash,
-// hang, a task or victim it may not hand out), this process and its database are safe. Returns
-// "" when the child's replay ended well (the replay is then run again here: replays are
-// deterministic), else what went wrong. The child touches no database and leaves with _exit.
-//
-// The fork happens while no other worker is inside a replay or making a policy (`gate` held
-// exclusively): a child copies the locks of every thread, and one held by another thread at
-// that instant (a static's initialisation guard, the loader's lock in dlopen) would never be
-// released in the child. `shared` is this worker's own hold on the gate, given up meanwhile.
-std::string plugin_trial(const PreparedReplay& prepared, double time_limit_s, std::shared_mutex& gate, std::shared_lock<std::shared_mutex>& shared) {
-  shared.unlock();
-  pid_t child = 0;
-  {
-    std::unique_lock exclusive(gate);
-    child = fork();
-    if (child == 0) exclusive.release();  // the child's copy of the gate is never used again
-  }
-  if (child != 0) shared.lock();
-  if (child < 0) return std::string("cannot start the plugin's trial process: ") + std::strerror(errno);
-  if (child == 0) {
-    // The default actions: a crash ends the child (a test framework's or a sanitizer's handler,
-    // inherited, might not).
-    for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(signal, SIG_DFL);
-    auto summary = replay(prepared.workload, *prepared.scheduler.scheduler, *prepared.eviction.policy, prepared.options, nullptr);
-    if (!summary) {
-      std::fprintf(stderr, "%s\n", summary.error().message.c_str());
-      _exit(3);
-    }
-    _exit(0);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(time_limit_s);
-  int status = 0;
-  while (true) {
-    const pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child) break;
-    if (done < 0 && errno != EINTR) return std::string("lost the plugin's trial process: ") + std::strerror(errno);
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      return "the plugin ran past the time limit of " + format_fixed(time_limit_s, 0) + " s (--plugin-time-limit), and was stopped";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (WIFSIGNALED(status)) {
-    const int signal = WTERMSIG(status);
-    return "the plugin crashed (signal " + std::to_string(signal) + ", " + strsignal(signal) + ")";
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  return "the plugin's replay failed (its message is above, from the trial process)";
-}
 
 PolicyEntry parse_policy_entry(std::string text) {
   PolicyEntry entry;
@@ -593,7 +541,7 @@ Result<SweepReport> run_sweep(const SweepGrid& grid, const SweepOptions& options
       } else if (!claim(prepared->info.key, outcome)) {
         // outcome says why the run is not this sweep's to replay
       } else if (uses_plugin(prepared->info) &&
-                 !(outcome.message = plugin_trial(*prepared, options.plugin_time_limit_s, fork_gate, working)).empty()) {
+                 !(outcome.message = plugin_trial(*prepared, options.plugin_time_limit_s, options.cancel, &fork_gate, &working)).empty()) {
         outcome.kind = Outcome::Kind::Invalid;  // a plugin that fails stores nothing, not even a failed run
       } else {
         TraceRecorder recorder;

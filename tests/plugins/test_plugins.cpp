@@ -150,4 +150,10 @@ TEST_CASE("a sweep tries each plugin in a child process: a crash or a hang is re
   const auto listed = cli({"runs", "list", "--db", database.path});
   CHECK_THAT(listed.out, Catch::Contains("2 runs in") && !Catch::Contains("misbehaving") && !Catch::Contains("failed"));
   CHECK(cli({"sweep", "--db", database.path, "--workload", "matmul2d:N=4", "--plugin-time-limit", "0", "--quiet"}).code == 2);
+  // A plain replay tries the plugin in a child too: the command says the plugin crashed, and
+  // stores nothing.
+  const auto replayed = cli({"replay", "--workload", "matmul2d:N=4", "--scheduler", TILELENS_CRASH_PLUGIN, "--memory", "4items", "--db", database.path});
+  CHECK((replayed.code == 1 || replayed.code == 2));
+  CHECK_THAT(replayed.err, Catch::Contains("the plugin crashed (signal 11"));
+  CHECK(cli({"runs", "list", "--db", database.path}).out == listed.out);
 }
