@@ -121,7 +121,7 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
   const RunMetrics metrics = metrics_of(*summary, reference_curves(prepared->workload, prepared->options.platform));
   if (deferred && !outputs.database.empty()) {
     if (auto status = open_writer(); !status) return status.error();
-    write_trace_to(prepared->workload, recorder.trace, *writer);
+    writer->write(recorder.trace);
   }
   if (writer) {
     auto id = writer->finish(metrics);
@@ -137,15 +137,6 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
 
 bool uses_plugin(const RunInfo& info) {
   return info.scheduler.find("plugin.hash=") != std::string::npos || info.eviction.find("plugin.hash=") != std::string::npos;
-}
-
-void write_trace_to(const Workload& workload, const Trace& trace, ReplayObserver& observer) {
-  observer.on_start(workload);
-  for (const TaskRecord& r : trace.tasks) observer.on_task(r);
-  for (const LoadRecord& r : trace.loads) observer.on_load(r);
-  for (const EvictionRecord& r : trace.evictions) observer.on_eviction(r);
-  for (const WritebackRecord& r : trace.writebacks) observer.on_writeback(r);
-  for (const AllocationRecord& r : trace.allocations) observer.on_allocation(r);
 }
 
 }  // namespace tilelens::core

@@ -71,7 +71,5 @@ struct ReplayOutcome {
 Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs& outputs = {});
 // Whether a run's scheduler or eviction policy is a plugin (its spec carries plugin.hash).
 bool uses_plugin(const RunInfo& info);
-// Hands a whole recorded trace to an observer, as a replay would have (a store's writer).
-void write_trace_to(const Workload& workload, const Trace& trace, ReplayObserver& observer);
 
 }  // namespace tilelens::core
