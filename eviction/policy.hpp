@@ -46,6 +46,7 @@ struct EvictionContext {
   const TaskFuture* future = nullptr;  // the scheduler's, may be null
   const PlanView* plan = nullptr;      // the scheduler's, may be null
   const BufferView* buffers = nullptr;
+  const MemoryView* memory = nullptr;  // the executor's memory states, as schedulers see them (plugins read them)
 };
 
 struct VictimRequest {

@@ -156,7 +156,7 @@ Status Engine::set_up() {
     simulated_ = std::make_unique<SimulatedDevice>(s_.w, platform, s_.now);
     s_.device = simulated_.get();
   }
-  EvictionContext eviction_context{&s_.w, &platform, s_.scheduler.future(), s_.scheduler.plan(), this};
+  EvictionContext eviction_context{&s_.w, &platform, s_.scheduler.future(), s_.scheduler.plan(), this, this};
   if (auto status = timed(eviction_ticks_, [&] { return s_.policy.attach(eviction_context); }); !status) return status;
   memory_->set_follows_future(s_.policy.follows_future());
   s_.follows_replicas = s_.scheduler.follows_replicas();

@@ -120,6 +120,32 @@ tl_platform plugin_platform(const Platform& platform) {
   return tl_platform{platform.gpus, platform.cpus, platform.memory_nodes(), platform.memory_bytes, platform.bus_bandwidth};
 }
 
+void PluginHost::reset(const MemoryView* memory, const TaskFuture* future, bool offers_future) {
+  memory_ = memory;
+  future_ = future;
+  host_ = tl_host{this, &replica_state, &free_bytes, offers_future ? &next_use : nullptr};
+}
+
+int PluginHost::replica_state(void* context, std::uint32_t worker, std::uint32_t data) {
+  const auto* self = static_cast<const PluginHost*>(context);
+  if (!self->memory_) return TL_ABSENT;
+  switch (self->memory_->state(worker, data)) {
+    case ReplicaState::Resident: return TL_RESIDENT;
+    case ReplicaState::Loading: return TL_LOADING;
+    default: return TL_ABSENT;
+  }
+}
+
+double PluginHost::free_bytes(void* context, std::uint32_t worker) {
+  const auto* self = static_cast<const PluginHost*>(context);
+  return self->memory_ ? self->memory_->free_bytes(worker) : 0;
+}
+
+std::uint64_t PluginHost::next_use(void* context, std::uint32_t gpu, std::uint32_t data) {
+  const auto* self = static_cast<const PluginHost*>(context);
+  return self->future_ ? self->future_->next_use(gpu, data) : TL_NEVER;
+}
+
 PluginValues::PluginValues(const std::map<std::string, std::string>& values) {
   for (const auto& [key, value] : values) strings_.emplace_back(key, value);
   for (const auto& [key, value] : strings_) params_.push_back(tl_param{key.c_str(), value.c_str()});

@@ -13,6 +13,7 @@
 #include "include/tilelens/plugin.h"
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "schedulers/scheduler.hpp"
 #include "util/quoted.hpp"
 
 namespace tilelens {
@@ -72,6 +73,57 @@ class PluginWorkload {
 };
 
 tl_platform plugin_platform(const Platform& platform);
+
+// What a plugin asks of the executor (tl_host): the memory states, and, when `offers_future`
+// (an eviction policy that declared needs_future), the scheduler's known future (TL_NEVER
+// everywhere when the scheduler keeps none). Either view may be absent.
+class PluginHost {
+ public:
+  void reset(const MemoryView* memory, const TaskFuture* future, bool offers_future);
+  const tl_host* view() const { return &host_; }
+
+ private:
+  static int replica_state(void* context, std::uint32_t worker, std::uint32_t data);
+  static double free_bytes(void* context, std::uint32_t worker);
+  static std::uint64_t next_use(void* context, std::uint32_t gpu, std::uint32_t data);
+  const MemoryView* memory_ = nullptr;
+  const TaskFuture* future_ = nullptr;
+  tl_host host_{};
+};
+
+// A plugin's description, loaded from the file a spec names: the library opened, its entry
+// point (`entry`, returning a tl_scheduler_plugin or tl_eviction_plugin) called, its ABI and
+// the functions it must have checked (`complete`; `required` names them in the error), and its
+// parameters bound. `kind` is "scheduler" or "eviction policy", `component` the short word
+// of the errors ("scheduler", "eviction").
+template <class Plugin>
+struct LoadedPlugin {
+  std::shared_ptr<PluginLibrary> library;
+  const Plugin* plugin = nullptr;
+  PluginSpec bound;
+};
+template <class Plugin>
+Result<LoadedPlugin<Plugin>> load_plugin(const Spec& spec, const char* entry_name, const char* kind, const char* component,
+                                         bool (*complete)(const Plugin&), const char* required) {
+  auto library = PluginLibrary::open(spec.name);
+  if (!library) return library.error();
+  using Entry = const Plugin* (*)();
+  const auto entry = reinterpret_cast<Entry>((*library)->symbol(entry_name));
+  if (!entry) {
+    return make_error("plugin " + quote_input(spec.name) + " exports no " + kind + " (" + entry_name + "; include/tilelens/plugin.h)");
+  }
+  const Plugin* plugin = entry();
+  if (!plugin || plugin->abi != TILELENS_PLUGIN_ABI) {
+    return make_error(std::string(component) + " plugin " + quote_input(spec.name) + " is built for plugin ABI " +
+                      (plugin ? std::to_string(plugin->abi) : "?") + ", this tilelens loads ABI " + std::to_string(TILELENS_PLUGIN_ABI));
+  }
+  if (!plugin->name || !complete(*plugin)) {
+    return make_error(std::string(component) + " plugin " + quote_input(spec.name) + " lacks its name, " + required);
+  }
+  auto bound = bind_plugin_spec(spec, **library, plugin->name, plugin->version, plugin->params, component);
+  if (!bound) return bound.error();
+  return LoadedPlugin<Plugin>{std::move(*library), plugin, std::move(*bound)};
+}
 
 // The declared parameters' values as plugin.h passes them to create(), ended by {NULL, NULL}.
 class PluginValues {
