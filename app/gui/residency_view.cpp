@@ -202,19 +202,8 @@ void ResidencyFigure::paint(QPainter& painter, const QRectF& area, std::optional
       painter.drawLine(QPointF(x, l.top), QPointF(x, l.panel_top.back() + l.row_height * static_cast<double>(panels_.back().rows.size())));
     }
   }
-  // The time axis, in one unit.
   const double axis_y = l.panel_top.back() + l.row_height * static_cast<double>(panels_.back().rows.size()) + 2;
-  painter.setPen(QPen(ink, 1));
-  painter.drawLine(QPointF(l.left, axis_y), QPointF(l.left + l.width, axis_y));
-  const double raw = static_cast<double>(end_ns_) / 8;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(1.0, raw))));
-  const double step = raw / magnitude < 2 ? magnitude * 2 : raw / magnitude < 5 ? magnitude * 5 : magnitude * 10;
-  for (double t = 0; t <= static_cast<double>(end_ns_); t += step) {
-    const double x = x_of(l, static_cast<std::int64_t>(t));
-    painter.drawLine(QPointF(x, axis_y), QPointF(x, axis_y + 4));
-    const double label_left = std::clamp(x - 50, area.left(), area.right() - 100);
-    painter.drawText(QRectF(label_left, axis_y + 4, 100, 14), Qt::AlignHCenter | Qt::AlignTop, time_tick_label(t, step));
-  }
+  paint_time_axis(painter, area, l.left, l.width, axis_y, 0, end_ns_, ink);
   // The legend.
   double x = area.left() + 6;
   const double legend_y = axis_y + kAxis;

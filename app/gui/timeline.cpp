@@ -25,6 +25,30 @@ QString time_tick_label(double t_ns, double step_ns) {
 }
 namespace {
 
+double x_of(std::int64_t t, std::int64_t begin, std::int64_t end, double left, double width) {
+  return left + width * static_cast<double>(t - begin) / static_cast<double>(std::max<std::int64_t>(1, end - begin));
+}
+
+}  // namespace
+
+void paint_time_axis(QPainter& painter, const QRectF& bounds, double left, double width, double y, std::int64_t begin, std::int64_t end,
+                     const QColor& ink) {
+  painter.setPen(QPen(ink, 1));
+  painter.drawLine(QPointF(left, y), QPointF(left + width, y));
+  const double raw = static_cast<double>(end - begin) / 8;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(1.0, raw))));
+  const double step = raw / magnitude < 2 ? magnitude * 2 : raw / magnitude < 5 ? magnitude * 5 : magnitude * 10;
+  for (double t = std::ceil(static_cast<double>(begin) / step) * step; t <= static_cast<double>(end); t += step) {
+    const double x = x_of(static_cast<std::int64_t>(t), begin, end, left, width);
+    painter.drawLine(QPointF(x, y), QPointF(x, y + 4));
+    // Labels stay inside the figure: the last one is not cut at the right edge.
+    const double label_left = std::clamp(x - 50, bounds.left(), bounds.right() - 100);
+    painter.drawText(QRectF(label_left, y + 4, 100, 14), Qt::AlignHCenter | Qt::AlignTop, time_tick_label(t, step));
+  }
+}
+
+namespace {
+
 // Okabe and Ito's colour-blind-safe set: the task kinds take blue, bluish green, reddish
 // purple, yellow, grey, black and orange; vermillion is the fetches' alone, sky blue the
 // prefetches'.
@@ -34,9 +58,6 @@ const QColor kFetchColor(213, 94, 0), kPrefetchColor(86, 180, 233), kMemoryColor
 const QColor kSelectedColor(255, 140, 0);
 constexpr int kLanesPerGpu = 4;  // compute, fetch, prefetch, memory (eviction ticks on the memory lane)
 
-double x_of(std::int64_t t, std::int64_t begin, std::int64_t end, double left, double width) {
-  return left + width * static_cast<double>(t - begin) / static_cast<double>(std::max<std::int64_t>(1, end - begin));
-}
 
 }  // namespace
 
@@ -248,22 +269,8 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     painter.drawLine(QPointF(c.x, c.y), QPointF(left + width, c.y));
   }
   painter.setClipping(false);
-  // Time axis.
   const double axis_y = area.top() + total_lanes_ * l.lane_height;
-  painter.setPen(QPen(ink, 1));
-  painter.drawLine(QPointF(left, axis_y + 2), QPointF(left + width, axis_y + 2));
-  const double span = static_cast<double>(end - begin);
-  const double raw = span / 8;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(1.0, raw))));
-  const double step = raw / magnitude < 2 ? magnitude * 2 : raw / magnitude < 5 ? magnitude * 5 : magnitude * 10;
-  for (double t = std::ceil(static_cast<double>(begin) / step) * step; t <= static_cast<double>(end); t += step) {
-    const double x = x_of(static_cast<std::int64_t>(t), begin, end, left, width);
-    painter.drawLine(QPointF(x, axis_y + 2), QPointF(x, axis_y + 6));
-    // Labels stay inside the figure: the last one is not cut at the right edge.
-    const double label_left = std::clamp(x - 50, area.left(), area.right() - 100);
-    painter.drawText(QRectF(label_left, axis_y + 6, 100, 14), Qt::AlignHCenter | Qt::AlignTop,
-                     time_tick_label(t, step));
-  }
+  paint_time_axis(painter, area, left, width, axis_y + 2, begin, end, ink);
   // The legend: the run (so that an export names it), the task kinds that ran, the load
   // lanes, the memory curve against M. Where it does not fit on its line, the memory entry
   // says less, then the run's name (which the window's tab shows) goes, then the lanes' entry

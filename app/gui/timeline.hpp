@@ -107,5 +107,10 @@ class TimelineView : public QWidget {
 // every tick of one axis in one unit ("0 ms", "50 ms"; "1500 ms"), never "0 ns" beside
 // "50.000 ms".
 QString time_tick_label(double t_ns, double step_ns);
+// A time axis for the window [begin, end) drawn over [left, left + width] at height y, in ink:
+// the line, round ticks (about eight to the window) and their labels under it, in one unit,
+// none cut at the edges of `bounds`. The timeline and the memory residency share it.
+void paint_time_axis(QPainter& painter, const QRectF& bounds, double left, double width, double y, std::int64_t begin, std::int64_t end,
+                     const QColor& ink);
 
 }  // namespace tilelens::gui
