@@ -1,17 +1,15 @@
 // Painting and hovering the memory residency; see residency_view.hpp.
 #include "app/gui/residency_view.hpp"
 
-#include <QEvent>
 #include <QFontMetricsF>
-#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <tuple>
 
 #include "app/gui/timeline.hpp"
+#include "app/gui/tooltip.hpp"
 #include "core/units.hpp"
 
 namespace tilelens::gui {
@@ -326,17 +324,7 @@ void ResidencyView::mousePressEvent(QMouseEvent* event) {
 }
 
 bool ResidencyView::event(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = figure_->tooltip_at(QRectF(rect()), help->pos());
-    if (text.isEmpty()) {
-      QToolTip::hideText();
-    } else {
-      QToolTip::showText(help->globalPos(), text, this);
-    }
-    return true;
-  }
-  return QWidget::event(event);
+  return answer_tooltip(this, event, [&](QPoint at) { return figure_->tooltip_at(QRectF(rect()), at); }) || QWidget::event(event);
 }
 
 }  // namespace tilelens::gui

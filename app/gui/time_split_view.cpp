@@ -1,13 +1,11 @@
 // Painting and hovering the "where time went" bars; see time_split_view.hpp.
 #include "app/gui/time_split_view.hpp"
 
-#include <QEvent>
 #include <QFontMetricsF>
-#include <QHelpEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 
+#include "app/gui/tooltip.hpp"
 #include "app/gui/worker_states.hpp"
 #include "core/units.hpp"
 
@@ -161,17 +159,7 @@ void TimeSplitView::paintEvent(QPaintEvent*) {
 }
 
 bool TimeSplitView::event(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = figure_->tooltip_at(QRectF(rect()), help->pos());
-    if (text.isEmpty()) {
-      QToolTip::hideText();
-    } else {
-      QToolTip::showText(help->globalPos(), text, this);
-    }
-    return true;
-  }
-  return QWidget::event(event);
+  return answer_tooltip(this, event, [&](QPoint at) { return figure_->tooltip_at(QRectF(rect()), at); }) || QWidget::event(event);
 }
 
 }  // namespace tilelens::gui
