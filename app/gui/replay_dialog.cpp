@@ -81,10 +81,8 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
     item->setData(kHelpRole, help);
     schedulers_->addItem(item);
   }
-  // Every scheduler in view at once (no name cut at the bottom), and under the list what the
-  // current one does and the options it takes.
-  schedulers_->setMinimumHeight(schedulers_->sizeHintForRow(0) * schedulers_->count() + 2 * schedulers_->frameWidth() + 2);
-  schedulers_->setMaximumHeight(schedulers_->minimumHeight());
+  // Under the list, what the current scheduler does and the options it takes (load_plugins
+  // sizes the list to show every entry, the plugins' included).
   form->addRow("Schedulers", schedulers_);
   scheduler_help_ = new QLabel;
   scheduler_help_->setObjectName("scheduler_help");
@@ -297,6 +295,7 @@ void ReplayDialog::load_plugins() {
   }
   plugins_label_->setText(folders.isEmpty() ? QString("none: set TILELENS_PLUGIN_PATH or choose a folder")
                                             : QString("%1 found in %2").arg(found).arg(folders.join(", ")));
+  // Every scheduler in view at once: no name cut at the bottom.
   schedulers_->setMinimumHeight(schedulers_->sizeHintForRow(0) * schedulers_->count() + 2 * schedulers_->frameWidth() + 2);
   schedulers_->setMaximumHeight(schedulers_->minimumHeight());
 }

@@ -303,13 +303,17 @@ void RunPage::what_if(double factor) {
   start_what_if(factor);
 }
 
+void RunPage::show_run(const std::shared_ptr<const RunData>& run) {
+  view_->set_run(run);
+  timeline_->set_run(run);
+  residency_->set_run(run);
+  time_split_->set_run(run);
+}
+
 void RunPage::start_what_if(double factor) {
   if (factor == 1.0) {
     busy_->hide();
-    view_->set_run(run_);
-    timeline_->set_run(run_);
-    residency_->set_run(run_);
-    time_split_->set_run(run_);
+    show_run(run_);
     summary_->setText(metrics_line(*run_));
     emit what_if_shown(run_->run.info.platform.memory_bytes);
     return;
@@ -327,10 +331,7 @@ void RunPage::start_what_if(double factor) {
       if (worker_.joinable()) worker_.join();
       if (!pending_) busy_->hide();
       if (shown) {
-        view_->set_run(shown);
-        timeline_->set_run(shown);
-        residency_->set_run(shown);
-        time_split_->set_run(shown);
+        show_run(shown);
         summary_->setText("what if: " + metrics_line(*shown));
         emit what_if_shown(memory);
       } else {

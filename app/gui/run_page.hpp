@@ -81,6 +81,8 @@ class RunPage : public QWidget, public FigurePage {
 
  private:
   void start_what_if(double factor);
+  // The stored run or a what-if replay, in every view of the page.
+  void show_run(const std::shared_ptr<const RunData>& run);
   std::shared_ptr<const RunData> run_;
   TileView* view_ = nullptr;
   TimelineView* timeline_ = nullptr;

@@ -22,12 +22,8 @@ void check_identical(const std::string& workload, std::uint32_t gpus, const std:
                      const std::string& scheduler_b, const std::string& eviction_b) {
   const Workload w = test::generated(workload);
   const Platform platform = test::small_platform(static_cast<double>(w.working_set_bytes()) / 3, gpus);
-  auto a = make_scheduler(scheduler_a);
-  auto b = make_scheduler(scheduler_b);
-  REQUIRE(a.ok());
-  REQUIRE(b.ok());
-  const test::Run first = test::run_replay(w, *a->scheduler, eviction_a, platform, 2);
-  const test::Run second = test::run_replay(w, *b->scheduler, eviction_b, platform, 2);
+  const test::Run first = test::run_replay(w, scheduler_a, eviction_a, platform, 2);
+  const test::Run second = test::run_replay(w, scheduler_b, eviction_b, platform, 2);
   INFO(workload << " on " << gpus << " GPUs: " << scheduler_a << "/" << eviction_a << " against " << scheduler_b << "/" << eviction_b);
   CHECK(first.summary.loads == second.summary.loads);
   CHECK(first.summary.evictions == second.summary.evictions);
