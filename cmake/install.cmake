@@ -1,5 +1,5 @@
 # What `cmake --install build --prefix P` puts under P, and the .deb CPack makes of the same
-# (docs/install.md): the two programs and the CUDA module, the plugin header with a CMake
+# (docs/install.md): the two programs and the CUDA module, the Python module (app/python), the plugin header with a CMake
 # package and a pkg-config file for plugin authors, the example plugins with a standalone
 # build, the documents, and a desktop entry with its icon for tilelens-gui.
 include(GNUInstallDirs)
@@ -22,6 +22,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${TILELENS_DOC_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${TILELENS_DOC_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/examples/plugins/eager.c ${PROJECT_SOURCE_DIR}/examples/plugins/lru.c
         DESTINATION ${TILELENS_DOC_DIR}/examples/plugins)
+install(FILES ${PROJECT_SOURCE_DIR}/examples/python/policies.py ${PROJECT_SOURCE_DIR}/examples/python/compare.py
+              ${PROJECT_SOURCE_DIR}/examples/python/speed.py DESTINATION ${TILELENS_DOC_DIR}/examples/python)
 install(FILES ${PROJECT_SOURCE_DIR}/examples/plugins/standalone.cmake DESTINATION ${TILELENS_DOC_DIR}/examples/plugins RENAME CMakeLists.txt)
 
 if(TARGET tilelens-gui)
@@ -36,4 +38,5 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Replay and measure how task schedulers us
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # the shared libraries the programs link (Qt, SQLite, METIS), found by dpkg-shlibdeps
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-pandas, python3-matplotlib")  # the Python module and its example
 include(CPack)

@@ -7,4 +7,5 @@
 #include "eviction/policy.hpp"  // IWYU pragma: export
 #include "schedulers/scheduler.hpp"  // IWYU pragma: export
 #include "schedulers/hfp.hpp"  // IWYU pragma: export
+#include "schedulers/plugin_library.hpp"  // IWYU pragma: export
 #include "runtime/memory_model.hpp"  // IWYU pragma: export

@@ -18,6 +18,28 @@ Result<std::uint32_t> parse_buffer_depth(std::string_view text) {
   return static_cast<std::uint32_t>(*depth);
 }
 
+Status set_replay_option(ReplayRequest& request, std::string_view name, std::string_view text) {
+  const std::string value(text);
+  if (name == "workload") request.workload = value;
+  else if (name == "scheduler") request.scheduler = value;
+  else if (name == "eviction") request.eviction = value;
+  else if (name == "platform") request.platform.base = value;
+  else if (name == "memory-model") request.memory_model = value;
+  else if (name == "scheduling-cost") request.scheduling_cost = value;
+  else if (name == "charge-scheduling") {
+    if (value != "0" && value != "1") return field_error("charge-scheduling", "is a flag: 1 or 0 (got '" + value + "')");
+    request.charge_scheduling = value == "1";
+  }
+  else if (name == "buffer") {
+    auto depth = parse_buffer_depth(value);
+    if (!depth) return depth.error();
+    request.buffer_depth = *depth;
+  }
+  else if (const PlatformOption* option = find_platform_option(name)) return option->set(value, request.platform);
+  else return make_error("a replay has no option '" + std::string(name) + "'");
+  return Status::success();
+}
+
 Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   PreparedReplay prepared;
   if (request.workload.empty()) return field_error("workload", "is required (a spec such as matmul2d:N=20, or a file)");
@@ -78,13 +100,13 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
     outcome.database = store->path();
     return Status::success();
   };
-  // A plugin's run is stored only once it has ended well: a plugin that fails, crashes or is
-  // stopped leaves the database as it was (docs/plugins.md).
-  const bool deferred = uses_plugin(outcome.info);
+  // A plugin's (or a Python class's) run is stored only once it has ended well: a plugin that
+  // fails, crashes or is stopped leaves the database as it was (docs/plugins.md).
+  const bool deferred = uses_plugin(outcome.info) || uses_embedded_policy(outcome.info);
   if (!outputs.database.empty() && !deferred) {
     if (auto status = open_writer(); !status) return status.error();
   }
-  if (deferred) {
+  if (uses_plugin(outcome.info)) {
     // A plugin is tried in a child process first: its crash or hang ends the trial, not this
     // process (docs/plugins.md).
     if (std::string why = plugin_trial(*prepared, outputs.plugin_time_limit_s, outputs.cancel); !why.empty()) {
@@ -133,6 +155,10 @@ Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs&
   outcome.trace = std::move(recorder.trace);
   outcome.workload = std::move(prepared->workload);
   return outcome;
+}
+
+bool uses_embedded_policy(const RunInfo& info) {
+  return info.scheduler.find("python.hash=") != std::string::npos || info.eviction.find("python.hash=") != std::string::npos;
 }
 
 bool uses_plugin(const RunInfo& info) {

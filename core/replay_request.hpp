@@ -31,6 +31,12 @@ struct ReplayRequest {
   std::string scheduling_cost;      // a SchedulingCost spec, "push=2us,pop=1us,pop_per_task=5ns"; "" for none
 };
 
+// Sets one field by its command-line name (workload, scheduler, eviction, platform, buffer,
+// memory-model, scheduling-cost, charge-scheduling as 1 or 0, or a platform option), as
+// set_sweep_option does for a sweep: for front ends that take options by name (the Python
+// module). Errors name the field.
+Status set_replay_option(ReplayRequest& request, std::string_view name, std::string_view text);
+
 // A request resolved: the workload generated or read, the platform, the policies built with
 // their canonical specs, and the run as it will be recorded.
 struct PreparedReplay {
@@ -71,5 +77,8 @@ struct ReplayOutcome {
 Result<ReplayOutcome> run_replay(const ReplayRequest& request, const RunOutputs& outputs = {});
 // Whether a run's scheduler or eviction policy is a plugin (its spec carries plugin.hash).
 bool uses_plugin(const RunInfo& info);
+// Whether one is a class the embedding program registered (a Python class: python.hash): run
+// in-process, stored only once it ended well, like a plugin's.
+bool uses_embedded_policy(const RunInfo& info);
 
 }  // namespace tilelens::core

@@ -7,5 +7,6 @@
 #include "db/store.hpp"  // IWYU pragma: export
 #include "db/tables.hpp"  // IWYU pragma: export
 #include "db/schema.hpp"  // IWYU pragma: export
+#include "db/metric_columns.hpp"  // IWYU pragma: export
 #include "trace/run.hpp"  // IWYU pragma: export
 #include "trace/measurement.hpp"  // IWYU pragma: export

@@ -65,6 +65,9 @@ class EvictionPolicy {
   virtual void on_future_changed(GpuId, DataId) {}
   virtual bool follows_future() const { return false; }
   virtual std::optional<DataId> choose_victim(GpuId gpu, const VictimRequest& request) = 0;
+  // Why the policy stopped answering (an embedded policy's exception); empty while it works.
+  // The executor asks when a run cannot go on, and at its end.
+  virtual std::string failure() const { return {}; }
 };
 
 struct EvictionInfo {
@@ -80,6 +83,8 @@ struct MadeEviction {
   std::string spec;
 };
 Result<MadeEviction> make_eviction(std::string_view spec);
+// Where an embedding program registers its eviction policies (schedulers/embedded_policies.hpp).
+EmbeddedPolicies<MadeEviction>& embedded_evictions();
 // The spec as labels show it: a plugin by its own name and parameters (plugin_label); a
 // built-in policy as is.
 std::string short_eviction_spec(std::string_view spec);

@@ -15,10 +15,20 @@ const std::vector<EvictionInfo>& eviction_registry() {
   return registry;
 }
 
+EmbeddedPolicies<MadeEviction>& embedded_evictions() {
+  static EmbeddedPolicies<MadeEviction> registry;
+  return registry;
+}
+
 Result<MadeEviction> make_eviction(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return spec.error();
   if (is_plugin_path(spec->name)) return make_plugin_eviction(*spec);
+  if (is_embedded_name(spec->name)) {
+    const auto make = embedded_evictions().find(spec->name);
+    if (!make) return make_error("unknown eviction policy '" + spec->name + "': no class of that name is registered in this process");
+    return (*make)(*spec);
+  }
   std::string valid;
   for (const auto& info : eviction_registry()) {
     if (info.name == spec->name) {
@@ -33,7 +43,7 @@ Result<MadeEviction> make_eviction(std::string_view text) {
 
 std::string short_eviction_spec(std::string_view text) {
   auto spec = parse_spec(text);
-  if (spec && is_plugin_path(spec->name)) return plugin_label(*spec);
+  if (spec && (is_plugin_path(spec->name) || is_embedded_name(spec->name))) return plugin_label(*spec);
   return std::string(text);
 }
 

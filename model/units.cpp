@@ -97,7 +97,7 @@ Result<SizeSpec> parse_memory(std::string_view text) {
     return SizeSpec{0, static_cast<std::uint64_t>(count)};
   }
   auto bytes = parse_bytes(text);
-  if (!bytes) return make_error("memory: " + bytes.error().message + " (or a count of data items such as 4items)");
+  if (!bytes) return make_error(bytes.error().message + " (or a count of data items such as 4items)");
   return SizeSpec{*bytes, 0};
 }
 

@@ -47,6 +47,7 @@ class Engine final : public MemoryView, public BufferView {
   std::span<const TaskId> held(GpuId worker) const override { return s_.workers[worker].held; }
 
  private:
+  Result<ReplaySummary> run_events();
   // Charges the wall time of a one-off call to `total` (in ticks, converted to ns at the end).
   template <class F>
   auto timed(std::int64_t& total, F&& call) {
@@ -164,6 +165,17 @@ Status Engine::set_up() {
 }
 
 Result<ReplaySummary> Engine::run() {
+  auto summary = run_events();
+  if (!summary && summary.error().message == kCancelled) return summary;
+  // A policy that stopped answering (an embedded class that raised) made the run stall or
+  // fail: its reason is the run's, and a run it let finish is not a result either.
+  std::string why = s_.scheduler.failure();
+  if (why.empty()) why = s_.policy.failure();
+  if (!why.empty()) return make_error(why);
+  return summary;
+}
+
+Result<ReplaySummary> Engine::run_events() {
   if (auto status = set_up(); !status) return status.error();
   if (s_.observer) s_.observer->on_start(s_.w);
   missing_preds_.resize(s_.w.task_count());

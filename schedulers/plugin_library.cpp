@@ -56,7 +56,7 @@ Result<PluginSpec> bind_plugin_spec(const Spec& spec, const PluginLibrary& libra
   }
   const std::string who = std::string(component) + " plugin '" + (name ? name : "?") + "' (" + library.path() + ")";
   for (const auto& [key, value] : spec.values) {
-    if (key.rfind("plugin.", 0) == 0) continue;  // the identity a stored run recorded, checked below
+    if (key.rfind("plugin.", 0) == 0 || key.rfind(kEmbeddedPrefix, 0) == 0) continue;  // identity, not parameters  // the identity a stored run recorded, checked below
     if (!bound.values.count(key)) {
       return make_error("unknown parameter '" + key + "' for " + who + (valid.empty() ? " (it takes no parameters)" : " (valid: " + valid + ")"));
     }
@@ -84,7 +84,7 @@ std::string plugin_label(const Spec& spec) {
   std::string out = name != spec.values.end() && !name->second.empty() ? name->second : spec.name;
   char separator = ':';
   for (const auto& [key, value] : spec.values) {
-    if (key.rfind("plugin.", 0) == 0) continue;
+    if (key.rfind("plugin.", 0) == 0 || key.rfind(kEmbeddedPrefix, 0) == 0) continue;  // identity, not parameters
     out += separator + key + "=" + value;
     separator = ',';
   }

@@ -51,7 +51,8 @@ Result<PluginSpec> bind_plugin_spec(const Spec& spec, const PluginLibrary& libra
                                     const tl_param* declared, std::string_view component);
 
 // A plugin policy's label: its own name (plugin.name) and the parameters given, without its
-// path and identity: "highest:depth=2".
+// path and identity: "highest:depth=2". An embedded policy ("python.Mine", identity keys
+// python.*) is labelled the same way, by its registered name.
 std::string plugin_label(const Spec& spec);
 
 // The workload as plugin.h lays it out: flat arrays the views point into.

@@ -68,10 +68,20 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
   return registry;
 }
 
+EmbeddedPolicies<MadeScheduler>& embedded_schedulers() {
+  static EmbeddedPolicies<MadeScheduler> registry;
+  return registry;
+}
+
 Result<MadeScheduler> make_scheduler(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return spec.error();
   if (is_plugin_path(spec->name)) return make_plugin_scheduler(*spec);
+  if (is_embedded_name(spec->name)) {
+    const auto make = embedded_schedulers().find(spec->name);
+    if (!make) return make_error("unknown scheduler '" + spec->name + "': no class of that name is registered in this process");
+    return (*make)(*spec);
+  }
   std::string valid;
   for (const auto& info : scheduler_registry()) {
     if (info.name == spec->name) {
@@ -96,7 +106,8 @@ Result<MadeScheduler> make_scheduler(std::string_view text) {
 std::string short_scheduler_spec(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return std::string(text);
-  if (is_plugin_path(spec->name)) return plugin_label(*spec);  // by its own name, without path and identity
+  // by its own name, without path and identity
+  if (is_plugin_path(spec->name) || is_embedded_name(spec->name)) return plugin_label(*spec);
   for (const auto& info : scheduler_registry()) {
     if (info.name != spec->name) continue;
     std::string out = spec->name;

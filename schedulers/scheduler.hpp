@@ -29,6 +29,7 @@
 
 #include "model/model.hpp"
 #include "model/params.hpp"
+#include "schedulers/embedded_policies.hpp"
 
 namespace tilelens {
 
@@ -88,8 +89,9 @@ class Scheduler {
  public:
   virtual ~Scheduler() = default;
   virtual void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) = 0;
-  // Why the scheduler cannot run what prepare() gave it (a plugin that refused the workload);
-  // empty when it can. The executor asks right after prepare() and stops with it.
+  // Why the scheduler cannot run what prepare() gave it (a plugin that refused the workload),
+  // or stopped answering (an embedded scheduler's exception); empty while it works. The
+  // executor asks right after prepare(), when a run cannot go on, and at its end.
   virtual std::string failure() const { return {}; }
   virtual void push(TaskId task) = 0;
   virtual std::optional<TaskId> pop(GpuId gpu) = 0;
@@ -137,6 +139,9 @@ struct MadeScheduler {
   std::string spec;
 };
 Result<MadeScheduler> make_scheduler(std::string_view spec);
+// Where an embedding program registers its schedulers (schedulers/embedded_policies.hpp);
+// make_scheduler() finds them by their "python.NAME" names.
+EmbeddedPolicies<MadeScheduler>& embedded_schedulers();
 // The spec without the parameters left at their defaults, for labels:
 // "hfp:fast_start=0,flip=0,ready=1,steal=1,weighted=1" -> "hfp:flip=0". Unknown names as is.
 std::string short_scheduler_spec(std::string_view spec);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The layering of the README's "Layout": each library includes only itself and the folders it
 # depends on, directly (as the README's table lists them) or through them, nothing but app/gui
-# includes Qt, and the two front ends never include each other. Prints every violation and
+# includes Qt, and the three front ends (CLI, app, Python module) never include each other. Prints every violation and
 # fails on any.
 set -u
 cd "$(dirname "$0")/.."
@@ -22,6 +22,7 @@ declare -A depends=(
   [core]="analysis db instrument"
   [app/cli]="core"
   [app/gui]="core"
+  [app/python]="core"
 )
 # A folder's dependencies, through every level.
 closure() {
@@ -43,6 +44,7 @@ for folder in "${!depends[@]}"; do allowed[$folder]=$(closure "$folder"); done
 # core/store.hpp, ...), so they include core/ and their own headers, nothing below.
 allowed[app/cli]=core
 allowed[app/gui]=core
+allowed[app/python]=core
 status=0
 for folder in "${!allowed[@]}"; do
   [ -d "$folder" ] || { echo "layering: no folder $folder"; status=1; continue; }

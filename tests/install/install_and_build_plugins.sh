@@ -50,3 +50,22 @@ if "lru-example" not in json.dumps(b) or "eager-example" not in json.dumps(b):
     raise SystemExit("the plugin run does not name its plugins")
 print("installed tilelens replays the out-of-tree plugins as the built-ins: " + ", ".join("%s %s" % (k, value(a, k)) for k in fields))
 PY
+# The Python module, where Debian's python3 finds it under the prefix, loading the same
+# out-of-tree plugins (only when the build made it: app/python).
+if ls "$build"/python/tilelens/_tilelens*.so >/dev/null 2>&1; then
+  module_dir=$prefix/lib/python3/dist-packages
+  ls "$module_dir"/tilelens/_tilelens*.so "$module_dir/tilelens/__init__.py" >/dev/null || { echo "not installed: the Python module"; exit 1; }
+  ls "$prefix/share/doc/tilelens/examples/python/compare.py" >/dev/null || { echo "not installed: examples/python"; exit 1; }
+  (cd "$out" && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$module_dir /usr/bin/python3 - "$out/builtin.json" "$out/plugins/libeager_plugin.so" "$out/liblru_pc.so" <<'PY'
+import json, sys
+import tilelens
+assert tilelens.__file__.startswith(sys.path[1]) or "dist-packages" in tilelens.__file__, tilelens.__file__
+builtin = json.load(open(sys.argv[1]))
+run = tilelens.replay("cholesky:N=8", sys.argv[2], sys.argv[3], gpus=2, memory="40MiB")
+for key in ("loads", "evictions", "makespan_ns"):
+    if run[key] != builtin[key]:
+        raise SystemExit("python: %s: built-in %s, plugins %s" % (key, builtin[key], run[key]))
+print("the installed Python module replays the out-of-tree plugins as the built-ins (%s)" % tilelens.__file__)
+PY
+  )
+fi
