@@ -67,6 +67,14 @@ Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   if (!scheduler) return field_error("scheduler", scheduler.error().message);
   auto eviction = make_eviction(request.eviction);
   if (!eviction) return field_error("eviction", eviction.error().message);
+  // The exact optimum is optimal in the papers' model only: Belady on its order, no prefetch.
+  if (scheduler->spec.rfind("optimum", 0) == 0 && (scheduler->spec.size() == 7 || scheduler->spec[7] == ':')) {
+    if (eviction->spec != "belady") return field_error("eviction", "must be belady with the optimum scheduler (Belady is optimal on its order)");
+    if (!is_fgcs_memory_model(prepared.options.memory_model.canonical())) {
+      return field_error("memory-model", "must be fgcs with the optimum scheduler (the papers' model, in which it is optimal)");
+    }
+    if (request.buffer_depth != 1) return field_error("buffer", "must be 1 with the optimum scheduler (no prefetch: the papers' model)");
+  }
   prepared.scheduler = std::move(*scheduler);
   prepared.eviction = std::move(*eviction);
   prepared.info = run_info_of(prepared.workload, prepared.workload_spec, prepared.scheduler.spec, prepared.eviction.spec,

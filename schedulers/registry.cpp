@@ -14,6 +14,12 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
       {"cm", "Cuthill-McKee order of the task graph (fgcs Algorithm 1, not reversed)", {}, make_cuthill_mckee},
       {"rcm", "Reverse Cuthill-McKee order of the task graph (fgcs Algorithm 1)", {}, make_reverse_cuthill_mckee},
       {"mst", "Maximum Spanning Tree order, Prim from the first task (fgcs Algorithm 2)", {}, make_maximum_spanning_tree},
+      {"optimum",
+       "the order of fewest loads, by exact search (one GPU, data of one size, at most 64 tasks and 64 data; with belady, "
+       "the fgcs memory model and buffer 1: tilelens optimum --help)",
+       {{"time_limit", "10", "seconds of search; then the best order found, with the bound proven (optimum_proven = 0)"},
+        {"states", "4000000", "states the search may keep and queue (about 100 bytes each); then as for time_limit"}},
+       make_optimum},
       {"dmda", "Deque Model Data Aware: each ready task to the GPU of earliest expected completion (fgcs Algorithm 3)", {}, make_dmda},
       {"dmdar", "DMDA with Ready reordering of each GPU's queue (fgcs Algorithms 3 and 4)", {}, make_dmdar},
       {"dmdas", "DMDA with queues sorted by priority and Ready among the highest (darts Algorithms 1 and 2)", {}, make_dmdas},

@@ -58,6 +58,10 @@ int cmd_sweep(const ParsedArgs&, std::ostream&, std::ostream&);
 extern const CommandSpec kResults;  // results.cpp
 int cmd_results(const ParsedArgs&, std::ostream&, std::ostream&);
 
+extern const CommandSpec kOptimum, kBenchOptimum;  // optimum.cpp
+int cmd_optimum(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_bench_optimum(const ParsedArgs&, std::ostream&, std::ostream&);
+
 extern const CommandSpec kRunsList, kRunsShow, kRunsCompare, kRunsDelete;  // runs.cpp
 int cmd_runs_list(const ParsedArgs&, std::ostream&, std::ostream&);
 int cmd_runs_show(const ParsedArgs&, std::ostream&, std::ostream&);

@@ -1,0 +1,156 @@
+// `tilelens optimum`: the order of fewest loads on a small instance (the exact search of
+// schedulers/optimum_search.hpp, run as the scheduler "optimum" under Belady, the papers' memory
+// model and no prefetch), proven or with the bound proven so far; and `tilelens bench optimum`,
+// how far the search reaches.
+#include <chrono>
+#include <cmath>
+#include <ostream>
+
+#include "app/cli/commands.hpp"
+#include "app/cli/run_report.hpp"
+#include "core/replay_request.hpp"
+#include "core/units.hpp"
+
+namespace tilelens::cli {
+namespace {
+
+constexpr const char* kLimits =
+    "The search takes one GPU without CPU workers, data of one size (the papers' model), at most 64 tasks and\n"
+    "64 data; its run is Belady on the order found, under the fgcs memory model with buffer 1 (no prefetch), and\n"
+    "`--scheduler optimum` in a replay or a sweep needs the same (--eviction belady --memory-model fgcs\n"
+    "--buffer 1). Within 10 s on a 2-core machine it proves matmul2d up to N = 6 at M = 4 tiles (36 tasks);\n"
+    "`tilelens bench optimum` measures the reach on yours. docs/optimum.md says how it searches.";
+
+std::uint64_t counter(const RunMetrics& metrics, const std::string& name) {
+  for (const auto& [key, value] : metrics.summary.scheduler_counters) {
+    if (key == name) return value;
+  }
+  return 0;
+}
+
+core::ReplayRequest optimum_request(const std::string& workload, double seconds) {
+  core::ReplayRequest request;
+  request.workload = workload;
+  request.scheduler = "optimum:time_limit=" + format_fixed(seconds, 3);
+  request.eviction = "belady";
+  request.memory_model = "fgcs";
+  request.buffer_depth = 1;
+  return request;
+}
+
+}  // namespace
+
+const CommandSpec kOptimum{
+    "tilelens optimum --workload SPEC|FILE --memory SIZE [--time-limit S] [--json] [--db FILE]",
+    "The order of the tasks that loads the fewest data (fgcs section 4: minimising loads is NP-complete, so\n"
+    "this is for small instances): an exact search over (tasks done, data in memory), by A* with the 2D\n"
+    "product's symmetry. Prints the loads, whether they are proven optimal, else the lower bound proven\n"
+    "within the time limit and the gap, the papers' lower bound, and the order. With --db the run is stored\n"
+    "as scheduler 'optimum', to draw and compare like any other.",
+    {{"workload", "SPEC|FILE", "a generator spec (matmul2d:N=5) or a workload file", ""},
+     {"memory", "SIZE", "memory of the GPU: 4items (tiles), or bytes (250MiB)", ""},
+     {"platform", "PRESET|FILE", "the platform the run is recorded on (its GPU count must be 1)", "v100-fgcs"},
+     {"gpus", "N", "GPUs (the search takes 1)", ""},
+     {"time-limit", "S", "seconds of search; then the best order found, with the bound proven", "10"},
+     {"json", "", "print loads, lower_bound, proven, gap, the order and the search's figures as JSON", ""},
+     {"db", "FILE", "store the run in this database", ""}},
+    kLimits};
+
+int cmd_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (!args.positional.empty()) return fail(err, "unexpected argument '" + args.positional[0] + "'; see tilelens optimum --help");
+  if (!args.has("memory")) return fail(err, "--memory is required: the GPU's memory (4items, or 250MiB)");
+  auto seconds = parse_real(args.get("time-limit"));
+  if (!seconds || !(*seconds > 0) || *seconds > 86400) return fail(err, "--time-limit must be seconds above 0, at most 86400");
+  core::ReplayRequest request = optimum_request(args.get("workload"), *seconds);
+  request.platform.base = args.get("platform");
+  if (auto status = read_platform_options(args, request.platform); !status) return fail(err, describe(status.error()));
+  core::RunOutputs outputs;
+  outputs.database = args.get("db");
+  outputs.keep_trace = true;
+  auto outcome = core::run_replay(request, outputs);
+  if (!outcome) return fail(err, describe(outcome.error()));
+  if (!outcome->error.empty()) return fail(err, outcome->error);
+  if (outcome->info.id) err << "stored run " << outcome->info.id << " in " << outcome->database << "\n";
+  const RunMetrics& metrics = *outcome->metrics;
+  const std::uint64_t loads = metrics.summary.loads;
+  const std::uint64_t bound = counter(metrics, "optimum_lower_bound");
+  const bool proven = counter(metrics, "optimum_proven") == 1;
+  const double gap = bound > 0 ? static_cast<double>(loads - std::min(loads, bound)) / static_cast<double>(bound) : 0;
+  const double item = outcome->workload.largest_data_bytes() > 0 ? static_cast<double>(outcome->workload.largest_data_bytes()) : 1;
+  const double paper_bound = std::ceil(metrics.lower_bound_bytes / item - 1e-9);
+  std::vector<TaskId> order;
+  for (const TaskRecord& record : outcome->trace.tasks) order.push_back(record.task);
+  if (args.has("json")) {
+    out << "{\"workload\":\"" << json_escape(outcome->info.workload_spec) << "\",\"memory_items\":"
+        << format_fixed(std::floor(outcome->info.platform.memory_bytes / item + 1e-9), 0) << ",\"loads\":" << loads
+        << ",\"lower_bound\":" << bound << ",\"proven\":" << (proven ? "true" : "false") << ",\"gap\":" << format_fixed(gap, 6)
+        << ",\"paper_lower_bound\":" << format_fixed(paper_bound, 0) << ",\"states_expanded\":" << counter(metrics, "optimum_states_expanded")
+        << ",\"search_ms\":" << counter(metrics, "optimum_search_ms") << ",\"run\":" << outcome->info.id << ",\"order\":[";
+    for (std::size_t i = 0; i < order.size(); ++i) out << (i ? "," : "") << order[i];
+    out << "]}\n";
+    return 0;
+  }
+  out << "workload      " << outcome->info.workload_spec << "\n";
+  out << "memory        " << format_fixed(std::floor(outcome->info.platform.memory_bytes / item + 1e-9), 0) << " items ("
+      << format_binary_bytes(outcome->info.platform.memory_bytes) << ")\n";
+  out << "loads         " << loads << (proven ? " (proven optimal)" : "") << "\n";
+  if (!proven) {
+    out << "lower bound   " << bound << " proven within " << format_fixed(*seconds, 1) << " s: gap " << format_fixed(100 * gap, 1)
+        << "% (the order found may be optimal; the search could not prove it)\n";
+  }
+  out << "papers' bound " << format_fixed(paper_bound, 0) << " loads (" << metrics.lower_bound << ")\n";
+  out << "search        " << counter(metrics, "optimum_states_expanded") << " states expanded in "
+      << format_duration(static_cast<std::int64_t>(counter(metrics, "optimum_search_ms")) * 1000000) << "\n";
+  out << "order         ";
+  for (std::size_t i = 0; i < order.size(); ++i) out << (i ? " " : "") << outcome->workload.task_label(order[i]);
+  out << "\n";
+  return 0;
+}
+
+const CommandSpec kBenchOptimum{
+    "tilelens bench optimum [--quick] [--time-limit S]",
+    "How far the exact search reaches: the time to prove the optimum of matmul2d at M = 4 tiles for N = 3, 4,\n"
+    "... until one is not proven within the time limit, then the same for the random pairs (no symmetry), and\n"
+    "the largest N proven of each.",
+    {{"quick", "", "a 5 s limit and N up to 6 (a smoke test)", ""}, {"time-limit", "S", "seconds per instance", "60"}},
+    kLimits};
+
+int cmd_bench_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  auto seconds = parse_real(args.get("time-limit"));
+  if (!seconds || !(*seconds > 0)) return fail(err, "--time-limit must be seconds above 0");
+  const bool quick = args.has("quick");
+  const double limit = quick ? std::min(*seconds, 5.0) : *seconds;
+  const int largest = quick ? 6 : 8;
+  out << "exact optimum, M = 4 tiles, one GPU, time limit " << format_fixed(limit, 0) << " s per instance\n";
+  out << "workload                      tasks  loads  bound  proven  states     time\n";
+  for (const char* family : {"matmul2d", "matmul2d-random-pairs"}) {
+    int reach = 0;
+    for (int n = 3; n <= largest; ++n) {
+      core::ReplayRequest request = optimum_request(std::string(family) + ":N=" + std::to_string(n), limit);
+      request.platform.base = "v100-fgcs";
+      if (auto status = core::find_platform_option("memory")->set("4items", request.platform); !status) return fail(err, describe(status.error()));
+      const auto start = std::chrono::steady_clock::now();
+      auto outcome = core::run_replay(request);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!outcome) return fail(err, describe(outcome.error()));
+      if (!outcome->error.empty()) {
+        out << "  " << family << " N=" << n << ": " << outcome->error << "\n";
+        break;
+      }
+      const RunMetrics& m = *outcome->metrics;
+      const bool proven = counter(m, "optimum_proven") == 1;
+      char line[200];
+      std::snprintf(line, sizeof line, "%-28s %6llu %6llu %6llu  %-6s %7llu %8.2f s\n",
+                    (std::string(family) + ":N=" + std::to_string(n)).c_str(), static_cast<unsigned long long>(m.summary.tasks),
+                    static_cast<unsigned long long>(m.summary.loads), static_cast<unsigned long long>(counter(m, "optimum_lower_bound")),
+                    proven ? "yes" : "no", static_cast<unsigned long long>(counter(m, "optimum_states_expanded")), wall);
+      out << line << std::flush;
+      if (!proven) break;
+      reach = n;
+    }
+    out << "  largest N proven within " << format_fixed(limit, 0) << " s: " << (reach ? std::to_string(reach) : "none") << "\n";
+  }
+  return 0;
+}
+
+}  // namespace tilelens::cli
