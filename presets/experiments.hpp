@@ -48,6 +48,9 @@ struct SweepPreset {
   std::string speedup_over{};
   // lahp Figs. 6-8 E/F: print each run's BMD and AUTO's choices (scheduler counters).
   bool counters = false;
+  // The optimum against the heuristics and the bound (preset optimum-gap): the results print
+  // one row per workload and memory, in loads, with each one's gap to the optimum.
+  bool optimum_gaps = false;
 };
 
 const std::vector<SweepPreset>& sweep_presets();

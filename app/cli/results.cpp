@@ -135,9 +135,98 @@ std::string counters_tables(const SweepPreset& preset, const std::map<double, Ro
   return out.str();
 }
 
+// The optimum-gap preset's table: per workload and memory, in loads (tiles), the lower bound,
+// the optimum (or, unproven, the best order found with the bound proven), and each heuristic
+// with its gap to the optimum; then the mean gaps over the proven rows.
+std::string optimum_gap_section(const SweepPreset& preset, const std::vector<core::PresetRun>& runs, std::int64_t sweep_id) {
+  struct Gaps {
+    double item = 0, memory = 0, lower_bound = 0;
+    bool proven = false;
+    std::uint64_t bound = 0;
+    std::map<std::string, std::uint64_t> loads;  // by policy label
+  };
+  std::map<std::pair<std::string, double>, Gaps> rows;  // by (workload, memory)
+  for (const auto& [policy, x, run] : runs) {
+    if (!run.metrics || !run.info.transfers_recorded) continue;
+    Gaps& row = rows[{run.info.workload_spec, run.info.platform.memory_bytes}];
+    const RunMetrics& m = *run.metrics;
+    const std::string& label = preset.policies[policy].label;
+    row.loads[label] = m.summary.loads;
+    row.memory = run.info.platform.memory_bytes;
+    row.lower_bound = m.lower_bound_bytes;
+    if (m.summary.loads > 0) row.item = m.summary.bytes_loaded / static_cast<double>(m.summary.loads);
+    for (const auto& [key, value] : m.summary.scheduler_counters) {
+      if (key == "optimum_proven") row.proven = value == 1;
+      if (key == "optimum_lower_bound") row.bound = value;
+    }
+  }
+  std::ostringstream out;
+  out << "## " << preset.figure << ": " << preset.title << "\n\n";
+  out << "`tilelens sweep --preset " << preset.name << "` (sweep " << sweep_id << ", " << runs.size() << " runs), then `tilelens results`.\n\n";
+  out << "**Why:** " << preset.paper_claims << "\n\n";
+  out << "Loads, in tiles; each heuristic's gap above the optimum, and the bound's below it, in parentheses. An optimum not\n"
+         "proven within the search's time limit shows the best order found and the bound proven (`<= best, >= bound`).\n\n";
+  out << "| workload | M (tiles) | lower bound | optimum |";
+  std::vector<std::string> heuristics;
+  for (const auto& policy : preset.policies) {
+    if (policy.label != "OPTIMUM") heuristics.push_back(policy.label);
+  }
+  for (const auto& label : heuristics) out << " " << label << " |";
+  out << "\n|---|---:|---:|---:|";
+  for (std::size_t i = 0; i < heuristics.size(); ++i) out << "---:|";
+  out << "\n";
+  std::map<std::string, std::pair<double, int>> mean_gap;  // over proven rows
+  std::pair<double, int> bound_gap{0, 0};
+  const auto gap = [](double above, double below) { return below > 0 ? 100.0 * (above - below) / below : 0.0; };
+  for (const auto& [key, row] : rows) {
+    const auto optimum = row.loads.find("OPTIMUM");
+    const double bound_loads = row.item > 0 ? std::ceil(row.lower_bound / row.item - 1e-9) : 0;
+    out << "| " << key.first.substr(0, key.first.find(',')) << " | " << format_fixed(row.item > 0 ? row.memory / row.item : 0, 0) << " | "
+        << format_fixed(bound_loads, 0);
+    if (optimum == row.loads.end()) {
+      out << " | - |";
+    } else if (row.proven) {
+      // How far below the optimum the bound sits, as a share of the optimum.
+      const double below = 100.0 * (static_cast<double>(optimum->second) - bound_loads) / static_cast<double>(std::max<std::uint64_t>(optimum->second, 1));
+      out << " (-" << format_fixed(below, 0) << "%) | **" << optimum->second << "** |";
+      bound_gap.first += below;
+      ++bound_gap.second;
+    } else {
+      out << " | <= " << optimum->second << ", >= " << row.bound << " |";
+    }
+    for (const auto& label : heuristics) {
+      const auto cell = row.loads.find(label);
+      if (cell == row.loads.end()) {
+        out << " - |";
+        continue;
+      }
+      out << " " << cell->second;
+      if (optimum != row.loads.end() && row.proven) {
+        const double g = gap(static_cast<double>(cell->second), static_cast<double>(optimum->second));
+        out << " (+" << format_fixed(g, 0) << "%)";
+        mean_gap[label].first += g;
+        ++mean_gap[label].second;
+      }
+      out << " |";
+    }
+    out << "\n";
+  }
+  out << "\nOver the " << bound_gap.second << " rows proven: the lower bound sits "
+      << (bound_gap.second ? format_fixed(bound_gap.first / bound_gap.second, 1) : std::string("-")) << "% below the optimum on average;";
+  for (const auto& label : heuristics) {
+    const auto found = mean_gap.find(label);
+    if (found != mean_gap.end() && found->second.second > 0) {
+      out << " " << label << " " << format_fixed(found->second.first / found->second.second, 1) << "% above it;";
+    }
+  }
+  out << "\n\n";
+  return out.str();
+}
+
 Result<std::string> preset_section(db::Store& store, const SweepPreset& preset, std::int64_t sweep_id) {
   auto runs = core::preset_runs(store, preset, sweep_id);
   if (!runs) return runs.error();
+  if (preset.optimum_gaps) return optimum_gap_section(preset, *runs, sweep_id);
   std::map<double, Row> rows;  // by the varied parameter
   std::size_t failed = 0;
   double peak = 0;  // all GPUs at the platform's best rate
