@@ -1,18 +1,57 @@
-// OPTIMUM: the order of fewest loads, found by the exact search (optimum_search.hpp) when the
-// run is prepared, then served like any static order (Belady reads it as its future). Its
-// counters say whether the search proved it, and the bound it proved otherwise.
-#include <chrono>
-
+// OPTIMUM: the schedule of fewest loads, found by the exact search (optimum_search.hpp) when the
+// run is prepared, then served as found: each GPU takes its own tasks in their order, each once
+// it is ready, and Belady reads each GPU's list as its future. Its counters say whether the
+// search proved it, and the bound it proved otherwise.
 #include "schedulers/optimum_search.hpp"
 #include "schedulers/static_order.hpp"
 
 namespace tilelens {
 namespace {
 
-class OptimumScheduler final : public OrderedScheduler {
+class OptimumScheduler final : public Scheduler, public TaskFuture {
  public:
   explicit OptimumScheduler(OptimumLimits limits) : limits_(limits) {}
+
+  void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) override {
+    failure_.clear();
+    result_ = {};
+    lists_.assign(std::max(platform.gpus, 1u), {});
+    cursor_.assign(lists_.size(), 0);
+    ready_.assign(workload.task_count(), 0);
+    auto problem = optimum_problem(workload, platform);
+    if (!problem) {
+      failure_ = "optimum: " + problem.error().message;
+      return;
+    }
+    result_ = solve_optimum(*problem, limits_);
+    for (std::size_t k = 0; k < result_.schedule.order.size(); ++k) lists_[result_.schedule.gpu[k]].push_back(result_.schedule.order[k]);
+    uses_.assign(lists_.size(), {});
+    if (context.future_needed) {
+      for (std::size_t g = 0; g < lists_.size(); ++g) {
+        uses_[g].reset_for_every_read(workload);
+        for (std::uint32_t position = 0; position < lists_[g].size(); ++position) {
+          for (const Access& access : workload.accesses(lists_[g][position])) {
+            if (reads(access.mode)) uses_[g].append(access.data, position);
+          }
+        }
+      }
+    }
+  }
   std::string failure() const override { return failure_; }
+  void push(TaskId task) override { ready_[task] = 1; }
+  std::optional<TaskId> pop(GpuId gpu) override {
+    if (gpu >= lists_.size() || cursor_[gpu] >= lists_[gpu].size()) return std::nullopt;
+    const TaskId next = lists_[gpu][cursor_[gpu]];
+    if (!ready_[next]) return std::nullopt;  // its predecessors run elsewhere: wait for them
+    ++cursor_[gpu];
+    return next;
+  }
+  bool follows_replicas() const override { return false; }
+  const TaskFuture* future() const override { return this; }
+  std::uint64_t next_use(GpuId gpu, DataId data) const override {
+    if (gpu >= uses_.size()) return kNever;
+    return uses_[gpu].next(data, [this, gpu](std::uint64_t position) { return position < cursor_[gpu]; });
+  }
   std::vector<std::pair<std::string, std::uint64_t>> counters() const override {
     if (!failure_.empty()) return {};
     return {{"optimum_proven", result_.proven ? 1 : 0},
@@ -22,25 +61,14 @@ class OptimumScheduler final : public OrderedScheduler {
             {"optimum_search_ms", static_cast<std::uint64_t>(result_.seconds * 1e3)}};
   }
 
- protected:
-  std::vector<TaskId> compute_order(const Workload& workload, const Platform& platform, const SchedulerContext&) override {
-    failure_.clear();
-    result_ = {};
-    auto problem = optimum_problem(workload, platform);
-    if (!problem) {
-      failure_ = "optimum: " + problem.error().message;
-      std::vector<TaskId> submission(workload.task_count());
-      for (TaskId t = 0; t < workload.task_count(); ++t) submission[t] = t;
-      return submission;
-    }
-    result_ = solve_optimum(*problem, limits_);
-    return result_.order;
-  }
-
  private:
   OptimumLimits limits_;
   OptimumResult result_;
   std::string failure_;
+  std::vector<std::vector<TaskId>> lists_;  // per GPU, in the order found
+  std::vector<std::size_t> cursor_;
+  std::vector<char> ready_;
+  std::vector<NextUseIndex> uses_;
 };
 
 }  // namespace

@@ -23,21 +23,24 @@
 namespace tilelens {
 namespace {
 
+// The tasks done and each GPU's memory (the second stays empty on one GPU).
 struct State {
-  std::uint64_t done = 0, memory = 0;
+  std::uint64_t done = 0;
+  std::array<std::uint64_t, 2> memory{};
   bool operator==(const State&) const = default;
+  auto operator<=>(const State&) const = default;
 };
 struct StateHash {
   std::size_t operator()(const State& s) const {
     std::uint64_t h = s.done * 0x9E3779B97F4A7C15ull;
-    h ^= (s.memory + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2));
+    h ^= (s.memory[0] + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2));
+    h ^= (s.memory[1] + 0x94D049BB133111EBull + (h << 6) + (h >> 2));
     return static_cast<std::size_t>(h * 0xBF58476D1CE4E5B9ull);
   }
 };
-// How a state was reached at its best: from `parent`, by running `task`.
+// How a state was reached at its best: from `parent`.
 struct Reached {
   std::uint32_t loads = 0;
-  std::uint32_t task = 0;
   State parent;
 };
 struct Open {
@@ -101,7 +104,7 @@ class PairSymmetry {
 
   State canonical(const State& state) const {
     const std::size_t na = a_.size(), nb = b_.size();
-    // Each A datum's invariant: in memory, its tasks done, and the same summed over its partners.
+    // Each A datum's invariant: which memories hold it, its tasks done, and the same summed over its partners.
     std::array<std::uint64_t, 8> key{};
     std::array<std::uint32_t, 64> b_done{};
     for (std::size_t j = 0; j < nb; ++j) {
@@ -113,9 +116,9 @@ class PairSymmetry {
       for (std::size_t j = 0; j < nb; ++j) {
         if (!done(state, i, j)) continue;
         ++degree;
-        partners += (static_cast<std::uint64_t>(b_done[j]) << 1) | ((state.memory >> b_[j]) & 1u);
+        partners += (static_cast<std::uint64_t>(b_done[j]) << 2) | held(state, b_[j]);
       }
-      key[i] = (((state.memory >> a_[i]) & 1u) << 60) | (degree << 48) | partners;
+      key[i] = (held(state, a_[i]) << 60) | (degree << 48) | partners;
       order[i] = i;
     }
     std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(na), [&](std::size_t x, std::size_t y) {
@@ -133,9 +136,9 @@ class PairSymmetry {
     bool have = false;
     std::array<std::size_t, 8> best_order{};
     while (true) {
-      // B data sorted by (in memory, which A positions they are done with).
+      // B data sorted by (which memories hold them, which A positions they are done with).
       for (std::size_t j = 0; j < nb; ++j) {
-        std::uint64_t sig = ((state.memory >> b_[j]) & 1u) << 62;
+        std::uint64_t sig = held(state, b_[j]) << 61;
         for (std::size_t i = 0; i < na; ++i) sig |= static_cast<std::uint64_t>(done(state, order[i], j)) << i;
         signature[j] = sig;
       }
@@ -156,10 +159,12 @@ class PairSymmetry {
       if (r == runs.size()) break;
     }
     // The state as its canonical relabelling: A position i is a_[i], B position j is b_[j].
-    State out{0, 0};
-    for (std::size_t i = 0; i < na; ++i) out.memory |= ((state.memory >> a_[best_order[i]]) & 1u) << a_[i];
+    State out;
+    for (std::size_t i = 0; i < na; ++i) {
+      for (std::size_t g = 0; g < 2; ++g) out.memory[g] |= ((state.memory[g] >> a_[best_order[i]]) & 1u) << a_[i];
+    }
     for (std::size_t j = 0; j < nb; ++j) {
-      out.memory |= ((best[j] >> 62) & 1u) << b_[j];
+      for (std::size_t g = 0; g < 2; ++g) out.memory[g] |= ((best[j] >> (61 + g)) & 1u) << b_[j];
       for (std::size_t i = 0; i < na; ++i) {
         if ((best[j] >> i) & 1u) out.done |= 1ull << task_[i * nb + j];
       }
@@ -169,6 +174,8 @@ class PairSymmetry {
 
  private:
   bool done(const State& s, std::size_t i, std::size_t j) const { return (s.done >> task_[i * b_.size() + j]) & 1u; }
+  // Which memories hold datum d: bit 0 for GPU 0, bit 1 for GPU 1.
+  static std::uint64_t held(const State& s, std::uint32_t d) { return ((s.memory[0] >> d) & 1u) | (((s.memory[1] >> d) & 1u) << 1); }
   std::vector<std::uint32_t> a_, b_;
   std::vector<std::uint32_t> task_;  // the task of (A position i, B position j)
 };
@@ -186,24 +193,31 @@ class Search {
   std::uint32_t estimate(const State& s) const {
     std::uint64_t read = 0;
     for (std::uint64_t r = all_ & ~s.done; r; r &= r - 1) read |= p_.reads[static_cast<std::size_t>(std::countr_zero(r))];
-    return static_cast<std::uint32_t>(std::popcount(read & ~s.memory));
+    return static_cast<std::uint32_t>(std::popcount(read & ~(s.memory[0] | s.memory[1])));
   }
   bool ready(std::uint32_t t, std::uint64_t done) const { return (p_.preds[t] & ~done) == 0; }
   std::uint32_t tasks() const { return p_.tasks; }
+  std::uint32_t gpus() const { return p_.gpus; }
 
-  // Every successor of `from` by running task t: (state, step loads).
+  // Every successor of `from` by running task t on GPU g: (state, step loads). The other GPU
+  // drops the data no remaining task accesses too (the two-GPU search takes read-only tasks:
+  // nothing is invalidated).
   template <class Visit>
-  void successors(const State& from, std::uint32_t t, Visit&& visit) const {
+  void successors(const State& from, std::uint32_t t, std::uint32_t g, Visit&& visit) const {
     const std::uint64_t need = p_.needs[t];
-    const auto step = static_cast<std::uint32_t>(std::popcount(p_.reads[t] & ~from.memory));
+    const auto step = static_cast<std::uint32_t>(std::popcount(p_.reads[t] & ~from.memory[g]));
     const std::uint64_t done = from.done | (1ull << t);
     const std::uint64_t live = accessed_by(all_ & ~done);
-    const std::uint64_t kept = from.memory & ~need & live;  // what may stay beside the task's data
+    const std::uint64_t kept = from.memory[g] & ~need & live;  // what may stay beside the task's data
+    State next;
+    next.done = done;
+    next.memory[1 - g] = from.memory[1 - g] & live;
     const int room = static_cast<int>(p_.memory) - std::popcount(need);
     const int excess = std::popcount(kept) - room;
     const std::uint64_t after = need & live;  // the task's data stay only while someone needs them
     if (excess <= 0) {
-      visit(State{done, kept | after}, step);
+      next.memory[g] = kept | after;
+      visit(next, step);
       return;
     }
     // Drop exactly `excess` of the kept data, every way.
@@ -215,7 +229,8 @@ class Search {
     while (true) {
       std::uint64_t dropped = 0;
       for (int i : pick) dropped |= bits[static_cast<std::size_t>(i)];
-      visit(State{done, (kept & ~dropped) | after}, step);
+      next.memory[g] = (kept & ~dropped) | after;
+      visit(next, step);
       int i = excess - 1;
       while (i >= 0 && pick[static_cast<std::size_t>(i)] == n - excess + i) --i;
       if (i < 0) break;
@@ -229,48 +244,55 @@ class Search {
   std::uint64_t all_;
 };
 
-// A complete order from a prefix: each step the ready task with the fewest absent inputs (the
-// lowest id among equals), memory kept as least recently used; its cost is Belady's on it. The
-// search starts from it, and completes the states it expands now and then, to keep its best
-// order within reach when the time limit comes first.
-std::vector<TaskId> greedy_order(const OptimumProblem& p, std::vector<TaskId> order) {
-  std::uint64_t done = 0, memory = 0;
+// A complete schedule from a prefix: each step the ready task, and the GPU, with the fewest
+// absent inputs (then the GPU with fewer tasks, then the lowest task), memory kept as least
+// recently used; its cost is Belady's on it. The search starts from it, and completes the
+// states it expands now and then, to keep its best schedule within reach when a limit comes.
+OptimumSchedule greedy_schedule(const OptimumProblem& p, OptimumSchedule schedule) {
+  std::uint64_t done = 0;
+  std::array<std::uint64_t, 2> memory{};
+  std::array<std::uint32_t, 2> count{};
   std::vector<std::uint64_t> last_use(p.data, 0);
-  const auto run = [&](TaskId task, std::uint32_t step) {
+  const auto run = [&](TaskId task, std::uint32_t g, std::uint32_t step) {
     done |= 1ull << task;
-    memory |= p.needs[task];
+    ++count[g];
+    memory[g] |= p.needs[task];
     for (std::uint64_t d = p.needs[task]; d; d &= d - 1) last_use[static_cast<std::size_t>(std::countr_zero(d))] = step + 1;
-    while (std::popcount(memory) > static_cast<int>(p.memory)) {
+    while (std::popcount(memory[g]) > static_cast<int>(p.memory)) {
       int victim = -1;
-      for (std::uint64_t d = memory & ~p.needs[task]; d; d &= d - 1) {
+      for (std::uint64_t d = memory[g] & ~p.needs[task]; d; d &= d - 1) {
         const int i = std::countr_zero(d);
         if (victim < 0 || last_use[static_cast<std::size_t>(i)] < last_use[static_cast<std::size_t>(victim)]) victim = i;
       }
-      memory &= ~(1ull << victim);
+      memory[g] &= ~(1ull << victim);
     }
   };
   std::uint32_t step = 0;
-  for (TaskId task : order) run(task, step++);
+  for (; step < schedule.order.size(); ++step) run(schedule.order[step], schedule.gpu[step], step);
   for (; step < p.tasks; ++step) {
-    std::uint32_t best = p.tasks;
+    std::uint32_t best = p.tasks, best_gpu = 0;
     int best_loads = 65;
     for (std::uint32_t t = 0; t < p.tasks; ++t) {
       if ((done >> t) & 1u || (p.preds[t] & ~done) != 0) continue;
-      const int loads = std::popcount(p.reads[t] & ~memory);
-      if (loads < best_loads) best = t, best_loads = loads;
+      for (std::uint32_t g = 0; g < p.gpus; ++g) {
+        const int loads = std::popcount(p.reads[t] & ~memory[g]);
+        if (loads < best_loads || (loads == best_loads && t == best && count[g] < count[best_gpu])) best = t, best_gpu = g, best_loads = loads;
+      }
     }
-    order.push_back(best);
-    run(best, step);
+    schedule.order.push_back(best);
+    schedule.gpu.push_back(best_gpu);
+    run(best, best_gpu, step);
   }
-  return order;
+  return schedule;
 }
 
 }  // namespace
 
 Result<OptimumProblem> optimum_problem(const Workload& w, const Platform& platform) {
-  if (platform.gpus != 1 || platform.cpus != 0) {
-    return make_error("the exact optimum is searched on one GPU without CPU workers (the papers' model); this platform has " +
-                      std::to_string(platform.gpus) + " GPUs and " + std::to_string(platform.cpus) + " CPU workers");
+  if (platform.gpus < 1 || platform.gpus > 2 || platform.cpus != 0 || platform.workers_per_memory != 1) {
+    return make_error("the exact optimum is searched on one or two GPUs, each with its own memory, without CPU workers (the papers' "
+                      "model); this platform has " + std::to_string(platform.gpus) + " GPUs, " + std::to_string(platform.cpus) +
+                      " CPU workers and " + std::to_string(platform.workers_per_memory) + " workers per memory");
   }
   if (w.task_count() > kOptimumMaxTasks || w.data_count() > kOptimumMaxData) {
     return make_error("the exact optimum is searched for at most " + std::to_string(kOptimumMaxTasks) + " tasks and " +
@@ -278,6 +300,7 @@ Result<OptimumProblem> optimum_problem(const Workload& w, const Platform& platfo
                       std::to_string(w.data_count()) + " data");
   }
   OptimumProblem p;
+  p.gpus = platform.gpus;
   p.tasks = static_cast<std::uint32_t>(w.task_count());
   p.data = static_cast<std::uint32_t>(w.data_count());
   std::uint64_t item = 0;
@@ -293,6 +316,10 @@ Result<OptimumProblem> optimum_problem(const Workload& w, const Platform& platfo
       }
       need |= 1ull << access.data;
       if (reads(access.mode)) read |= 1ull << access.data;
+      if (writes(access.mode) && p.gpus > 1) {
+        return make_error("the exact optimum on two GPUs is searched for tasks that only read (no copy is invalidated); task " +
+                          w.task_label(t) + " writes '" + w.data()[access.data].name + "'");
+      }
     }
     for (TaskId pred : w.predecessors(t)) preds |= 1ull << pred;
     p.needs.push_back(need);
@@ -308,56 +335,89 @@ Result<OptimumProblem> optimum_problem(const Workload& w, const Platform& platfo
   return p;
 }
 
-std::uint64_t belady_loads(const OptimumProblem& p, const std::vector<TaskId>& order) {
-  // next[k][d]: the position of d's next access after position k.
-  const std::size_t n = order.size();
+std::uint64_t belady_loads(const OptimumProblem& p, const OptimumSchedule& schedule) {
+  // next[k][d]: the position of d's next access after position k on the GPU of position k.
+  const std::size_t n = schedule.order.size();
   std::vector<std::vector<std::uint32_t>> next(n + 1, std::vector<std::uint32_t>(p.data, UINT32_MAX));
+  std::array<std::vector<std::uint32_t>, 2> ahead{std::vector<std::uint32_t>(p.data, UINT32_MAX), std::vector<std::uint32_t>(p.data, UINT32_MAX)};
   for (std::size_t k = n; k-- > 0;) {
-    next[k] = next[k + 1];
-    for (std::uint64_t d = p.needs[order[k]]; d; d &= d - 1) next[k][static_cast<std::size_t>(std::countr_zero(d))] = static_cast<std::uint32_t>(k);
+    const std::uint32_t g = schedule.gpu[k];
+    next[k + 1] = ahead[g];  // what comes after k on its GPU
+    for (std::uint64_t d = p.needs[schedule.order[k]]; d; d &= d - 1) ahead[g][static_cast<std::size_t>(std::countr_zero(d))] = static_cast<std::uint32_t>(k);
   }
-  std::uint64_t memory = 0, loads = 0;
+  std::array<std::uint64_t, 2> memory{};
+  std::uint64_t loads = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    const TaskId t = order[k];
-    loads += static_cast<std::uint64_t>(std::popcount(p.reads[t] & ~memory));
-    memory |= p.needs[t];
-    while (std::popcount(memory) > static_cast<int>(p.memory)) {
+    const TaskId t = schedule.order[k];
+    std::uint64_t& held = memory[schedule.gpu[k]];
+    loads += static_cast<std::uint64_t>(std::popcount(p.reads[t] & ~held));
+    held |= p.needs[t];
+    while (std::popcount(held) > static_cast<int>(p.memory)) {
       int victim = -1;
-      for (std::uint64_t d = memory & ~p.needs[t]; d; d &= d - 1) {
+      for (std::uint64_t d = held & ~p.needs[t]; d; d &= d - 1) {
         const int i = std::countr_zero(d);
         if (victim < 0 || next[k + 1][static_cast<std::size_t>(i)] > next[k + 1][static_cast<std::size_t>(victim)]) victim = i;
       }
-      memory &= ~(1ull << victim);
+      held &= ~(1ull << victim);
     }
   }
   return loads;
 }
 
+std::uint64_t belady_loads(const OptimumProblem& p, const std::vector<TaskId>& order) {
+  return belady_loads(p, OptimumSchedule{order, std::vector<std::uint32_t>(order.size(), 0)});
+}
+
 namespace {
 
-// The tasks of a path of (canonical) states, in the instance's own names: each step is the task
-// whose successor of the actual state has the path's next state as its canonical form, at the
-// path's cost.
-std::vector<TaskId> replay_path(const Search& search, const std::optional<PairSymmetry>& symmetry,
-                                const std::unordered_map<State, Reached, StateHash>& reached, const std::vector<State>& path) {
-  std::vector<TaskId> order;
-  State actual{0, 0};
+// The representative the search keeps of a state: the same state with its GPUs swapped costs the
+// same, and so does its renaming under the 2D product's symmetry; the least of them.
+class Canonical {
+ public:
+  Canonical(std::optional<PairSymmetry> symmetry, std::uint32_t gpus) : symmetry_(std::move(symmetry)), gpus_(gpus) {}
+  bool symmetric() const { return symmetry_.has_value(); }
+  State operator()(const State& s) const {
+    State best = symmetry_ ? symmetry_->canonical(s) : s;
+    if (gpus_ == 2) {
+      State swapped = s;
+      std::swap(swapped.memory[0], swapped.memory[1]);
+      if (symmetry_) swapped = symmetry_->canonical(swapped);
+      best = std::min(best, swapped);
+    }
+    return best;
+  }
+
+ private:
+  std::optional<PairSymmetry> symmetry_;
+  std::uint32_t gpus_;
+};
+
+// The schedule of a path of (canonical) states, in the instance's own names: each step is the
+// task and GPU whose successor of the actual state has the path's next state as its canonical
+// form, at the path's cost.
+OptimumSchedule replay_path(const Search& search, const Canonical& canonical, const std::unordered_map<State, Reached, StateHash>& reached,
+                            const std::vector<State>& path) {
+  OptimumSchedule schedule;
+  State actual;
   std::uint32_t loads = 0;
   for (const State& target : path) {
     const std::uint32_t cost = reached.at(target).loads - loads;
     bool found = false;
     for (std::uint32_t t = 0; !found && t < search.tasks(); ++t) {
       if ((actual.done >> t) & 1u || !search.ready(t, actual.done)) continue;
-      search.successors(actual, t, [&](const State& next, std::uint32_t step) {
-        if (found || step != cost || (symmetry ? symmetry->canonical(next) : next) != target) return;
-        order.push_back(t);
-        actual = next;
-        found = true;
-      });
+      for (std::uint32_t g = 0; !found && g < search.gpus(); ++g) {
+        search.successors(actual, t, g, [&](const State& next, std::uint32_t step) {
+          if (found || step != cost || canonical(next) != target) return;
+          schedule.order.push_back(t);
+          schedule.gpu.push_back(g);
+          actual = next;
+          found = true;
+        });
+      }
     }
     loads += cost;
   }
-  return order;
+  return schedule;
 }
 
 }  // namespace
@@ -367,20 +427,25 @@ OptimumResult solve_optimum(const OptimumProblem& p, const OptimumLimits& limits
   const auto start = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   OptimumResult result;
-  result.order = greedy_order(p, {});
-  result.loads = result.greedy_loads = belady_loads(p, result.order);
+  result.schedule = greedy_schedule(p, {});
+  result.loads = result.greedy_loads = belady_loads(p, result.schedule);
   const Search search(p);
-  const std::optional<PairSymmetry> symmetry = limits.symmetry ? PairSymmetry::of(p) : std::nullopt;
-  const State root{0, 0};
+  const Canonical canonical(limits.symmetry ? PairSymmetry::of(p) : std::nullopt, p.gpus);
+  const State root;
   result.lower_bound = search.estimate(root);
-  result.symmetric = symmetry.has_value();
+  result.symmetric = canonical.symmetric();
   const std::uint64_t all = all_tasks(p);
+  const auto path_to = [&](const std::unordered_map<State, Reached, StateHash>& reached, State s) {
+    std::vector<State> path;
+    for (; s.done != 0; s = reached.at(s).parent) path.push_back(s);
+    std::reverse(path.begin(), path.end());
+    return replay_path(search, canonical, reached, path);
+  };
 
   std::unordered_map<State, Reached, StateHash> reached;
   std::priority_queue<Open> open;
-  reached.emplace(root, Reached{0, 0, root});
+  reached.emplace(root, Reached{0, root});
   open.push({static_cast<std::uint32_t>(result.lower_bound), 0, root});
-  bool limited = false;
   while (!open.empty()) {
     const Open node = open.top();
     if (node.estimate >= result.loads) {  // nothing left can beat the incumbent: it is optimal
@@ -390,47 +455,38 @@ OptimumResult solve_optimum(const OptimumProblem& p, const OptimumLimits& limits
     }
     result.lower_bound = std::max<std::uint64_t>(result.lower_bound, node.estimate);
     open.pop();
-    const Reached& best = reached.at(node.state);
-    if (best.loads < node.loads) continue;  // reached more cheaply since
-    if (node.state.done == all) {           // the first complete order out of the queue is optimal
-      std::vector<State> path;
-      for (State s = node.state; s.done != 0; s = reached.at(s).parent) path.push_back(s);
-      std::reverse(path.begin(), path.end());
-      result.order = replay_path(search, symmetry, reached, path);
-      result.loads = belady_loads(p, result.order);
+    if (reached.at(node.state).loads < node.loads) continue;  // reached more cheaply since
+    if (node.state.done == all) {                             // the first complete schedule out of the queue is optimal
+      result.schedule = path_to(reached, node.state);
+      result.loads = belady_loads(p, result.schedule);
       result.lower_bound = result.loads;
       result.proven = true;
       break;
     }
-    if ((++result.expanded & 1023u) == 0 && (elapsed() > limits.seconds || reached.size() + open.size() > limits.states)) {
-      limited = true;
-      break;
-    }
-    if ((result.expanded & 4095u) == 0) {  // complete this state greedily: a better order to beat, maybe
-      std::vector<State> path;
-      for (State s = node.state; s.done != 0; s = reached.at(s).parent) path.push_back(s);
-      std::reverse(path.begin(), path.end());
-      std::vector<TaskId> order = greedy_order(p, replay_path(search, symmetry, reached, path));
-      if (const std::uint64_t loads = belady_loads(p, order); loads < result.loads) {
+    if ((++result.expanded & 1023u) == 0 && (elapsed() > limits.seconds || reached.size() + open.size() > limits.states)) break;
+    if ((result.expanded & 4095u) == 0) {  // complete this state greedily: a better schedule to beat, maybe
+      OptimumSchedule completed = greedy_schedule(p, path_to(reached, node.state));
+      if (const std::uint64_t loads = belady_loads(p, completed); loads < result.loads) {
         result.loads = loads;
-        result.order = std::move(order);
+        result.schedule = std::move(completed);
       }
     }
     for (std::uint32_t t = 0; t < p.tasks; ++t) {
       if ((node.state.done >> t) & 1u || !search.ready(t, node.state.done)) continue;
-      search.successors(node.state, t, [&](const State& successor, std::uint32_t step) {
-        const State next = symmetry ? symmetry->canonical(successor) : successor;
-        const std::uint32_t loads = node.loads + step;
-        auto [it, inserted] = reached.try_emplace(next, Reached{loads, t, node.state});
-        if (!inserted) {
-          if (it->second.loads <= loads) return;
-          it->second = Reached{loads, t, node.state};
-        }
-        open.push({loads + search.estimate(next), loads, next});
-      });
+      for (std::uint32_t g = 0; g < p.gpus; ++g) {
+        search.successors(node.state, t, g, [&](const State& successor, std::uint32_t step) {
+          const State next = canonical(successor);
+          const std::uint32_t loads = node.loads + step;
+          auto [it, inserted] = reached.try_emplace(next, Reached{loads, node.state});
+          if (!inserted) {
+            if (it->second.loads <= loads) return;
+            it->second = Reached{loads, node.state};
+          }
+          open.push({loads + search.estimate(next), loads, next});
+        });
+      }
     }
   }
-  (void)limited;
   result.seconds = elapsed();
   return result;
 }

@@ -15,10 +15,12 @@ namespace tilelens::cli {
 namespace {
 
 constexpr const char* kLimits =
-    "The search takes one GPU without CPU workers, data of one size (the papers' model), at most 64 tasks and\n"
+    "The search takes one or two GPUs (two for tasks that only read) without CPU workers, data of one size (the\n"
+    "papers' model), at most 64 tasks and\n"
     "64 data; its run is Belady on the order found, under the fgcs memory model with buffer 1 (no prefetch), and\n"
     "`--scheduler optimum` in a replay or a sweep needs the same (--eviction belady --memory-model fgcs\n"
-    "--buffer 1). Within 10 s on a 2-core machine it proves matmul2d up to N = 6 at M = 4 tiles (36 tasks);\n"
+    "--buffer 1). Within 10 s on a 2-core machine it proves matmul2d up to N = 6 at M = 4 tiles (36 tasks) on\n"
+    "one GPU, N = 4 on two;\n"
     "`tilelens bench optimum` measures the reach on yours. docs/optimum.md says how it searches.";
 
 std::uint64_t counter(const RunMetrics& metrics, const std::string& name) {
@@ -44,13 +46,13 @@ const CommandSpec kOptimum{
     "tilelens optimum --workload SPEC|FILE --memory SIZE [--time-limit S] [--json] [--db FILE]",
     "The order of the tasks that loads the fewest data (fgcs section 4: minimising loads is NP-complete, so\n"
     "this is for small instances): an exact search over (tasks done, data in memory), by A* with the 2D\n"
-    "product's symmetry. Prints the loads, whether they are proven optimal, else the lower bound proven\n"
+    "product's symmetry (and, on two GPUs, theirs). Prints the loads, whether they are proven optimal, else the lower bound proven\n"
     "within the time limit and the gap, the papers' lower bound, and the order. With --db the run is stored\n"
     "as scheduler 'optimum', to draw and compare like any other.",
     {{"workload", "SPEC|FILE", "a generator spec (matmul2d:N=5) or a workload file", ""},
      {"memory", "SIZE", "memory of the GPU: 4items (tiles), or bytes (250MiB)", ""},
      {"platform", "PRESET|FILE", "the platform the run is recorded on (its GPU count must be 1)", "v100-fgcs"},
-     {"gpus", "N", "GPUs (the search takes 1)", ""},
+     {"gpus", "N", "GPUs, 1 or 2 (two only for tasks that only read); the optimum minimises the loads alone", ""},
      {"time-limit", "S", "seconds of search; then the best order found, with the bound proven", "10"},
      {"json", "", "print loads, lower_bound, proven, gap, the order and the search's figures as JSON", ""},
      {"db", "FILE", "store the run in this database", ""}},
@@ -79,7 +81,9 @@ int cmd_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   const double item = outcome->workload.largest_data_bytes() > 0 ? static_cast<double>(outcome->workload.largest_data_bytes()) : 1;
   const double paper_bound = std::ceil(metrics.lower_bound_bytes / item - 1e-9);
   std::vector<TaskId> order;
-  for (const TaskRecord& record : outcome->trace.tasks) order.push_back(record.task);
+  std::vector<GpuId> gpu;
+  for (const TaskRecord& record : outcome->trace.tasks) order.push_back(record.task), gpu.push_back(record.gpu);
+  const bool two = outcome->info.platform.gpus > 1;
   if (args.has("json")) {
     out << "{\"workload\":\"" << json_escape(outcome->info.workload_spec) << "\",\"memory_items\":"
         << format_fixed(std::floor(outcome->info.platform.memory_bytes / item + 1e-9), 0) << ",\"loads\":" << loads
@@ -87,6 +91,8 @@ int cmd_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
         << ",\"paper_lower_bound\":" << format_fixed(paper_bound, 0) << ",\"states_expanded\":" << counter(metrics, "optimum_states_expanded")
         << ",\"search_ms\":" << counter(metrics, "optimum_search_ms") << ",\"run\":" << outcome->info.id << ",\"order\":[";
     for (std::size_t i = 0; i < order.size(); ++i) out << (i ? "," : "") << order[i];
+    out << "],\"gpu\":[";
+    for (std::size_t i = 0; i < gpu.size(); ++i) out << (i ? "," : "") << gpu[i];
     out << "]}\n";
     return 0;
   }
@@ -101,8 +107,10 @@ int cmd_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   out << "papers' bound " << format_fixed(paper_bound, 0) << " loads (" << metrics.lower_bound << ")\n";
   out << "search        " << counter(metrics, "optimum_states_expanded") << " states expanded in "
       << format_duration(static_cast<std::int64_t>(counter(metrics, "optimum_search_ms")) * 1000000) << "\n";
-  out << "order         ";
-  for (std::size_t i = 0; i < order.size(); ++i) out << (i ? " " : "") << outcome->workload.task_label(order[i]);
+  out << (two ? "order (GPU)   " : "order         ");
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    out << (i ? " " : "") << outcome->workload.task_label(order[i]) << (two ? " (" + std::to_string(gpu[i]) + ")" : "");
+  }
   out << "\n";
   return 0;
 }
@@ -110,8 +118,8 @@ int cmd_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
 const CommandSpec kBenchOptimum{
     "tilelens bench optimum [--quick] [--time-limit S]",
     "How far the exact search reaches: the time to prove the optimum of matmul2d at M = 4 tiles for N = 3, 4,\n"
-    "... until one is not proven within the time limit, then the same for the random pairs (no symmetry), and\n"
-    "the largest N proven of each.",
+    "... until one is not proven within the time limit (or the search's state limit), then the same for the\n"
+    "random pairs (no symmetry) and for matmul2d on two GPUs, and the largest N proven of each.",
     {{"quick", "", "a 5 s limit and N up to 6 (a smoke test)", ""}, {"time-limit", "S", "seconds per instance", "60"}},
     kLimits};
 
@@ -121,13 +129,15 @@ int cmd_bench_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& e
   const bool quick = args.has("quick");
   const double limit = quick ? std::min(*seconds, 5.0) : *seconds;
   const int largest = quick ? 6 : 8;
-  out << "exact optimum, M = 4 tiles, one GPU, time limit " << format_fixed(limit, 0) << " s per instance\n";
+  out << "exact optimum, M = 4 tiles per GPU, time limit " << format_fixed(limit, 0) << " s per instance\n";
   out << "workload                      tasks  loads  bound  proven  states     time\n";
-  for (const char* family : {"matmul2d", "matmul2d-random-pairs"}) {
+  const std::vector<std::pair<std::string, std::uint32_t>> families = {{"matmul2d", 1}, {"matmul2d-random-pairs", 1}, {"matmul2d", 2}};
+  for (const auto& [family, gpus] : families) {
     int reach = 0;
     for (int n = 3; n <= largest; ++n) {
-      core::ReplayRequest request = optimum_request(std::string(family) + ":N=" + std::to_string(n), limit);
+      core::ReplayRequest request = optimum_request(family + ":N=" + std::to_string(n), limit);
       request.platform.base = "v100-fgcs";
+      request.platform.gpus = gpus;
       if (auto status = core::find_platform_option("memory")->set("4items", request.platform); !status) return fail(err, describe(status.error()));
       const auto start = std::chrono::steady_clock::now();
       auto outcome = core::run_replay(request);
@@ -141,14 +151,15 @@ int cmd_bench_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& e
       const bool proven = counter(m, "optimum_proven") == 1;
       char line[200];
       std::snprintf(line, sizeof line, "%-28s %6llu %6llu %6llu  %-6s %7llu %8.2f s\n",
-                    (std::string(family) + ":N=" + std::to_string(n)).c_str(), static_cast<unsigned long long>(m.summary.tasks),
+                    (family + ":N=" + std::to_string(n) + (gpus > 1 ? ", 2 GPUs" : "")).c_str(), static_cast<unsigned long long>(m.summary.tasks),
                     static_cast<unsigned long long>(m.summary.loads), static_cast<unsigned long long>(counter(m, "optimum_lower_bound")),
                     proven ? "yes" : "no", static_cast<unsigned long long>(counter(m, "optimum_states_expanded")), wall);
       out << line << std::flush;
       if (!proven) break;
       reach = n;
     }
-    out << "  largest N proven within " << format_fixed(limit, 0) << " s: " << (reach ? std::to_string(reach) : "none") << "\n";
+    out << "  largest N proven within " << format_fixed(limit, 0) << " s" << (gpus > 1 ? " on 2 GPUs" : "") << ": "
+        << (reach ? std::to_string(reach) : "none") << "\n";
   }
   return 0;
 }

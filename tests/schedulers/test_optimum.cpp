@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "analysis/bounds.hpp"
 #include "helpers.hpp"
@@ -110,13 +111,64 @@ TEST_CASE("the exact optimum equals exhaustive enumeration on 250 random instanc
     CHECK(found.loads == enumerated_optimum(*problem));
     CHECK(found.lower_bound == found.loads);
     // The order is a valid one whose Belady loads are what the search says, in the engine too.
-    CHECK(belady_loads(*problem, found.order) == found.loads);
-    CHECK(engine_loads(w, found.order, memory) == found.loads);
+    CHECK(belady_loads(*problem, found.schedule) == found.loads);
+    CHECK(engine_loads(w, found.schedule.order, memory) == found.loads);
     with_dependencies += w.has_dependencies() ? 1 : 0;
     above_greedy += found.greedy_loads > found.loads ? 1 : 0;
   }
   CHECK(with_dependencies > 50);
   CHECK(above_greedy > 10);  // the search beat its starting order, not only confirmed it
+}
+
+// The least Belady loads over every order and every assignment to two GPUs.
+std::uint64_t enumerated_two_gpu_optimum(const OptimumProblem& p) {
+  std::vector<TaskId> order(p.tasks);
+  std::iota(order.begin(), order.end(), 0u);
+  std::uint64_t best = UINT64_MAX;
+  do {
+    for (std::uint32_t mask = 0; mask < (1u << p.tasks); ++mask) {
+      OptimumSchedule schedule{order, {}};
+      for (std::uint32_t k = 0; k < p.tasks; ++k) schedule.gpu.push_back((mask >> k) & 1u);
+      best = std::min(best, belady_loads(p, schedule));
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+TEST_CASE("on two GPUs the optimum equals enumeration over orders and assignments, and the engine agrees", "[optimum]") {
+  Rng rng(22);
+  int split = 0;
+  for (int instance = 0; instance < 60; ++instance) {
+    WorkloadBuilder builder("two");
+    const KindId kind = builder.kind("K");
+    const int data_count = 3 + static_cast<int>(rng.below(4));
+    for (int d = 0; d < data_count; ++d) builder.add_data({"d" + std::to_string(d), 100, 'D', d, 0});
+    const int task_count = 2 + static_cast<int>(rng.below(5));  // 2..6
+    for (int t = 0; t < task_count; ++t) {
+      std::vector<Access> accesses;
+      const int inputs = 1 + static_cast<int>(rng.below(2));
+      while (static_cast<int>(accesses.size()) < inputs) {
+        const auto d = static_cast<DataId>(rng.below(static_cast<std::uint64_t>(data_count)));
+        if (std::none_of(accesses.begin(), accesses.end(), [&](const Access& a) { return a.data == d; })) accesses.push_back({d, AccessMode::Read});
+      }
+      builder.add_task(kind, accesses, 100);
+    }
+    auto w = std::move(builder).finish();
+    REQUIRE(w.ok());
+    const int memory = 2 + static_cast<int>(rng.below(2));
+    const Platform two = test::small_platform(memory * 100.0, 2);
+    auto problem = optimum_problem(*w, two);
+    REQUIRE(problem.ok());
+    INFO("instance " << instance << ": " << w->task_count() << " tasks, " << w->data_count() << " data, M=" << memory);
+    const OptimumResult found = solve_optimum(*problem);
+    REQUIRE(found.proven);
+    CHECK(found.loads == enumerated_two_gpu_optimum(*problem));
+    CHECK(test::run_replay(*w, "optimum", "belady", two, 1, "fgcs").summary.loads == found.loads);
+    const OptimumResult one = solve_optimum(*optimum_problem(*w, test::small_platform(memory * 100.0)));
+    CHECK(found.loads <= one.loads);  // one GPU left idle is a two-GPU schedule too
+    split += std::set<std::uint32_t>(found.schedule.gpu.begin(), found.schedule.gpu.end()).size() > 1 ? 1 : 0;
+  }
+  CHECK(split > 5);  // some optima use both GPUs
 }
 
 TEST_CASE("Belady's loads on an order equal the exhaustive minimum over eviction choices", "[optimum]") {
@@ -150,7 +202,7 @@ TEST_CASE("the 2D product's symmetry changes no optimum, only the states searche
     CHECK(with.symmetric);
     CHECK_FALSE(without.symmetric);
     CHECK(with.loads == without.loads);
-    CHECK(belady_loads(*problem, with.order) == with.loads);
+    CHECK(belady_loads(*problem, with.schedule) == with.loads);
     if (rows * cols <= 8) CHECK(with.loads == enumerated_optimum(*problem));
   }
 }
@@ -191,7 +243,10 @@ TEST_CASE("the optimum lies between the lower bound and every heuristic's loads"
 TEST_CASE("the optimum refuses what it does not search, naming why", "[optimum]") {
   const Workload w = test::generated("matmul2d:N=4");
   const double tile = static_cast<double>(w.largest_data_bytes());
-  CHECK_THAT(optimum_problem(w, test::small_platform(4 * tile, 2)).error().message, Catch::Contains("one GPU"));
+  CHECK_THAT(optimum_problem(w, test::small_platform(4 * tile, 3)).error().message, Catch::Contains("one or two GPUs"));
+  auto writes = optimum_problem(test::generated("cholesky:N=3"), test::small_platform(6 * tile, 2));
+  REQUIRE_FALSE(writes.ok());
+  CHECK_THAT(writes.error().message, Catch::Contains("tasks that only read"));
   CHECK_THAT(optimum_problem(w, test::small_platform(1 * tile)).error().message, Catch::Contains("cannot hold one task's 2 data"));
   CHECK_THAT(optimum_problem(test::generated("matmul2d:N=9"), test::small_platform(4 * tile)).error().message,
              Catch::Contains("at most 64 tasks"));
