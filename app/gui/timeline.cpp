@@ -61,13 +61,38 @@ constexpr int kLanesPerGpu = 4;  // compute, fetch, prefetch, memory (eviction t
 
 }  // namespace
 
-TimelineFigure::TimelineFigure(const RunData& run) : run_(run), memory_(memory_in_use(run.workload, run.trace)) {
+TimelineFigure::TimelineFigure(const RunData& run) : run_(run), curves_(run.gpus) {
+  for (const MemoryStep& step : memory_in_use(run.workload, run.trace)) {  // in time order
+    if (step.gpu >= run_.gpus) continue;
+    MemoryCurve& curve = curves_[step.gpu];
+    if (curve.times.size() % MemoryCurve::kBlock == 0) {
+      curve.block_low.push_back(step.bytes);
+      curve.block_high.push_back(step.bytes);
+    }
+    curve.block_low.back() = std::min(curve.block_low.back(), step.bytes);
+    curve.block_high.back() = std::max(curve.block_high.back(), step.bytes);
+    curve.times.push_back(step.time_ns);
+    curve.bytes.push_back(step.bytes);
+  }
   for (const TaskRecord& t : run.trace.tasks) end_ns_ = std::max(end_ns_, t.end_ns);
   for (const LoadRecord& l : run.trace.loads) end_ns_ = std::max(end_ns_, l.end_ns);
   for (GpuId g = 0; g < run_.gpus; ++g) {
     first_lane_.push_back(total_lanes_);
     total_lanes_ += lane_count(g);
   }
+}
+
+std::pair<std::uint64_t, std::uint64_t> TimelineFigure::MemoryCurve::extremes(std::size_t first, std::size_t last) const {
+  std::uint64_t low = bytes[first], high = bytes[first];
+  const auto take = [&](std::uint64_t lo, std::uint64_t hi) {
+    low = std::min(low, lo);
+    high = std::max(high, hi);
+  };
+  std::size_t k = first;
+  for (; k < last && k % kBlock != 0; ++k) take(bytes[k], bytes[k]);
+  for (; k + kBlock <= last; k += kBlock) take(block_low[k / kBlock], block_high[k / kBlock]);
+  for (; k < last; ++k) take(bytes[k], bytes[k]);
+  return {low, high};
 }
 
 TimelineFigure::Lanes TimelineFigure::lanes(const QRectF& area) const {
@@ -213,13 +238,6 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
   // Memory in use, a step curve against M, with M marked at the lane's top: one vertical stroke per pixel column spanning the
   // levels reached there, joined by horizontal steps.
   const double capacity = std::max(1.0, run_.run.info.platform.memory_bytes);
-  struct Curve {
-    bool started = false;
-    double x = 0, y = 0;      // the last point drawn
-    double column = -1;       // the pixel column being gathered
-    double low = 0, high = 0, end_y = 0;  // its extent and its last level
-  };
-  std::vector<Curve> curves(run_.gpus);
   for (GpuId g = 0; g < run_.gpus; ++g) {
     if (run_.is_cpu(g)) continue;
     const QRectF lane = lane_rect(g, 3);
@@ -237,36 +255,34 @@ void TimelineFigure::paint(QPainter& painter, const QRectF& area, std::int64_t b
     }
   }
   painter.setPen(QPen(kMemoryColor, 1.5));
-  const auto flush = [&](Curve& c) {
-    if (c.column < 0) return;
-    painter.drawLine(QPointF(c.x, c.y), QPointF(c.column, c.y));
-    painter.drawLine(QPointF(c.column, std::min(c.low, c.y)), QPointF(c.column, std::max(c.high, c.y)));
-    c.x = c.column;
-    c.y = c.end_y;
-    c.column = -1;
-  };
-  for (const MemoryStep& step : memory_) {
-    if (step.gpu >= run_.gpus || run_.is_cpu(step.gpu)) continue;
-    const QRectF lane = lane_rect(step.gpu, 3);
-    Curve& c = curves[step.gpu];
-    if (!c.started) {
-      c = {true, left, lane.bottom(), -1, 0, 0, 0};
+  const double last_column = std::floor(left + width);
+  for (GpuId g = 0; g < run_.gpus; ++g) {
+    const MemoryCurve& curve = curves_[g];
+    if (run_.is_cpu(g) || curve.times.empty()) continue;
+    const QRectF lane = lane_rect(g, 3);
+    const auto level = [&](std::uint64_t bytes) { return lane.bottom() - lane.height() * std::min(1.0, static_cast<double>(bytes) / capacity); };
+    // The pixel column of a step: those before the view gather in the first, those after it
+    // in the last.
+    const auto column_of = [&](std::size_t k) { return std::floor(std::clamp(x_of(curve.times[k], begin, end, left, width), left, left + width)); };
+    double x = left, y = lane.bottom();  // the last point drawn
+    for (std::size_t first = 0; first < curve.times.size();) {
+      const double column = column_of(first);
+      // The steps of this column: a binary search for the first of a later one.
+      std::size_t low = first + 1, high = curve.times.size();
+      while (low < high) {
+        const std::size_t middle = low + (high - low) / 2;
+        if (column_of(middle) > column) high = middle;
+        else low = middle + 1;
+      }
+      const auto [least, most] = curve.extremes(first, low);
+      painter.drawLine(QPointF(x, y), QPointF(column, y));
+      painter.drawLine(QPointF(column, std::min(level(most), y)), QPointF(column, std::max(level(least), y)));
+      x = column;
+      y = level(curve.bytes[low - 1]);
+      first = low;
+      if (column >= last_column) break;  // every later step is in this column too
     }
-    const double x = std::floor(std::clamp(x_of(step.time_ns, begin, end, left, width), left, left + width));
-    const double y = lane.bottom() - lane.height() * std::min(1.0, static_cast<double>(step.bytes) / capacity);
-    if (x != c.column) {
-      flush(c);
-      c.column = x;
-      c.low = c.high = y;
-    }
-    c.low = std::min(c.low, y);
-    c.high = std::max(c.high, y);
-    c.end_y = y;
-  }
-  for (Curve& c : curves) {
-    if (!c.started) continue;
-    flush(c);
-    painter.drawLine(QPointF(c.x, c.y), QPointF(left + width, c.y));
+    painter.drawLine(QPointF(x, y), QPointF(left + width, y));
   }
   painter.setClipping(false);
   const double axis_y = area.top() + total_lanes_ * l.lane_height;
@@ -365,12 +381,10 @@ std::optional<std::pair<GpuId, int>> TimelineFigure::lane_at(const QRectF& area,
 }
 
 double TimelineFigure::memory_at(GpuId worker, std::int64_t t) const {
-  double bytes = 0;
-  for (const MemoryStep& step : memory_) {  // in time order
-    if (step.time_ns > t) break;
-    if (step.gpu == worker) bytes = static_cast<double>(step.bytes);
-  }
-  return bytes;
+  if (worker >= curves_.size()) return 0;
+  const MemoryCurve& curve = curves_[worker];
+  const auto after = std::upper_bound(curve.times.begin(), curve.times.end(), t);  // the first step later than t
+  return after == curve.times.begin() ? 0 : static_cast<double>(curve.bytes[static_cast<std::size_t>(after - curve.times.begin()) - 1]);
 }
 
 QString TimelineFigure::tooltip_at(const QRectF& area, std::int64_t begin, std::int64_t end, QPointF point) const {
