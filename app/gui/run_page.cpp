@@ -262,6 +262,14 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   splitter->setObjectName("run_splitter");
   // Under the timeline, where each worker's time went, in the timeline's brushes.
   time_split_ = new TimeSplitView(run_);
+  // A click on a segment of the bars selects the task it leads to, everywhere.
+  connect(time_split_, &TimeSplitView::task_selected, this, [this](std::optional<TaskId> task) {
+    TileOptions options = view_->options();
+    options.highlight = task;
+    view_->set_options(options);
+    timeline_->set_highlight(task);
+    residency_->set_highlight(task);
+  });
   splitter->addWidget(view_);
   splitter->addWidget(time_views_);
   splitter->addWidget(time_split_);

@@ -2,6 +2,7 @@
 #include "app/gui/time_split_view.hpp"
 
 #include <QFontMetricsF>
+#include <QMouseEvent>
 #include <QPainter>
 #include <algorithm>
 
@@ -114,23 +115,59 @@ void TimeSplitFigure::paint(QPainter& painter, const QRectF& area, bool dark) co
   painter.restore();
 }
 
-QString TimeSplitFigure::tooltip_at(const QRectF& area, QPointF point) const {
+std::optional<std::pair<std::size_t, WorkerState>> TimeSplitFigure::segment_at(const QRectF& area, QPointF point) const {
   for (std::size_t row = 0; row < rows(); ++row) {
-    WorkerTime scratch;
-    const WorkerTime& time = row_time(row, scratch);
     for (const WorkerState state : kStates) {
-      if (!segment_rect(area, row, state).contains(point)) continue;
-      const double share = 100.0 * static_cast<double>(time.of(state)) / static_cast<double>(std::max<std::int64_t>(1, time.total()));
-      return QString("%1: %2, %3 (%4% of %5)\n%6")
-          .arg(row_name(row))
-          .arg(to_string(state))
-          .arg(QString::fromStdString(format_duration(time.of(state))))
-          .arg(share, 0, 'f', 1)
-          .arg(QString::fromStdString(format_duration(time.total())))
-          .arg(worker_state_meaning(state));
+      if (segment_rect(area, row, state).contains(point)) return std::pair{row, state};
     }
   }
-  return {};
+  return std::nullopt;
+}
+
+std::optional<TaskId> TimeSplitFigure::task_of(std::size_t row, WorkerState state) const {
+  const bool every_worker = row >= run_.time_split.workers.size();
+  const auto on_row = [&](GpuId worker) { return every_worker || worker == row; };
+  if (state == WorkerState::Busy) {
+    const TaskRecord* longest = nullptr;
+    for (const TaskRecord& t : run_.trace.tasks) {
+      if (on_row(t.gpu) && (!longest || t.end_ns - t.start_ns > longest->end_ns - longest->start_ns)) longest = &t;
+    }
+    return longest ? std::optional<TaskId>(longest->task) : std::nullopt;
+  }
+  const StateInterval* longest = nullptr;
+  for (const StateInterval& idle : run_.time_split.idle) {
+    if (idle.state == state && on_row(idle.worker) && (!longest || idle.end_ns - idle.begin_ns > longest->end_ns - longest->begin_ns)) {
+      longest = &idle;
+    }
+  }
+  if (!longest) return std::nullopt;
+  const TaskRecord* next = nullptr;  // the worker's first task to start once the wait ended
+  for (const TaskRecord& t : run_.trace.tasks) {
+    if (t.gpu == longest->worker && t.start_ns >= longest->end_ns && (!next || t.start_ns < next->start_ns)) next = &t;
+  }
+  return next ? std::optional<TaskId>(next->task) : std::nullopt;
+}
+
+QString TimeSplitFigure::tooltip_at(const QRectF& area, QPointF point) const {
+  const auto segment = segment_at(area, point);
+  if (!segment) return {};
+  const auto [row, state] = *segment;
+  WorkerTime scratch;
+  const WorkerTime& time = row_time(row, scratch);
+  const double share = 100.0 * static_cast<double>(time.of(state)) / static_cast<double>(std::max<std::int64_t>(1, time.total()));
+  const auto task = task_of(row, state);
+  const QString click = !task                          ? QString()
+                        : state == WorkerState::Busy ? QString("\nclick: mark the longest task, %1").arg(QString::fromStdString(run_.workload.task_label(*task)))
+                                                       : QString("\nclick: mark the task the longest such wait held back, %1")
+                                                             .arg(QString::fromStdString(run_.workload.task_label(*task)));
+  return QString("%1: %2, %3 (%4% of %5)\n%6%7")
+      .arg(row_name(row))
+      .arg(to_string(state))
+      .arg(QString::fromStdString(format_duration(time.of(state))))
+      .arg(share, 0, 'f', 1)
+      .arg(QString::fromStdString(format_duration(time.total())))
+      .arg(worker_state_meaning(state))
+      .arg(click);
 }
 
 TimeSplitView::TimeSplitView(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(parent) {
@@ -156,6 +193,12 @@ QSize TimeSplitView::sizeHint() const { return {600, std::min(260, figure_->heig
 void TimeSplitView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   figure_->paint(painter, QRectF(rect()), dark_);
+}
+
+void TimeSplitView::mousePressEvent(QMouseEvent* event) {
+  const auto segment = figure_->segment_at(QRectF(rect()), event->position());
+  if (!segment) return QWidget::mousePressEvent(event);
+  if (const auto task = figure_->task_of(segment->first, segment->second)) emit task_selected(task);
 }
 
 bool TimeSplitView::event(QEvent* event) {

@@ -646,9 +646,34 @@ class GuiTests : public QObject {
       break;
     }
     QVERIFY(found);
+    // A click on a segment selects the task it leads to: the worker's longest task for busy, the
+    // task its longest wait for data held back.
+    const StateInterval* longest = nullptr;
+    for (const StateInterval& idle : split.idle) {
+      if (idle.state == WorkerState::WaitingForData && idle.worker == 0 && (!longest || idle.end_ns - idle.begin_ns > longest->end_ns - longest->begin_ns)) longest = &idle;
+    }
+    QVERIFY(longest != nullptr);
+    const TaskRecord* held_back = nullptr;
+    for (const TaskRecord& t : run->trace.tasks) {
+      if (t.gpu == 0 && t.start_ns >= longest->end_ns && (!held_back || t.start_ns < held_back->start_ns)) held_back = &t;
+    }
+    QVERIFY(held_back != nullptr);
+    QCOMPARE(held_back->start_ns, longest->end_ns);  // the wait ends when the task it held back starts
+    QCOMPARE(figure.task_of(0, WorkerState::WaitingForData), std::optional<TaskId>(held_back->task));
+    const TaskRecord* longest_task = &*std::max_element(run->trace.tasks.begin(), run->trace.tasks.end(), [](const TaskRecord& a, const TaskRecord& b) {
+      return (a.gpu == 1 ? a.end_ns - a.start_ns : -1) < (b.gpu == 1 ? b.end_ns - b.start_ns : -1);
+    });
+    QCOMPARE(figure.task_of(1, WorkerState::Busy), std::optional<TaskId>(longest_task->task));
+    QVERIFY(figure.tooltip_at(area, figure.segment_rect(area, 0, WorkerState::WaitingForData).center()).contains("click: mark the task"));
     RunPage page(std::make_shared<const RunData>(*run));
     QVERIFY(page.time_split() != nullptr);
     QCOMPARE(page.time_split()->figure().rows(), std::size_t{3});
+    TimeSplitView& bars = *page.time_split();
+    bars.resize(900, bars.figure().height_for(26));
+    QSignalSpy selected(&bars, &TimeSplitView::task_selected);
+    QTest::mouseClick(&bars, Qt::LeftButton, {}, bars.figure().segment_rect(QRectF(bars.rect()), 0, WorkerState::WaitingForData).center().toPoint());
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(page.view()->options().highlight, std::optional<TaskId>(held_back->task));  // marked on the tiles
   }
 
   // A comparison of two runs of one workload says where their schedules part, and marks the
