@@ -8,4 +8,5 @@
 #include "schedulers/scheduler.hpp"  // IWYU pragma: export
 #include "schedulers/hfp.hpp"  // IWYU pragma: export
 #include "schedulers/plugin_library.hpp"  // IWYU pragma: export
+#include "schedulers/optimum_ilp.hpp"  // IWYU pragma: export
 #include "runtime/memory_model.hpp"  // IWYU pragma: export

@@ -9,6 +9,7 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/run_report.hpp"
 #include "core/replay_request.hpp"
+#include "core/policies.hpp"
 #include "core/units.hpp"
 
 namespace tilelens::cli {
@@ -120,7 +121,9 @@ const CommandSpec kBenchOptimum{
     "How far the exact search reaches: the time to prove the optimum of matmul2d at M = 4 tiles for N = 3, 4,\n"
     "... until one is not proven within the time limit (or the search's state limit), then the same for the\n"
     "random pairs (no symmetry) and for matmul2d on two GPUs, and the largest N proven of each.",
-    {{"quick", "", "a 5 s limit and N up to 6 (a smoke test)", ""}, {"time-limit", "S", "seconds per instance", "60"}},
+    {{"quick", "", "a 5 s limit and N up to 6 (a smoke test)", ""},
+     {"time-limit", "S", "seconds per instance", "60"},
+     {"cbc", "", "also solve each one-GPU instance as an integer program with CBC, within the same limit, and print its time", ""}},
     kLimits};
 
 int cmd_bench_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
@@ -130,10 +133,12 @@ int cmd_bench_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& e
   const double limit = quick ? std::min(*seconds, 5.0) : *seconds;
   const int largest = quick ? 6 : 8;
   out << "exact optimum, M = 4 tiles per GPU, time limit " << format_fixed(limit, 0) << " s per instance\n";
-  out << "workload                      tasks  loads  bound  proven  states     time\n";
+  const bool cbc = args.has("cbc");
+  out << "workload                      tasks  loads  bound  proven  states     time" << (cbc ? "   CBC: loads  bound  proven     time" : "") << "\n";
   const std::vector<std::pair<std::string, std::uint32_t>> families = {{"matmul2d", 1}, {"matmul2d-random-pairs", 1}, {"matmul2d", 2}};
   for (const auto& [family, gpus] : families) {
     int reach = 0;
+    bool unproven = false;  // the reach is the largest N proven with every smaller one
     for (int n = 3; n <= largest; ++n) {
       core::ReplayRequest request = optimum_request(family + ":N=" + std::to_string(n), limit);
       request.platform.base = "v100-fgcs";
@@ -154,9 +159,27 @@ int cmd_bench_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& e
                     (family + ":N=" + std::to_string(n) + (gpus > 1 ? ", 2 GPUs" : "")).c_str(), static_cast<unsigned long long>(m.summary.tasks),
                     static_cast<unsigned long long>(m.summary.loads), static_cast<unsigned long long>(counter(m, "optimum_lower_bound")),
                     proven ? "yes" : "no", static_cast<unsigned long long>(counter(m, "optimum_states_expanded")), wall);
-      out << line << std::flush;
-      if (!proven) break;
-      reach = n;
+      std::string text = line;
+      if (cbc && gpus == 1) {
+        // The same instance as an integer program (schedulers/optimum_ilp.hpp), within the same limit.
+        auto prepared = core::prepare_replay(request);
+        if (!prepared) return fail(err, describe(prepared.error()));
+        auto problem = optimum_problem(prepared->workload, prepared->options.platform);
+        if (!problem) return fail(err, problem.error().message);
+        const OptimumIlpResult ilp = solve_optimum_ilp(*problem, limit);
+        text.pop_back();  // the newline
+        if (!ilp.error.empty()) {
+          text += "   " + ilp.error + "\n";
+        } else {
+          std::snprintf(line, sizeof line, "   %10.0f %6.0f  %-6s %8.2f s\n", ilp.loads, std::ceil(ilp.lower_bound - 1e-6), ilp.proven ? "yes" : "no",
+                        ilp.seconds);
+          text += line;
+        }
+      }
+      out << text << std::flush;
+      unproven = unproven || !proven;
+      if (!unproven) reach = n;
+      if (unproven && (!cbc || n >= 7)) break;  // with --cbc, one more size for CBC's figure
     }
     out << "  largest N proven within " << format_fixed(limit, 0) << " s" << (gpus > 1 ? " on 2 GPUs" : "") << ": "
         << (reach ? std::to_string(reach) : "none") << "\n";

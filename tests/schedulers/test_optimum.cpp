@@ -5,11 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 
 #include "analysis/bounds.hpp"
 #include "helpers.hpp"
+#include "schedulers/optimum_ilp.hpp"
 #include "schedulers/optimum_search.hpp"
 #include "util/rng.hpp"
 
@@ -205,6 +207,25 @@ TEST_CASE("the 2D product's symmetry changes no optimum, only the states searche
     CHECK(belady_loads(*problem, with.schedule) == with.loads);
     if (rows * cols <= 8) CHECK(with.loads == enumerated_optimum(*problem));
   }
+}
+
+TEST_CASE("the integer program CBC solves agrees with the search on 40 tiny instances", "[optimum]") {
+  Rng rng(9);
+  int loads_seen = 0;
+  for (int instance = 0; instance < 40; ++instance) {
+    const Workload w = random_workload(rng, instance % 2 == 1);
+    const int memory = widest_task(w) + static_cast<int>(rng.below(2));
+    auto problem = optimum_problem(w, test::small_platform(memory * 100.0));
+    REQUIRE(problem.ok());
+    if (problem->tasks > 6) continue;  // CBC's program grows as tasks squared
+    INFO("instance " << instance << ": " << w.task_count() << " tasks, M=" << memory);
+    const OptimumIlpResult ilp = solve_optimum_ilp(*problem, 60);
+    REQUIRE(ilp.error.empty());
+    REQUIRE(ilp.proven);
+    CHECK(std::llround(ilp.loads) == static_cast<long long>(solve_optimum(*problem).loads));
+    loads_seen += ilp.loads > 0 ? 1 : 0;
+  }
+  CHECK(loads_seen > 10);
 }
 
 TEST_CASE("fgcs Fig. 4: the 2D product of N = 4 in 4 tiles needs 10 loads, and no fewer", "[optimum]") {
