@@ -348,6 +348,22 @@ Result<ImportReport> Store::load_import_report(std::int64_t run_id) {
     }
     (level == "note" ? report.notes : report.warnings).push_back(query->text("import_notes.text"));
   }
+  auto records = impl_->connection.prepare("SELECT " + select_columns(schema_table("import_records"), "r") +
+                                           " FROM import_records r WHERE run_id = ?1 ORDER BY seq");
+  if (!records) return records.error();
+  records->bind(1, run_id);
+  while (true) {
+    auto row = records->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    ImportReport::Record r{records->text("import_records.place"), records->text("import_records.job"), records->text("import_records.fate"),
+                           records->text("import_records.reason")};
+    if (r.fate != "kept" && r.fate != "skipped" && r.fate != "left out") {
+      return damaged(impl_->connection.path(), "run " + std::to_string(run_id) + ", import record " +
+                                                   std::to_string(records->integer("import_records.seq")) + " has fate " + quote_input(r.fate));
+    }
+    report.records.push_back(std::move(r));
+  }
   return report;
 }
 

@@ -114,6 +114,12 @@ void RunWriter::write_import_report(const ImportReport& report) {
   };
   write("warning", report.warnings);
   write("note", report.notes);
+  auto record = prepare_insert(*s.connection, "import_records");
+  if (!record) return s.keep(record.error());
+  std::int64_t rank = 0;
+  for (const ImportReport::Record& r : report.records) {
+    s.keep(record->bind("run_id", s.info.id).bind("seq", rank++).bind("place", r.where).bind("job", r.job).bind("fate", r.fate).bind("reason", r.reason).run());
+  }
 }
 
 void RunWriter::write_measurement(const Measurement& m, const std::vector<CuptiRecord>& records) {

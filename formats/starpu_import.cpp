@@ -774,6 +774,7 @@ class StarpuImporter {
   std::vector<TaskId> task_id_;                   // per record
   std::vector<const RegistrationKey*> data_keys_;  // by DataId
   std::size_t zero_sized_ = 0, compute_only_ = 0;
+  std::optional<ImportReport::Record> cut_record_;  // --lenient: the cut last record, accounted after the others
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> node_of_worker_;  // (rank, worker) -> memory node
   std::map<std::pair<std::int64_t, std::int64_t>, GpuId> lane_of_;
   std::optional<double> origin_;
@@ -842,6 +843,8 @@ Status StarpuImporter::drop_cut_record(std::vector<Record>& records, const Recor
                       "); copy the whole file again, or give --lenient to import the records before it");
   }
   result_.report.warnings.push_back("left out the last record (" + where + "): the file ends inside it (" + why + "; --lenient)");
+  const Field* job = records.back().find("JobId");
+  cut_record_ = ImportReport::Record{where, job ? job->value : "", "left out", "the file ends inside it (" + why + "; --lenient)"};
   records.pop_back();
   return Status::success();
 }
@@ -855,9 +858,16 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
   std::size_t sync_records = 0, ghost_records = 0, other_ranks = 0;
   Tally unreadable;  // --lenient: records left out, with the first one's error
   double total_flops = 0;
+  auto& fates = result_.report.records;
+  fates.reserve(records.size() + (cut_record_ ? 1 : 0));
+  const auto account = [&](const Record& record, std::string job, const char* fate, std::string reason) {
+    fates.push_back({tasks_name + ":" + std::to_string(record.line), std::move(job), fate, std::move(reason)});
+  };
   for (const Record& record : records) {
     if (const Field* control = record.find("Control")) {
       ++control_records[control->value];
+      const Field* job = record.find("JobId");
+      account(record, job ? job->value : "", "skipped", "'Control: " + shown(control->value) + "': StarPU's hint, not a task");
       continue;
     }
     auto task = read_task(record, tasks_name);
@@ -867,6 +877,8 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     if (!task) {
       if (!options_.lenient) return task.error();
       unreadable.add(task.error().message);
+      const Field* job = record.find("JobId");
+      account(record, job ? job->value : "", "left out", "cannot be read (--lenient): " + task.error().message);
       continue;
     }
     by_job_.emplace(task->job, tasks_.size());
@@ -879,19 +891,25 @@ Status StarpuImporter::keep_task_records(const std::vector<Record>& records) {
     if (is_sync_record(*task)) {
       ++sync_records;
       keep = false;
+      account(record, task->job, "skipped", "StarPU's own synchronisation ('" + shown(task->name) + "'): no codelet ran; its dependencies are kept");
     } else if (is_ghost_record(*task)) {
       ++ghost_records;
       keep = false;
+      account(record, task->job, "skipped", "no name, worker or data (StarPU's internal predecessor): no codelet ran, no flops; its dependencies are kept");
     } else {
       ranks_.insert(task->rank);
       if (options_.rank && task->rank != *options_.rank) {
         ++other_ranks;
         keep = false;
+        account(record, task->job, "skipped", "MPI rank " + std::to_string(task->rank) + " (--rank " + std::to_string(*options_.rank) + ")");
+      } else {
+        account(record, task->job, "kept", "a task of kind '" + shown(task->name) + "'");
       }
     }
     kept_.push_back(keep);
     tasks_.push_back(std::move(*task));
   }
+  if (cut_record_) fates.push_back(std::move(*cut_record_));
   unreadable.report(result_.report.warnings, "records could not be read and were left out (--lenient; dependencies on them are dropped)");
   for (const auto& [value, count] : control_records) {
     result_.report.notes.push_back("skipped " + std::to_string(count) + " 'Control: " + shown(value) + "' records: StarPU's hints, not tasks");

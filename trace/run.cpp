@@ -57,4 +57,18 @@ std::string run_key(const std::string& workload, const std::string& scheduler, c
          (fgcs_model ? "" : "|memory " + memory_model) + (scheduling_cost.empty() ? "" : "|decisions " + scheduling_cost);
 }
 
+std::string records_summary(const ImportReport& report) {
+  if (report.records.empty()) return {};
+  std::size_t kept = 0, skipped = 0, left_out = 0;
+  for (const ImportReport::Record& r : report.records) {
+    (r.fate == "kept" ? kept : r.fate == "skipped" ? skipped : left_out) += 1;
+  }
+  return std::to_string(report.records.size()) + " records: " + std::to_string(kept) + " kept as tasks, " + std::to_string(skipped) +
+         " skipped, " + std::to_string(left_out) + " left out";
+}
+
+std::string record_line(const ImportReport::Record& record) {
+  return record.where + "  " + (record.job.empty() ? std::string("(no JobId)") : "JobId " + record.job) + "  " + record.fate + ": " + record.reason;
+}
+
 }  // namespace tilelens

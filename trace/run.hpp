@@ -71,8 +71,20 @@ struct RunMetrics {
 struct ImportReport {
   std::vector<std::string> notes;
   std::vector<std::string> warnings;
-  bool empty() const { return notes.empty() && warnings.empty(); }
+  // Every record of the tasks file, one by one: where it is, its JobId, what became of it and why.
+  struct Record {
+    std::string where;   // "tasks.rec:123"
+    std::string job;     // its JobId ("" for a control record, or one that could not be read)
+    std::string fate;    // "kept", "skipped" or "left out"
+    std::string reason;  // "a task of kind GEMM", "StarPU's own synchronisation", the error read, ...
+  };
+  std::vector<Record> records;
+  bool empty() const { return notes.empty() && warnings.empty() && records.empty(); }
 };
+// "231 records: 229 kept as tasks, 2 skipped, 0 left out"; "" without records.
+std::string records_summary(const ImportReport& report);
+// One record as the front ends list it: "tasks.rec:12  JobId 5  kept: a task of kind 'GEMM'".
+std::string record_line(const ImportReport::Record& record);
 
 // A run as read back: its metrics are absent for a failed run.
 struct StoredRun {

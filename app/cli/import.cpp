@@ -15,6 +15,7 @@ std::vector<OptionSpec> with_import_options(std::vector<OptionSpec> options) {
                  {{"scheduler", "NAME", "the StarPU scheduler that ran it (STARPU_SCHED), recorded as tilelens' policy of that name", ""},
                   {"rank", "R", "import MPI rank R only (default: every rank, on lanes of its own)", ""},
                   {"lenient", "", "import what can be read: a cut last record and unreadable records are left out, each named in a warning", ""},
+                  {"records", "", "list every record of the tasks file: kept as a task, skipped or left out, and why", ""},
                   {"db", "FILE", "store the workload and the measured run here", ""},
                   {"workload-out", "FILE", "write the workload in tilelens' format", ""},
                   {"name", "NAME", "the workload's name", "starpu"},
@@ -63,12 +64,18 @@ int read_import_options(const ParsedArgs& args, core::StarpuImportRequest& reque
 }
 
 // Imports, and says what was kept, left out and measured.
-int import_and_report(const core::StarpuImportRequest& request, std::ostream& out, std::ostream& err) {
+int import_and_report(const core::StarpuImportRequest& request, bool list_records, std::ostream& out, std::ostream& err) {
   auto imported = core::import_starpu_run(request);
   if (!imported) return fail(err, describe(imported.error()));
   const StarpuExecution& execution = imported->execution;
   for (const auto& warning : execution.report.warnings) err << "tilelens: warning: " << warning << "\n";
   for (const auto& note : execution.report.notes) out << "note         " << note << "\n";
+  if (!execution.report.records.empty()) {
+    out << "records      " << records_summary(execution.report) << (list_records ? "" : " (--records lists each, with why)") << "\n";
+    if (list_records) {
+      for (const auto& record : execution.report.records) out << "record       " << record_line(record) << "\n";
+    }
+  }
   const Workload& w = execution.workload;
   out << "imported     " << request.tasks_file << ": " << w.task_count() << " tasks, " << w.data_count() << " data, "
       << w.dependency_count() << " dependencies, working set " << format_bytes(static_cast<double>(w.working_set_bytes())) << "\n";
@@ -113,7 +120,7 @@ int cmd_import_starpu(const ParsedArgs& args, std::ostream& out, std::ostream& e
   request.data_file = args.get("data");
   request.paje_file = args.get("paje");
   if (const int status = read_import_options(args, request, err); status >= 0) return status;
-  return import_and_report(request, out, err);
+  return import_and_report(request, args.has("records"), out, err);
 }
 
 const CommandSpec kImportFiles{
@@ -130,7 +137,7 @@ int cmd_import_files(const ParsedArgs& args, std::ostream& out, std::ostream& er
   auto request = core::starpu_request_from_files(args.positional);
   if (!request) return fail(err, describe(request.error()));
   if (const int status = read_import_options(args, *request, err); status >= 0) return status;
-  return import_and_report(*request, out, err);
+  return import_and_report(*request, args.has("records"), out, err);
 }
 
 }  // namespace tilelens::cli

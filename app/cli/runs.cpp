@@ -65,7 +65,9 @@ const CommandSpec kRunsShow{"tilelens runs show ID --db FILE",
                             "Print one run: how it was made, its metrics, per-GPU figures, where each worker's time went\n"
                             "(busy, waiting for data, no ready task, scheduler cost; from its trace, when stored), and\n"
                             "optionally its first tasks.",
-                            {kDbOption, {"tasks", "COUNT", "also print the first COUNT task executions with their loads", "0"}},
+                            {kDbOption,
+                             {"tasks", "COUNT", "also print the first COUNT task executions with their loads", "0"},
+                             {"records", "", "an imported run: list every record of its tasks file, kept, skipped or left out, and why", ""}},
                             ""};
 
 const CommandSpec kRunsCompare{
@@ -190,6 +192,12 @@ int cmd_runs_show(const ParsedArgs& args, std::ostream& out, std::ostream& err) 
   // What the import said, as it said it (tilelens import prints the same lines).
   for (const auto& warning : run->import_report.warnings) out << "warning      " << warning << "\n";
   for (const auto& note : run->import_report.notes) out << "note         " << note << "\n";
+  if (!run->import_report.records.empty()) {
+    out << "records      " << records_summary(run->import_report) << (args.has("records") ? "" : " (--records lists each, with why)") << "\n";
+    if (args.has("records")) {
+      for (const auto& record : run->import_report.records) out << "record       " << record_line(record) << "\n";
+    }
+  }
   if (!run->metrics) return 0;
   print_summary(info, *run->metrics, out);
   if (*measurement) print_measurement(**measurement, out);

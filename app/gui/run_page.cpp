@@ -47,13 +47,18 @@ QString metrics_line(const RunData& run) {
 QString import_report_summary(const ImportReport& report) {
   if (report.empty()) return {};
   const auto count = [](std::size_t n, const char* what) { return QString("%1 %2%3").arg(n).arg(what).arg(n == 1 ? "" : "s"); };
-  return "import report: " + count(report.warnings.size(), "warning") + ", " + count(report.notes.size(), "note");
+  return "import report: " + count(report.warnings.size(), "warning") + ", " + count(report.notes.size(), "note") +
+         (report.records.empty() ? QString() : ", " + count(report.records.size(), "record"));
 }
 
-QString import_report_text(const ImportReport& report) {
+QString import_report_text(const ImportReport& report, bool every_record) {
   QStringList lines;
   for (const auto& warning : report.warnings) lines << "warning: " + QString::fromStdString(warning);
   for (const auto& note : report.notes) lines << "note: " + QString::fromStdString(note);
+  if (!report.records.empty()) lines << "records: " + QString::fromStdString(records_summary(report));
+  if (every_record) {
+    for (const auto& record : report.records) lines << QString::fromStdString(record_line(record));
+  }
   return lines.join("\n");
 }
 
@@ -204,10 +209,10 @@ RunPage::RunPage(std::shared_ptr<const RunData> run, QWidget* parent) : QWidget(
   if (const ImportReport& report = run_->run.import_report; !report.empty()) {
     auto* button = new QPushButton(import_report_summary(report));
     button->setObjectName("import_report");
-    button->setToolTip(import_report_text(report));
+    button->setToolTip(import_report_text(report, false));
     connect(button, &QPushButton::clicked, this, [this, report] {
       QMessageBox box(QMessageBox::Information, "Import report", import_report_summary(report), QMessageBox::Close, this);
-      box.setDetailedText(import_report_text(report));
+      box.setDetailedText(import_report_text(report, true));
       box.setInformativeText("What the import of this run left out, and what it decided between records that disagreed.");
       box.exec();
     });

@@ -102,6 +102,8 @@ QString metrics_line(const RunData& run);
 // An imported run's import report: "import report: 2 warnings, 5 notes" (empty when it has
 // none), and its lines, warnings first, as tilelens import prints them.
 QString import_report_summary(const ImportReport& report);
-QString import_report_text(const ImportReport& report);
+// The warnings and notes, the records' summary, and with `every_record` each record (the dialog;
+// the tooltip leaves them out).
+QString import_report_text(const ImportReport& report, bool every_record);
 
 }  // namespace tilelens::gui

@@ -425,10 +425,68 @@ TEST_CASE("a tasks.rec cut inside a record is refused, or left out with --lenien
       for (const auto& warning : lenient->report.warnings) said = said || warning.find("left out the last record") != std::string::npos;
       CHECK(said);
       CHECK(lenient->workload.task_count() <= complete->workload.task_count());  // the last records may be StarPU's own
+      // The cut record is accounted for, last, as left out.
+      REQUIRE_FALSE(lenient->report.records.empty());
+      CHECK(lenient->report.records.back().fate == "left out");
+      CHECK_THAT(lenient->report.records.back().reason, Catch::Contains("the file ends inside it"));
     }
   }
   CHECK(at_boundary >= 2);
   CHECK(refused >= 60);
+}
+
+// Every record of a tasks file is in the import report, one by one, in the file's order: each
+// JobId once, as many kept as the workload has tasks, and every skipped one with its reason;
+// stored with the run and listed again by `runs show --records`.
+TEST_CASE("the import report accounts for every record of tasks.rec, and the store keeps it", "[starpu][fixtures][cli]") {
+  for (const std::string name : {"lu", "lu-out-of-core", "cholesky-2-ranks", "cholesky-then-lu"}) {
+    INFO(name);
+    const StarpuExecution e = import_fixture(name);
+    const std::string text = file_text(kFixtures + name + "/tasks.rec");
+    // Records: blocks of field lines between blank lines.
+    std::size_t records = 0;
+    bool inside = false;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      const bool field = !line.empty() && line[0] != '#';
+      records += field && !inside ? 1 : 0;
+      inside = field || (inside && !line.empty());
+    }
+    REQUIRE(e.report.records.size() == records);
+    std::size_t kept = 0, previous_line = 0;
+    std::set<std::string> places;
+    for (const ImportReport::Record& r : e.report.records) {
+      const std::size_t line = std::stoul(r.where.substr(r.where.rfind(':') + 1));
+      CHECK(line > previous_line);  // in the file's order
+      previous_line = line;
+      CHECK(r.where.find("tasks.rec:") != std::string::npos);
+      CHECK_FALSE(r.reason.empty());
+      CHECK(places.insert(r.where).second);  // each record once (JobIds repeat across MPI ranks)
+      kept += r.fate == "kept" ? 1 : 0;
+      if (r.fate == "skipped") CHECK_THAT(r.reason, Catch::Contains("StarPU") || Catch::Contains("MPI rank"));
+    }
+    CHECK(kept == e.workload.task_count());
+  }
+  // The ghost records of a two-rank run are skipped, each with why; the store gives them back.
+  TempFile database("fixture-records.db");
+  const std::string dir = kFixtures + "cholesky-2-ranks/";
+  const auto imported = cli({"import", "starpu", dir + "tasks.rec", "--data", dir + "data.rec", "--db", database.path});
+  REQUIRE(imported.code == 0);
+  CHECK_THAT(imported.out, Catch::Contains("records      ") && Catch::Contains("kept as tasks"));
+  const auto shown = cli({"runs", "show", "1", "--db", database.path, "--records"});
+  REQUIRE(shown.code == 0);
+  const StarpuExecution e = import_fixture("cholesky-2-ranks");
+  std::size_t listed = 0;
+  for (const ImportReport::Record& r : e.report.records) {
+    listed += shown.out.find("record       " + record_line(r) + "\n") != std::string::npos ? 1 : 0;
+  }
+  CHECK(listed == e.report.records.size());
+  auto store = db::Store::open(database.path, db::Store::OpenMode::ReadOnly);
+  REQUIRE(store.ok());
+  auto run = store->load_run(1);
+  REQUIRE(run.ok());
+  REQUIRE(run->import_report.records.size() == e.report.records.size());
+  CHECK(run->import_report.records.front().where == e.report.records.front().where);
 }
 
 TEST_CASE("calibrate and fidelity say what a run without transfers did not record, never 0", "[starpu][fixtures][cli]") {
