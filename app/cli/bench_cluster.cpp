@@ -2,7 +2,8 @@
 // runs is split into 8 shards by estimated cost; each shard is swept on its own into its own
 // database, one after the other on one thread (as 8 machines would, each with one core), and
 // timed; the shards are then merged. Printed: the slowest shard against the mean (target
-// 1.3x at most) and the merge's time against the sweep's own (target under 10%).
+// 1.3x at most) and the merge's time against the sweep's own (target under 10% with metrics
+// only, 15% with traces).
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,8 +23,9 @@ const CommandSpec kBenchCluster{
     "Measure sharding and merging (docs/cluster.md): a sweep of about 1,050 runs (matmul2d, cholesky, matmul3d at\n"
     "several sizes, 7 policies, 3 memories) in 8 shards, each swept alone on one thread into its own database, then\n"
     "merged with tilelens db merge. Prints each shard's time, the slowest against the mean (target: 1.3x at most)\n"
-    "and the merge against the sweep's own time (target: under 10%). The runs keep their metrics only, as large\n"
-    "sweeps do (--metrics-only); --traces keeps every trace, which the merge then copies row by row.",
+    "and the merge against the sweep's own time (target: under 10% with metrics only, 15% with traces). The runs\n"
+    "keep their metrics only, as large sweeps do (--metrics-only); --traces keeps every trace, which the merge then\n"
+    "copies row by row.",
     {{"quick", "", "a smaller grid (a smoke test); the figures are then not comparable to the targets", ""},
      {"traces", "", "store and merge every run's trace", ""}},
     ""};
@@ -80,7 +82,8 @@ int cmd_bench_cluster(const ParsedArgs& args, std::ostream& out, std::ostream& e
   out << "  balance: slowest shard " << format_fixed(slowest, 2) << " s against a mean of " << format_fixed(mean, 2) << " s: "
       << format_fixed(slowest / mean, 2) << "x (target: 1.30x at most)\n";
   out << "  merge: " << runs << " runs from " << kShards << " files in " << format_fixed(merge_s, 2) << " s, "
-      << format_fixed(100 * merge_s / total, 1) << "% of the sweep's " << format_fixed(total, 2) << " s (target: under 10%)\n";
+      << format_fixed(100 * merge_s / total, 1) << "% of the sweep's " << format_fixed(total, 2) << " s (target: under "
+      << (grid.metrics_only ? "10" : "15") << "%, issue 33)\n";
   return runs == all->size() ? 0 : fail(err, "the merged database holds " + std::to_string(runs) + " runs, not " + std::to_string(all->size()));
 }
 
