@@ -1,7 +1,10 @@
-// A* over (tasks done, data in memory) for the least loads of any order (optimum_search.hpp).
+// A* over (tasks done, data in each GPU's memory) for the least loads of any schedule
+// (optimum_search.hpp); docs/optimum.md says what it reaches.
 //
-// A step runs one ready task: its absent inputs are loaded (the step's cost), and if memory
-// overflows, the search branches over which data to drop. Three rules keep the space small
+// A step runs one ready task on one GPU: its absent inputs are loaded (the step's cost), and if
+// memory overflows, the search branches over which data to drop. States that the 2D product's
+// renaming of rows and columns, or a swap of the two GPUs, maps onto each other are one
+// (Canonical). Three rules keep the space small
 // without losing the optimum:
 // - eviction is free, so a state that keeps more data dominates one that keeps less: data are
 //   dropped only when the task's data do not fit otherwise, and then exactly as many as needed;
