@@ -88,6 +88,10 @@ ReplayDialog::ReplayDialog(QString database, QWidget* parent) : QDialog(parent),
   scheduler_help_->setObjectName("scheduler_help");
   scheduler_help_->setWordWrap(true);
   scheduler_help_->setStyleSheet("color: gray");
+  // Room for the longest help (four lines at the dialog's width), from the top: a text taller
+  // than its row would otherwise spill over the list above it.
+  scheduler_help_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  scheduler_help_->setMinimumHeight(4 * scheduler_help_->fontMetrics().lineSpacing());
   form->addRow("", scheduler_help_);
   // Plugins (docs/plugins.md) from the folders of TILELENS_PLUGIN_PATH and the one chosen here.
   auto* plugin_row = new QHBoxLayout;
