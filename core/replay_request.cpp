@@ -1,10 +1,9 @@
 // Replay requests; see replay_request.hpp.
 #include "core/replay_request.hpp"
 
-#include "core/plugin_trial.hpp"
-
 #include <filesystem>
 
+#include "core/plugin_trial.hpp"
 #include "formats/workload_io.hpp"
 #include "model/units.hpp"
 
@@ -68,7 +67,7 @@ Result<PreparedReplay> prepare_replay(const ReplayRequest& request) {
   auto eviction = make_eviction(request.eviction);
   if (!eviction) return field_error("eviction", eviction.error().message);
   // The exact optimum is optimal in the papers' model only: Belady on its order, no prefetch.
-  if (scheduler->spec.rfind("optimum", 0) == 0 && (scheduler->spec.size() == 7 || scheduler->spec[7] == ':')) {
+  if (const auto made = parse_spec(scheduler->spec); made && made->name == "optimum") {
     if (eviction->spec != "belady") return field_error("eviction", "must be belady with the optimum scheduler (Belady is optimal on its order)");
     if (!is_fgcs_memory_model(prepared.options.memory_model.canonical())) {
       return field_error("memory-model", "must be fgcs with the optimum scheduler (the papers' model, in which it is optimal)");

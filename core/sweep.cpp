@@ -1,9 +1,6 @@
 // Sweeps; see sweep.hpp.
 #include "core/sweep.hpp"
 
-#include "core/plugin_trial.hpp"
-
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -15,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/plugin_trial.hpp"
 #include "eviction/policy.hpp"
 #include "model/params.hpp"
 #include "model/units.hpp"

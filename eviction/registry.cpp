@@ -24,11 +24,7 @@ Result<MadeEviction> make_eviction(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return spec.error();
   if (is_plugin_path(spec->name)) return make_plugin_eviction(*spec);
-  if (is_embedded_name(spec->name)) {
-    const auto make = embedded_evictions().find(spec->name);
-    if (!make) return make_error("unknown eviction policy '" + spec->name + "': no class of that name is registered in this process");
-    return (*make)(*spec);
-  }
+  if (is_embedded_name(spec->name)) return embedded_evictions().make(*spec, "eviction policy");
   std::string valid;
   for (const auto& info : eviction_registry()) {
     if (info.name == spec->name) {

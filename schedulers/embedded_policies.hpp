@@ -7,8 +7,8 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <string>
+#include <string_view>
 
 #include "model/params.hpp"
 
@@ -22,12 +22,19 @@ class EmbeddedPolicies {
     const std::lock_guard lock(mutex_);
     factories_[name] = std::move(make);
   }
-  // A copy, so that a registration meanwhile does not pull the factory from under its caller.
-  std::optional<Factory> find(const std::string& name) const {
-    const std::lock_guard lock(mutex_);
-    const auto found = factories_.find(name);
-    if (found == factories_.end()) return std::nullopt;
-    return found->second;
+  // Made by the factory registered under the spec's name; `kind` words the error ("scheduler").
+  Result<Made> make(const Spec& spec, std::string_view kind) const {
+    Factory factory;
+    {
+      // A copy, so that a registration meanwhile does not pull the factory from under its caller.
+      const std::lock_guard lock(mutex_);
+      const auto found = factories_.find(spec.name);
+      if (found == factories_.end()) {
+        return make_error("unknown " + std::string(kind) + " '" + spec.name + "': no class of that name is registered in this process");
+      }
+      factory = found->second;
+    }
+    return factory(spec);
   }
 
  private:

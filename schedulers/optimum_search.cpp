@@ -187,7 +187,7 @@ class Search {
  public:
   explicit Search(const OptimumProblem& problem) : p_(problem), all_(all_tasks(problem)) {}
 
-  // Data some task in `remaining` accesses, and those it reads.
+  // The data some task in `remaining` accesses.
   std::uint64_t accessed_by(std::uint64_t remaining) const {
     std::uint64_t out = 0;
     for (std::uint64_t r = remaining; r; r &= r - 1) out |= p_.needs[static_cast<std::size_t>(std::countr_zero(r))];

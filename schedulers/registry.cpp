@@ -83,11 +83,7 @@ Result<MadeScheduler> make_scheduler(std::string_view text) {
   auto spec = parse_spec(text);
   if (!spec) return spec.error();
   if (is_plugin_path(spec->name)) return make_plugin_scheduler(*spec);
-  if (is_embedded_name(spec->name)) {
-    const auto make = embedded_schedulers().find(spec->name);
-    if (!make) return make_error("unknown scheduler '" + spec->name + "': no class of that name is registered in this process");
-    return (*make)(*spec);
-  }
+  if (is_embedded_name(spec->name)) return embedded_schedulers().make(*spec, "scheduler");
   std::string valid;
   for (const auto& info : scheduler_registry()) {
     if (info.name == spec->name) {

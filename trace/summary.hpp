@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,6 +57,13 @@ struct ReplaySummary {
   // The scheduler's own counts (Scheduler::counters), by name: LAHeteroprio's BMD and AUTO's
   // choices. Empty for the other schedulers and for measured and imported runs.
   std::vector<std::pair<std::string, std::uint64_t>> scheduler_counters;
+  // One of them by name; none when the scheduler did not count it.
+  std::optional<std::uint64_t> scheduler_counter(std::string_view name) const {
+    for (const auto& [key, value] : scheduler_counters) {
+      if (key == name) return value;
+    }
+    return std::nullopt;
+  }
   std::uint64_t events = 0;
   std::vector<GpuSummary> gpus;
 };

@@ -17,19 +17,13 @@ namespace {
 
 constexpr const char* kLimits =
     "The search takes one or two GPUs (two for tasks that only read) without CPU workers, data of one size (the\n"
-    "papers' model), at most 64 tasks and\n"
-    "64 data; its run is Belady on the order found, under the fgcs memory model with buffer 1 (no prefetch), and\n"
-    "`--scheduler optimum` in a replay or a sweep needs the same (--eviction belady --memory-model fgcs\n"
-    "--buffer 1). Within 10 s on a 2-core machine it proves matmul2d up to N = 6 at M = 4 tiles (36 tasks) on\n"
-    "one GPU, N = 4 on two;\n"
-    "`tilelens bench optimum` measures the reach on yours. docs/optimum.md says how it searches.";
+    "papers' model), at most 64 tasks and 64 data; its run is Belady on the order found, under the fgcs memory\n"
+    "model with buffer 1 (no prefetch), and `--scheduler optimum` in a replay or a sweep needs the same\n"
+    "(--eviction belady --memory-model fgcs --buffer 1). Within 10 s on a 2-core machine it proves matmul2d up\n"
+    "to N = 6 at M = 4 tiles (36 tasks) on one GPU, N = 4 on two; `tilelens bench optimum` measures the reach\n"
+    "on yours. docs/optimum.md says how it searches.";
 
-std::uint64_t counter(const RunMetrics& metrics, const std::string& name) {
-  for (const auto& [key, value] : metrics.summary.scheduler_counters) {
-    if (key == name) return value;
-  }
-  return 0;
-}
+std::uint64_t counter(const RunMetrics& metrics, std::string_view name) { return metrics.summary.scheduler_counter(name).value_or(0); }
 
 core::ReplayRequest optimum_request(const std::string& workload, double seconds) {
   core::ReplayRequest request;
@@ -47,12 +41,12 @@ const CommandSpec kOptimum{
     "tilelens optimum --workload SPEC|FILE --memory SIZE [--time-limit S] [--json] [--db FILE]",
     "The order of the tasks that loads the fewest data (fgcs section 4: minimising loads is NP-complete, so\n"
     "this is for small instances): an exact search over (tasks done, data in memory), by A* with the 2D\n"
-    "product's symmetry (and, on two GPUs, theirs). Prints the loads, whether they are proven optimal, else the lower bound proven\n"
-    "within the time limit and the gap, the papers' lower bound, and the order. With --db the run is stored\n"
-    "as scheduler 'optimum', to draw and compare like any other.",
+    "product's symmetry (and, on two GPUs, theirs). Prints the loads, whether they are proven optimal, else\n"
+    "the lower bound proven within the time limit and the gap, the papers' lower bound, and the order. With\n"
+    "--db the run is stored as scheduler 'optimum', to draw and compare like any other.",
     {{"workload", "SPEC|FILE", "a generator spec (matmul2d:N=5) or a workload file", ""},
      {"memory", "SIZE", "memory of the GPU: 4items (tiles), or bytes (250MiB)", ""},
-     {"platform", "PRESET|FILE", "the platform the run is recorded on (its GPU count must be 1)", "v100-fgcs"},
+     {"platform", "PRESET|FILE", "the platform the run is recorded on (one or two GPUs, no CPU workers)", "v100-fgcs"},
      {"gpus", "N", "GPUs, 1 or 2 (two only for tasks that only read); the optimum minimises the loads alone", ""},
      {"time-limit", "S", "seconds of search; then the best order found, with the bound proven", "10"},
      {"json", "", "print loads, lower_bound, proven, gap, the order and the search's figures as JSON", ""},

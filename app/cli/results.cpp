@@ -155,10 +155,8 @@ std::string optimum_gap_section(const SweepPreset& preset, const std::vector<cor
     row.memory = run.info.platform.memory_bytes;
     row.lower_bound = m.lower_bound_bytes;
     if (m.summary.loads > 0) row.item = m.summary.bytes_loaded / static_cast<double>(m.summary.loads);
-    for (const auto& [key, value] : m.summary.scheduler_counters) {
-      if (key == "optimum_proven") row.proven = value == 1;
-      if (key == "optimum_lower_bound") row.bound = value;
-    }
+    if (const auto proven = m.summary.scheduler_counter("optimum_proven")) row.proven = *proven == 1;
+    if (const auto bound = m.summary.scheduler_counter("optimum_lower_bound")) row.bound = *bound;
   }
   std::ostringstream out;
   out << "## " << preset.figure << ": " << preset.title << "\n\n";

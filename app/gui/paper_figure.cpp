@@ -205,8 +205,8 @@ Status draw_bars(const SweepPreset& preset, const std::vector<core::PresetRun>& 
     const auto& s = run.run.metrics->summary;
     gflops[run.policy][group_of(run.x)] = s.gflops;
     bytes[run.policy][group_of(run.x)] = s.bytes_loaded / 1e9;
-    for (const auto& [name, value] : s.scheduler_counters) {
-      if (name == "bmd" && s.tasks > 0) bmd[run.policy][group_of(run.x)] = 100.0 * static_cast<double>(value) / static_cast<double>(s.tasks);
+    if (const auto value = s.scheduler_counter("bmd"); value && s.tasks > 0) {
+      bmd[run.policy][group_of(run.x)] = 100.0 * static_cast<double>(*value) / static_cast<double>(s.tasks);
     }
   }
   std::vector<BarPanel> panels;

@@ -42,6 +42,13 @@ void check(const Status& status) {
   if (!status) raise(status.error());
 }
 
+// An id or count that may be absent, as Python writes "none": None.
+template <class T>
+py::object or_none(const std::optional<T>& value) {
+  return value ? py::object(py::int_(*value)) : py::object(py::none());
+}
+py::object task_or_none(TaskId task) { return or_none(task == kNoId ? std::nullopt : std::optional<TaskId>(task)); }
+
 py::object value_of(const db::MetricColumn::Value& value) {
   if (const auto* integer = std::get_if<std::int64_t>(&value)) return py::int_(*integer);
   if (const auto* real = std::get_if<double>(&value)) return py::float_(*real);
@@ -73,8 +80,8 @@ py::dict info_dict(const RunInfo& info) {
   out["buffer"] = info.buffer_depth;
   out["memory_model"] = info.memory_model;
   out["scheduling_cost"] = info.scheduling_cost;
-  out["seed"] = info.seed ? py::object(py::int_(*info.seed)) : py::none();
-  out["sweep"] = info.sweep_id ? py::object(py::int_(*info.sweep_id)) : py::none();
+  out["seed"] = or_none(info.seed);
+  out["sweep"] = or_none(info.sweep_id);
   out["error"] = info.error;
   out["key"] = info.key;
   out["tilelens_version"] = info.tilelens_version;
@@ -110,7 +117,7 @@ py::dict trace_columns(const Trace& trace, const Workload& workload) {
     for (const LoadRecord& r : trace.loads) {
       data.append(r.data);
       worker.append(r.gpu);
-      task.append(r.task == kNoId ? py::object(py::none()) : py::object(py::int_(r.task)));
+      task.append(task_or_none(r.task));
       source.append(r.source == kFromHost ? py::object(py::str("host")) : py::object(py::int_(r.source)));
       kind.append(to_string(r.kind));
       bytes.append(r.bytes);
@@ -124,7 +131,7 @@ py::dict trace_columns(const Trace& trace, const Workload& workload) {
     for (const EvictionRecord& r : trace.evictions) {
       data.append(r.data);
       worker.append(r.gpu);
-      task.append(r.for_task == kNoId ? py::object(py::none()) : py::object(py::int_(r.for_task)));
+      task.append(task_or_none(r.for_task));
       cause.append(to_string(r.cause));
       wrote_back.append(r.wrote_back);
       time.append(r.time_ns);
@@ -229,12 +236,12 @@ py::list runs(const std::string& database, std::optional<std::int64_t> sweep_id,
     row["eviction"] = run.info.eviction;
     row["GPUs"] = run.info.platform.gpus;
     row["memory"] = run.info.platform.memory_bytes;
-    row["loads"] = transfers ? py::object(py::int_(run.metrics->summary.loads)) : py::object(py::none());
+    row["loads"] = or_none(transfers ? std::optional(run.metrics->summary.loads) : std::nullopt);
     row["LB ratio"] = transfers ? py::object(py::float_(run.metrics->ratio_to_lower_bound())) : py::object(py::none());
     row["GFlop/s"] = metrics ? py::object(py::float_(run.metrics->summary.gflops)) : py::object(py::none());
-    row["makespan"] = metrics ? py::object(py::int_(run.metrics->summary.makespan_ns)) : py::object(py::none());
+    row["makespan"] = or_none(metrics ? std::optional(run.metrics->summary.makespan_ns) : std::nullopt);
     row["workload"] = run.info.workload_spec;
-    row["sweep"] = run.info.sweep_id ? py::object(py::int_(*run.info.sweep_id)) : py::object(py::none());
+    row["sweep"] = or_none(run.info.sweep_id);
     row["policy"] = core::policy_label(run.info);
     row["buffer"] = run.info.buffer_depth;
     row["memory_model"] = run.info.memory_model;

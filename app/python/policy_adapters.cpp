@@ -164,6 +164,7 @@ class PythonPolicy {
     host_.reset(memory, future, offers_future);
     failure_.clear();
     call([&] {
+      methods_.clear();  // the previous instance's (a Belady round prepares again)
       workload_view_ = py::cast(WorkloadView(workload_->view()));
       host_view_ = py::cast(HostView{host_.view(), platform_.gpus + platform_.cpus, workload_->view().data_count});
       py::dict kwargs;
