@@ -42,7 +42,7 @@ class Engine final : public MemoryView, public BufferView {
     }
   }
   double free_bytes(GpuId worker) const override {
-    return s_.workers[worker].cpu ? kHostFreeBytes : s_.options.platform.memory_bytes - books_.used(s_.workers[worker].node);
+    return s_.workers[worker].cpu ? kHostFreeBytes : memory_->free_bytes(s_.workers[worker].node);
   }
   std::span<const TaskId> held(GpuId worker) const override { return s_.workers[worker].held; }
 
@@ -206,6 +206,7 @@ Result<ReplaySummary> Engine::run_events() {
       // A free thread starts its worker's next task before it pops another (StarPU's drivers).
       for (GpuId g = 0; g < s_.W; ++g) try_start(g);
     }
+    memory_->before_pops();
     fill_buffers();
     memory_->serve(start);
     if (!s_.error.empty()) return make_error(s_.error);

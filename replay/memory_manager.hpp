@@ -31,8 +31,13 @@ class MemoryManager {
   // The books of every copy; the reference stays valid for the manager's life.
   virtual const MemoryState& books() const = 0;
 
+  // The room node n can still give, in bytes (what a scheduler asking MemoryView sees).
+  virtual double free_bytes(std::uint32_t n) const = 0;
   // A ready task, before the scheduler's push (for a model that prefetches at push).
   virtual void prefetch_on_push(TaskId task) = 0;
+  // At an event, before the workers take tasks from the scheduler (StarPU's drivers make their
+  // memory progress before they pop).
+  virtual void before_pops() {}
   // The requests of every worker's held tasks, in the order the model serves them;
   // `try_start(g)` starts worker g's next task if its data are resident.
   virtual void serve(FunctionRef<void(GpuId)> try_start) = 0;

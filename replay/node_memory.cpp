@@ -18,7 +18,9 @@ void NodeMemory::reset(SchedulerContext& context) {
   epoch_.assign(N, 0);
   in_flight_.assign(N, 0);
   replicas_.assign(N, 0);
+  eviction_writebacks_.assign(N, 0);
   if (tidy_) tidy_->reset(N, s_.nd);
+  if (chunks_) chunks_->reset(N, s_.nd, s_.options.platform.memory_bytes);
   dirty_.reset(N, s_.nd);
   homeless_.assign(s_.nd, 0);
   std::vector<char> seen(s_.nd, 0);
@@ -46,8 +48,9 @@ void NodeMemory::task_buffered(GpuId g, TaskId task) {
 
 void NodeMemory::task_started(GpuId g, TaskId task, std::int64_t ready) {
   const std::uint32_t n = s_.workers[g].node;
+  const bool touching = touch_at_start();
   for (const Access& access : s_.w.accesses(task)) {
-    touch(n, access.data);
+    if (touching) touch(n, access.data);
     const std::uint32_t open = open_load_[s_.slot(n, access.data)];
     if (open != kNoId) emit_load(n, access.data, classify_load(open_loads_[open].end_ns, ready), task);
   }
@@ -102,6 +105,7 @@ void NodeMemory::notify_future(DataId d) {
 
 void NodeMemory::reserve_replica(std::uint32_t n, DataId d) {
   books_.reserve(n, d);
+  if (chunks_ && !chunks_->allocate(n, d, books_.bytes(d))) s_.fail("internal: no room for data " + s_.w.data()[d].name + " after room was made");
   ++replicas_[n];
   if (tidy_) tidy_->reserved(n, d);
 }
@@ -155,6 +159,7 @@ bool NodeMemory::issue_requests(GpuId g, Requests which) {
       const Copy copy = books_.copy(n, d);
       if (copy == Copy::Resident || copy == Copy::Loading) continue;
       if (copy == Copy::Evicting) return false;  // wait until it is gone, then load it again
+      if (!may_allocate(n)) return false;
       if (reads(access.mode) && !may_start_transfer(n, index != head)) return false;
       if (!make_room(g, books_.bytes(d), index)) return false;
       reserve_replica(n, d);
@@ -192,8 +197,7 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
   Worker& worker = s_.workers[g];
   const std::uint32_t n = worker.node;
   const Node& node = s_.nodes[n];
-  const double capacity = s_.options.platform.memory_bytes;
-  if (capacity - books_.used(n) >= bytes) return true;
+  if (fits(n, bytes)) return true;
   // Data used by the running task or any held task up to this one stay; on a shared memory
   // also the data of the other workers' running tasks, and of their next tasks unless this
   // request is for a next task that goes before theirs.
@@ -228,15 +232,17 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
   const double reclaim_bytes = bytes * reclaim;
   const bool clean_replica_first = clean_first();
   while (true) {
-    const double free = capacity - books_.used(n), freeing = free + books_.pending_free(n);
-    if (free >= bytes && (!reclaiming || freeing >= reclaim_bytes)) return true;
-    if (freeing >= (reclaiming ? reclaim_bytes : bytes)) return false;  // write-backs will free enough
+    // In bytes: with StarPU's chunks, free blocks too short for a datum count too (as StarPU
+    // counts the bytes it reclaimed, not where they lie); whether it fits is asked exactly.
+    const double pending = books_.pending_free(n), freeing = free_bytes(n) + pending;
+    if (fits(n, bytes) && (!reclaiming || freeing >= reclaim_bytes)) return true;
+    if (pending > 0 && freeing >= (reclaiming ? reclaim_bytes : bytes)) return false;  // write-backs will free enough
     std::optional<DataId> victim;
     if (!reclaiming && clean_replica_first) victim = choose_victim(n, request, true);
     if (!victim) {
       reclaiming = !prefetch && reclaim > 1;
       victim = choose_victim(n, request, false);
-      if (!victim && free >= bytes) return true;  // reclaimed what it could
+      if (!victim && fits(n, bytes)) return true;  // reclaimed what it could
     }
     if (!victim) {
       bool busy = books_.pending_free(n) > 0;
@@ -283,6 +289,7 @@ void NodeMemory::evict(std::uint32_t n, DataId d, TaskId for_task) {
 
 void NodeMemory::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
   const bool reported = books_.release(n, d);  // an evicting copy was told to the scheduler when its write-back began
+  if (chunks_) chunks_->release(n, d, books_.bytes(d));
   if (!reported) copy_leaves(n, d);
   dirty_.clear(n, d);
   if (tidy_) tidy_->released(n, d);
@@ -348,6 +355,7 @@ void NodeMemory::start_writeback(std::uint32_t n, DataId d, WritebackCause cause
   transfer.version = books_.version(d);
   books_.writeback_started(d, n);
   ++in_flight_[n];
+  if (cause == WritebackCause::Eviction) ++eviction_writebacks_[n];
   s_.device->start_writeback(transfers_.add(transfer), n, d);
 }
 
@@ -363,6 +371,7 @@ void NodeMemory::finish_transfer(std::uint32_t id) {
     s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_loaded(v, d); });
     return;
   }
+  if (transfer.cause == WritebackCause::Eviction) --eviction_writebacks_[n];
   s_.emit(WritebackRecord{d, s_.nodes[n].first, s_.w.data()[d].bytes, transfer.start_ns, s_.now, transfer.cause});
   if (transfer.version != books_.version(d)) {
     // A write on another worker made this version stale while it moved: the host copy stays

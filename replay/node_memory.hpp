@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "replay/memory_manager.hpp"
+#include "replay/chunk_allocator.hpp"
 #include "replay/decision_clock.hpp"
 #include "replay/idle_writeback.hpp"
 #include "replay/memory_state.hpp"
@@ -39,6 +40,9 @@ class NodeMemory : public MemoryManager {
   void finish_transfer(std::uint32_t id) override;
   void summarize(ReplaySummary& summary) override;
   std::string describe_transfer(std::uint32_t id) const override;
+  double free_bytes(std::uint32_t n) const override {
+    return chunks_ ? chunks_->free_bytes(n) : s_.options.platform.memory_bytes - books_.used(n);
+  }
   std::int64_t victim_ticks() const override { return victim_clock_.ticks(); }
   std::int64_t future_ticks() const override { return future_clock_.ticks(); }
 
@@ -52,6 +56,10 @@ class NodeMemory : public MemoryManager {
   virtual bool clean_first() const = 0;
   // How many times the room it needs a fetch frees once it must take dirty replicas (1: just the room).
   virtual double reclaim_factor() const = 0;
+  // Whether node n may allocate room for a new replica now.
+  virtual bool may_allocate(std::uint32_t) const { return true; }
+  // Whether a task starting makes its data the most recently used on its node.
+  virtual bool touch_at_start() const { return true; }
 
   // Which of a worker's held tasks a call requests for: all in buffer order, the next one to
   // run (a fetch), or those after it (prefetches). False when a request had to wait.
@@ -70,6 +78,10 @@ class NodeMemory : public MemoryManager {
     s_.policy.on_used(n, d);
     if (tidy_) tidy_->used(n, d);
   }
+  // Whether a new replica of `bytes` would find room on node n now.
+  bool fits(std::uint32_t n, double bytes) const {
+    return chunks_ ? chunks_->fits(n, bytes) : s_.options.platform.memory_bytes - books_.used(n) >= bytes;
+  }
   // Takes room on n for a new replica of d (loading, or a write-only output) and counts it.
   void reserve_replica(std::uint32_t n, DataId d);
   void request_load(std::uint32_t n, DataId d);
@@ -83,6 +95,10 @@ class NodeMemory : public MemoryManager {
   // Per node: transfers in flight (loads into it, write-backs from it), replicas held
   // (resident, loading or evicting).
   std::vector<std::uint32_t> in_flight_, replicas_;
+  // Per node: write-backs of replicas a request evicted, in flight.
+  std::vector<std::uint32_t> eviction_writebacks_;
+  // StarPU's suballocator, when the model has it: where each replica's room is (else bytes only).
+  std::unique_ptr<ChunkAllocator> chunks_;
   // StarPU's idle write-back, when the model has it: told of every replica's life.
   std::unique_ptr<IdleWriteback> tidy_;
 

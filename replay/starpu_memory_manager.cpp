@@ -8,6 +8,9 @@ namespace tilelens::replay_detail {
 
 StarpuMemoryManager::StarpuMemoryManager(ReplayState& state, const StarpuMemoryRules& rules) : NodeMemory(state), rules_(rules) {
   if (rules_.idle_writeback) tidy_ = std::make_unique<IdleWriteback>(rules_.min_clean, rules_.target_clean);
+  // A memory smaller than one chunk could hold no small datum at all under StarPU's rule (StarPU
+  // itself would fail there): such toy memories count bytes.
+  if (rules_.suballocate && state.options.platform.memory_bytes >= ChunkAllocator::kChunkBytes) chunks_ = std::make_unique<ChunkAllocator>();
 }
 
 void StarpuMemoryManager::reset(SchedulerContext& context) {
@@ -92,8 +95,8 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
         const DataId d = access.data;
         const Copy copy = books_.copy(n, d);
         if (copy == Copy::Resident || copy == Copy::Loading) continue;
-        if (copy == Copy::Evicting || !may_start_transfer(n, true)) return false;
-        if (s_.options.platform.memory_bytes - books_.used(n) < books_.bytes(d)) return false;
+        if (copy == Copy::Evicting || !may_allocate(n) || !may_start_transfer(n, true)) return false;
+        if (!fits(n, books_.bytes(d))) return false;
         reserve_replica(n, d);
         request_load(n, d);
       }
@@ -103,7 +106,17 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
   return true;
 }
 
+void StarpuMemoryManager::task_buffered(GpuId g, TaskId task) {
+  NodeMemory::task_buffered(g, task);
+  const Worker& worker = s_.workers[g];
+  if (!rules_.recency_at_request || worker.cpu) return;
+  for (const Access& access : s_.w.accesses(task)) {
+    if (books_.copy(worker.node, access.data) == Copy::Resident) touch(worker.node, access.data);
+  }
+}
+
 bool StarpuMemoryManager::may_start(GpuId g, TaskId task) const {
+  if (rules_.sync_reclaim && eviction_writebacks_[s_.workers[g].node] > 0) return false;
   if (!rules_.wait_for_writebacks) return true;
   const auto n = static_cast<std::int32_t>(s_.workers[g].node);
   for (const Access& access : s_.w.accesses(task)) {
@@ -134,27 +147,49 @@ void StarpuMemoryManager::promote_idle_writebacks() {
 // node's next idle write-back, one at a time while it moves nothing else (data_request.c: the
 // idle list is served only when no request is pending on the node, one at a time).
 void StarpuMemoryManager::write_back_idle() {
-  for (std::uint32_t n = 0; n < s_.N; ++n) {
-    const auto visit = [&](DataId d) {
-      using Visit = IdleWriteback::Visit;
-      // A loading replica whose home holds the value counts clean too (StarPU looks at the home
-      // only, memalloc.c:1186-1197); one leaving is skipped.
-      if (books_.host_valid(d) || books_.writeback_from(d) >= 0) return Visit::CountClean;
-      if (books_.copy(n, d) != Copy::Resident) return Visit::Skip;
-      for (GpuId v : s_.nodes[n].workers) {
-        const Worker& worker = s_.workers[v];
-        if (!worker.running) continue;
-        for (const Access& access : s_.w.accesses(worker.held.front())) {
-          if (access.data == d && writes(access.mode)) return Visit::Skip;
-        }
+  for (std::uint32_t n = 0; n < s_.N; ++n) write_back_idle(n);
+}
+
+void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
+  const auto visit = [&](DataId d) {
+    using Visit = IdleWriteback::Visit;
+    // A loading replica whose home holds the value counts clean too (StarPU looks at the home
+    // only, memalloc.c:1186-1197); one leaving is skipped.
+    if (books_.host_valid(d) || books_.writeback_from(d) >= 0) return Visit::CountClean;
+    if (books_.copy(n, d) != Copy::Resident) return Visit::Skip;
+    for (GpuId v : s_.nodes[n].workers) {
+      const Worker& worker = s_.workers[v];
+      if (!worker.running) continue;
+      for (const Access& access : s_.w.accesses(worker.held.front())) {
+        if (access.data == d && writes(access.mode)) return Visit::Skip;
       }
-      return Visit::WriteBack;
-    };
-    tidy_->tidy(n, replicas_[n], visit);
-    if (in_flight_[n] != 0) continue;
-    const auto needed = [&](DataId d) { return still_dirty_here(n, d); };
-    if (const auto d = tidy_->next_writeback(n, needed)) start_writeback(n, *d, WritebackCause::Idle);
+    }
+    return Visit::WriteBack;
+  };
+  tidy_->tidy(n, replicas_[n], visit);
+  if (in_flight_[n] != 0) return;
+  const auto needed = [&](DataId d) { return still_dirty_here(n, d); };
+  if (const auto d = tidy_->next_writeback(n, needed)) start_writeback(n, *d, WritebackCause::Idle);
+}
+
+void StarpuMemoryManager::before_pops() {
+  if (!tidy_) return;
+  for (std::uint32_t n = 0; n < s_.N; ++n) {
+    if (in_flight_[n] == 0 && !fetch_waiting(n)) write_back_idle(n);
   }
+}
+
+bool StarpuMemoryManager::fetch_waiting(std::uint32_t n) const {
+  for (GpuId g : s_.nodes[n].workers) {
+    const Worker& worker = s_.workers[g];
+    const std::size_t next = worker.running ? 1 : 0;
+    if (next >= worker.held.size()) continue;
+    for (const Access& access : s_.w.accesses(worker.held[next])) {
+      const Copy copy = books_.copy(n, access.data);
+      if (copy != Copy::Resident && copy != Copy::Loading) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace tilelens::replay_detail

@@ -21,17 +21,27 @@ class StarpuMemoryManager final : public NodeMemory {
   void reset(SchedulerContext& context) override;
   void prefetch_on_push(TaskId task) override;
   void serve(FunctionRef<void(GpuId)> try_start) override;
+  // A node with nothing in flight and no fetch waiting starts its next idle write-back before
+  // its workers pop: StarPU's driver makes progress (tidy, then the idle list when nothing is
+  // pending, datawizard.c:29-66) before it pops the task whose fetch would keep it busy.
+  void before_pops() override;
   void flush() override { write_home(rules_.flush_homeless); }
   // A task waits for any write-back of its data leaving its node (idle, promoted, or asked by
   // another node): StarPU's fetch of a datum with a pending request waits for it
   // (coherency.c:506, nwait counts every request on the handle).
   bool may_start(GpuId g, TaskId task) const override;
+  // With recency_at_request, the task's fetch hits refresh its data now (and its start does not).
+  void task_buffered(GpuId g, TaskId task) override;
 
  private:
   std::uint32_t transfer_limit(bool prefetch) const override { return prefetch ? rules_.max_prefetches : rules_.max_fetches; }
   bool prefetch_may_evict() const override { return rules_.prefetch_evicts; }
   bool clean_first() const override { return rules_.clean_first; }
   double reclaim_factor() const override { return rules_.reclaim; }
+  // While a fetch's eviction write-backs run, StarPU refuses every other allocation on the node
+  // (reclaiming[node], memalloc.c:1545-1550, copy_driver.c:218).
+  bool may_allocate(std::uint32_t n) const override { return !(rules_.sync_reclaim && eviction_writebacks_[n] > 0); }
+  bool touch_at_start() const override { return !rules_.recency_at_request; }
 
 
   // fetches_first: every node's fetches, then its prefetches while they can start.
@@ -41,6 +51,10 @@ class StarpuMemoryManager final : public NodeMemory {
   bool prefetch_pushed(std::uint32_t n);
   void queue_prefetch(std::uint32_t n, TaskId task);
   void write_back_idle();
+  // StarPU's tidy on node n, then its next idle write-back if nothing is in flight there.
+  void write_back_idle(std::uint32_t n);
+  // Whether a worker of node n waits for data of its next task that is not even loading.
+  bool fetch_waiting(std::uint32_t n) const;
   // The queued idle write-backs of the data of each worker's next task start now, as fetches.
   void promote_idle_writebacks();
   // Whether a queued idle write-back of d from node n still has something to carry home.

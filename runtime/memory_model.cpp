@@ -23,7 +23,13 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"prefetch_at_push", flag(defaults.prefetch_at_push), "prefetch a task's inputs when the scheduler allocates it to a worker"},
       {"prefetch_evicts", flag(defaults.prefetch_evicts), "requests for buffered tasks after the next one may evict"},
       {"prioritized_requests", flag(defaults.prioritized_requests), "a node serves waiting push-time prefetches by task priority, highest first"},
+      {"recency_at_request", flag(defaults.recency_at_request),
+       "a replica is most recently used when a buffered task's request finds it, not when a task starts with it"},
       {"reclaim", format_exact(defaults.reclaim), "a fetch with no clean replica to take frees this many times its room (1 to 16)"},
+      {"suballocate", flag(defaults.suballocate),
+       "data of at most 4 MiB take 16 KiB blocks in 32 MiB chunks, and the memory counts whole chunks (StarPU's GPU memory)"},
+      {"sync_reclaim", flag(defaults.sync_reclaim),
+       "a fetch's eviction write-backs stop its node's workers from starting tasks until they end"},
       {"target_clean", format_exact(defaults.target_clean), "percent of clean replicas at which idle write-back stops"},
       {"touch_on_request", flag(defaults.touch_on_request), "a prefetch finding its data there makes it the most recently used"},
       {"wait_for_writebacks", flag(defaults.wait_for_writebacks),
@@ -47,6 +53,9 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.flush_homeless = true;
   rules.prioritized_requests = false;
   rules.wait_for_writebacks = false;
+  rules.sync_reclaim = false;
+  rules.recency_at_request = false;
+  rules.suballocate = false;
   return rules;
 }
 
@@ -61,6 +70,9 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"prefetch_at_push", &rules.prefetch_at_push},
                                    {"prefetch_evicts", &rules.prefetch_evicts},
                                    {"prioritized_requests", &rules.prioritized_requests},
+                                   {"recency_at_request", &rules.recency_at_request},
+                                   {"suballocate", &rules.suballocate},
+                                   {"sync_reclaim", &rules.sync_reclaim},
                                    {"touch_on_request", &rules.touch_on_request},
                                    {"wait_for_writebacks", &rules.wait_for_writebacks}});
       !status) {

@@ -58,6 +58,20 @@ struct StarpuMemoryRules {
   // idle write-back that the node's next task needs is promoted to a fetch at once
   // (data_request.c:839). 0: a resident replica serves at once.
   bool wait_for_writebacks = true;
+  // A fetch that evicts dirty replicas writes them back synchronously: the node's driver waits
+  // for those write-backs and starts no task meanwhile (memalloc.c:324-345, transfer_subtree_to_node
+  // waits inside the allocation, which runs in the GPU driver's thread). 0: the worker goes on.
+  bool sync_reclaim = true;
+  // A replica becomes the most recently used when a worker's request for it finds it there (a
+  // task entering a buffer), not when a task runs with it: StarPU moves a chunk to its list's
+  // tail on a request's cache hit only (coherency.c:527, memalloc.c:1661). 0: when a task starts.
+  bool recency_at_request = true;
+  // GPU memory is handed out as StarPU's CUDA suballocator does (malloc.c:640-960): a datum of
+  // at most 4 MiB takes 16 KiB blocks in 32 MiB chunks, and the memory limit counts whole
+  // chunks, so a node holds fewer such data than its bytes say. A memory under one chunk counts
+  // bytes (StarPU could place no small datum there). 0: the limit counts data bytes (StarPU's
+  // CPU memory out of core, which it does not suballocate without a GPU).
+  bool suballocate = true;
   // At the end, data without a home (whose first access writes it, so no initial value is
   // needed: StarPU's handles registered without a home node) are written back like the rest.
   // StarPU drops them at unregistration.

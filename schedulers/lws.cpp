@@ -9,6 +9,14 @@
 // queue is StarPU's priority list: highest priority first, release order among equals
 // (prio_deque.c, _starpu_prio_deque_push_back_task); prio=0 keeps release order, as the paper
 // describes.
+//
+// WS, StarPU 1.3.10's plain work stealing (work_stealing_policy.c, the ws policy): the same
+// queues and pushes, with the two choices StarPU makes differently from the paper's lws. Tasks
+// pushed outside a release go round robin from the second GPU on (select_worker_round_robin
+// starts at last_push_worker + 1, and last_push_worker starts at 0, :178-190). A GPU with an
+// empty queue steals the head of a victim chosen round robin from where its own last steal
+// left off (select_victim_round_robin, :129-170): the first GPU whose queue is not empty and
+// whose last pop got a task ("busy", set by ws_pop_task, :564-660).
 #include <set>
 
 #include "model/priority_key.hpp"
@@ -115,7 +123,79 @@ class AbsolutePriority final : public Scheduler {
   std::uint64_t released_ = 0;
 };
 
+class WorkStealing final : public Scheduler {
+ public:
+  void prepare(const Workload& workload, const Platform& platform, const SchedulerContext&) override {
+    w_ = &workload;
+    queues_.assign(platform.gpus, {});
+    busy_.assign(platform.gpus, 0);
+    last_victim_.assign(platform.gpus, 0);
+    releasing_.reset();
+    last_push_ = 0;
+    released_ = 0;
+  }
+  void push(TaskId task) override {
+    const auto K = static_cast<GpuId>(queues_.size());
+    GpuId target = 0;
+    if (releasing_) {
+      target = *releasing_;
+    } else {
+      last_push_ = (last_push_ + 1) % K;
+      target = last_push_;
+    }
+    queues_[target].insert({w_->tasks()[task].priority, released_++, task});
+  }
+  std::optional<TaskId> pop(GpuId k) override {
+    busy_[k] = 0;
+    std::optional<TaskId> task;
+    if (!queues_[k].empty()) {
+      task = take_head(queues_[k]);
+    } else if (const auto victim = choose_victim(k)) {
+      task = take_head(queues_[*victim]);
+    }
+    busy_[k] = task ? 1 : 0;
+    return task;
+  }
+  void on_task_done(GpuId k, TaskId) override { releasing_ = k; }
+  void on_task_started(GpuId, TaskId) override { releasing_.reset(); }
+
+ private:
+  static TaskId take_head(std::set<PriorityKey>& queue) {
+    const TaskId task = queue.begin()->task;
+    queue.erase(queue.begin());
+    return task;
+  }
+  // Round robin from where thief k's last search stopped; the next search starts after the
+  // GPU this one ended at, found or not (StarPU updates last_pop_worker either way).
+  std::optional<GpuId> choose_victim(GpuId k) {
+    const auto K = static_cast<GpuId>(queues_.size());
+    const GpuId start = last_victim_[k];
+    GpuId at = start;
+    bool found = false;
+    while (true) {
+      if (!queues_[at].empty() && busy_[at]) {
+        found = true;
+        break;
+      }
+      at = (at + 1) % K;
+      if (at == start) break;
+    }
+    last_victim_[k] = (at + 1) % K;
+    return found ? std::optional<GpuId>(at) : std::nullopt;
+  }
+
+  const Workload* w_ = nullptr;
+  std::vector<std::set<PriorityKey>> queues_;
+  std::vector<char> busy_;
+  std::vector<GpuId> last_victim_;
+  std::optional<GpuId> releasing_;
+  GpuId last_push_ = 0;
+  std::uint64_t released_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<Scheduler> make_work_stealing(const Params&) { return std::make_unique<WorkStealing>(); }
 
 Result<std::unique_ptr<Scheduler>> make_lws(const Params& params) {
   bool steal_head = false, prio = true;

@@ -26,6 +26,9 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
       {"lws", "locality work stealing: released tasks on the releasing GPU's queue, steal from neighbours' tails (darts 4.3)",
        {{"prio", "1", "each queue in priority order, highest first, as StarPU's prio_deque (0: release order, as the paper)"},
         {"steal_head", "0", "steal the oldest task instead, as StarPU 1.3.10's lws does"}}, make_lws},
+      {"ws", "StarPU 1.3.10's work stealing: lws's queues, pushes round robin from the second GPU, steals the head of a "
+             "victim chosen round robin",
+       {}, make_work_stealing},
       {"ap", "PaRSEC's absolute priority: one priority queue, data reuse among equal priorities (darts 4.4)", {}, make_absolute_priority},
       {"darts",
        "DARTS: load the data that frees the most work, plan its free tasks (darts Algorithm 3); pair with --eviction luf",

@@ -97,6 +97,7 @@ std::unique_ptr<Scheduler> make_dmdar(const Params& params);
 std::unique_ptr<Scheduler> make_dmdas(const Params& params);
 Result<std::unique_ptr<Scheduler>> make_darts(const Params& params);           // darts.cpp
 Result<std::unique_ptr<Scheduler>> make_lws(const Params& params);             // lws.cpp
+std::unique_ptr<Scheduler> make_work_stealing(const Params& params);           // "ws", lws.cpp
 Result<std::unique_ptr<Scheduler>> make_heteroprio(const Params& params);      // heteroprio.cpp
 Result<std::unique_ptr<Scheduler>> make_laheteroprio(const Params& params);    // heteroprio.cpp
 std::unique_ptr<Scheduler> make_absolute_priority(const Params& params);       // "ap", lws.cpp

@@ -192,10 +192,13 @@ def test_belady_as_a_class_sees_the_future():
                 return None
             return max(candidates, key=lambda d: (self.host.next_use(memory, d), -d))
 
-    builtin = tilelens.replay("matmul2d:N=8", "hfp", "belady", memory="4items")
-    mine = tilelens.replay("matmul2d:N=8", "hfp", Furthest, memory="4items")
-    lru = tilelens.replay("matmul2d:N=8", "hfp", "lru", memory="4items")
-    assert mine["loads"] <= lru["loads"]
+    # Belady's optimality holds for one task at a time under the papers' model (with StarPU's
+    # prefetches and lookahead it does not, and LRU may load less).
+    paper = dict(memory="4items", memory_model="fgcs", buffer=1)
+    builtin = tilelens.replay("matmul2d:N=8", "hfp", "belady", **paper)
+    mine = tilelens.replay("matmul2d:N=8", "hfp", Furthest, **paper)
+    lru = tilelens.replay("matmul2d:N=8", "hfp", "lru", **paper)
+    assert mine["loads"] < lru["loads"]
     assert mine["loads"] == builtin["loads"]
 
 

@@ -99,7 +99,8 @@ TEST_CASE("memory model specs: two models, each with its own parameters, canonic
 TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to the fgcs model's", "[memory-model][engine]") {
   const std::string as_fgcs =
       "starpu:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,"
-      "prefetch_at_push=0,prefetch_evicts=1,reclaim=1,touch_on_request=0,wait_for_writebacks=0";
+      "prefetch_at_push=0,prefetch_evicts=1,recency_at_request=0,reclaim=1,suballocate=0,sync_reclaim=0,touch_on_request=0,"
+      "wait_for_writebacks=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {

@@ -116,3 +116,51 @@ TEST_CASE("LWS steals a neighbour's newest task, or its oldest with steal_head (
   CHECK(stolen("lws") == std::optional<TaskId>(3));
   CHECK(stolen("lws:steal_head=1") == std::optional<TaskId>(1));
 }
+
+TEST_CASE("WS pushes round robin from the second GPU and steals the head of a victim found round robin (StarPU 1.3.10)",
+          "[schedulers][ws]") {
+  const Workload w = test::generated("matmul2d:N=3,b=8");  // 9 independent tasks of equal priority
+  Platform p;
+  p.gpus = 3;
+  SchedulerContext context;
+  auto made = make_scheduler("ws");
+  REQUIRE(made.ok());
+  Scheduler& ws = *made->scheduler;
+  ws.prepare(w, p, context);
+  // Pushed by the submitter: GPUs 1, 2, 0, 1, 2, 0 (select_worker_round_robin starts after 0).
+  for (TaskId t = 0; t < 6; ++t) ws.push(t);
+  CHECK(ws.pop(1) == std::optional<TaskId>(0));
+  CHECK(ws.pop(2) == std::optional<TaskId>(1));
+  CHECK(ws.pop(0) == std::optional<TaskId>(2));
+  CHECK(ws.pop(1) == std::optional<TaskId>(3));
+  // GPU 1's queue is empty now: it steals the head of the first busy GPU from where it starts (0).
+  CHECK(ws.pop(1) == std::optional<TaskId>(5));
+  CHECK(ws.pop(2) == std::optional<TaskId>(4));
+  CHECK(ws.pop(0) == std::nullopt);
+}
+
+TEST_CASE("WS's thief takes its victim's oldest task, and only from a GPU whose last pop got one", "[schedulers][ws]") {
+  const Workload w = test::generated("matmul2d:N=3,b=8");
+  Platform p;
+  p.gpus = 2;
+  SchedulerContext context;
+  auto made = make_scheduler("ws");
+  REQUIRE(made.ok());
+  Scheduler& ws = *made->scheduler;
+  ws.prepare(w, p, context);
+  ws.push(0);  // to GPU 1
+  REQUIRE(ws.pop(1) == std::optional<TaskId>(0));
+  ws.on_task_started(1, 0);
+  ws.on_task_done(1, 0);
+  for (TaskId t : {1u, 2u, 3u}) ws.push(t);  // released on GPU 1: its queue is 1, 2, 3
+  CHECK(ws.pop(0) == std::optional<TaskId>(1));  // GPU 1 is busy (its last pop got a task): its head
+  CHECK(ws.pop(1) == std::optional<TaskId>(2));
+  // GPU 0's last pop got a task, GPU 1 finds its own queue not empty: no steal needed.
+  CHECK(ws.pop(1) == std::optional<TaskId>(3));
+  CHECK(ws.pop(1) == std::nullopt);  // empty everywhere; GPU 1 is idle now
+  ws.on_task_started(1, 3);
+  ws.on_task_done(1, 3);
+  ws.push(4);  // on GPU 1, whose last pop got nothing: not a victim
+  CHECK(ws.pop(0) == std::nullopt);
+  CHECK(ws.pop(1) == std::optional<TaskId>(4));
+}

@@ -61,6 +61,8 @@ def main():
     parser.add_argument("--buffer", default="2", help="the task buffer: StarPU's CUDA pipeline (its default, 2)")
     parser.add_argument("--copy-engines", default="1",
                         help="1: one transfer at a time per direction and node, as StarPU-SimGrid moves them; 0: fluid sharing")
+    parser.add_argument("--replay-args", default="",
+                        help="more options for tilelens replay, e.g. \"--memory-model starpu:sync_reclaim=0\" (to try a rule)")
     parser.add_argument("--check", type=float, default=None)
     parser.add_argument("--measures", default="loads,writebacks,makespan_ns", help="the measures --check compares")
     parser.add_argument("--folder", default=None)
@@ -99,7 +101,8 @@ def main():
                             f.write(text)
                     begin = time.monotonic()
                     replay = json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
-                                             "--scheduler", scheduler, *platform, "--buffer", args.buffer, "--json"]))
+                                             "--scheduler", scheduler, *platform, "--buffer", args.buffer, "--json",
+                                             *args.replay_args.split()]))
                     replay_s += time.monotonic() - begin
                     cells = []
                     for name in ("loads", "writebacks", "makespan_ns"):  # both sides print the same keys

@@ -248,6 +248,11 @@ int main(int argc, char **argv) {
     kind->model.arch_cost_function = task_length_us;
     kind->codelet.where = STARPU_CUDA;
     kind->codelet.cuda_funcs[0] = no_kernel;
+    // Asynchronous, as the CUDA codelets of tiled libraries are (Chameleon's): the driver
+    // queues the kernel and goes on serving data requests and popping tasks while it runs.
+    // Without it StarPU-SimGrid executes each task inside the driver's thread, which then
+    // neither posts nor serves any request until the task ends (driver_cuda.c:546-560).
+    kind->codelet.cuda_flags[0] = STARPU_CUDA_ASYNC;
     kind->codelet.nbuffers = STARPU_VARIABLE_NBUFFERS;
     kind->codelet.model = &kind->model;
     kind->codelet.name = kind->name;

@@ -1,0 +1,123 @@
+// StarPU's suballocator of GPU memory; see chunk_allocator.hpp. Line numbers are those of
+// StarPU 1.3.10's src/datawizard/malloc.c.
+#include "replay/chunk_allocator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tilelens::replay_detail {
+
+void ChunkAllocator::reset(std::uint32_t nodes, std::size_t data_count, double capacity) {
+  capacity_ = capacity;
+  data_count_ = data_count;
+  nodes_.assign(nodes, {});
+  place_.assign(nodes * data_count, {});
+}
+
+// Whole blocks, at least one (:773-776).
+std::int32_t ChunkAllocator::blocks_of(double bytes) {
+  return std::max<std::int32_t>(1, static_cast<std::int32_t>(std::ceil(bytes / kBlockBytes)));
+}
+
+const ChunkAllocator::Run* ChunkAllocator::first_fit(const Chunk& chunk, std::int32_t blocks) {
+  if (chunk.available < blocks) return nullptr;
+  for (const Run& run : chunk.free) {
+    if (run.length >= blocks) return &run;
+  }
+  return nullptr;
+}
+
+bool ChunkAllocator::fits(std::uint32_t n, double bytes) const {
+  const Node& node = nodes_[n];
+  if (bytes > kLargestSuballocated) return node.committed + bytes <= capacity_;
+  const std::int32_t blocks = blocks_of(bytes);
+  for (const Chunk& chunk : node.chunks) {
+    if (first_fit(chunk, blocks)) return true;
+  }
+  return node.committed + kChunkBytes <= capacity_;
+}
+
+bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
+  Node& node = nodes_[n];
+  Place& place = place_[n * data_count_ + d];
+  if (bytes > kLargestSuballocated) {  // allocated on its own (:770-771)
+    if (node.committed + bytes > capacity_) return false;
+    node.committed += bytes;
+    place = {};
+    return true;
+  }
+  const std::int32_t blocks = blocks_of(bytes);
+  auto chunk = node.chunks.begin();
+  const Run* run = nullptr;
+  for (; chunk != node.chunks.end(); ++chunk) {
+    if ((run = first_fit(*chunk, blocks))) break;
+  }
+  if (!run) {  // a new chunk, at the front (:821-836)
+    if (node.committed + kChunkBytes > capacity_) return false;
+    node.committed += kChunkBytes;
+    node.chunks.push_front(Chunk{.id = node.next_id++});
+    chunk = node.chunks.begin();
+    run = &chunk->free.front();
+  } else {
+    if (chunk->available == kBlocks) --node.empty_chunks;
+    if (run->length >= 2 * blocks && chunk != node.chunks.begin()) {  // room for more: to the front (:803-811)
+      const std::size_t index = static_cast<std::size_t>(run - chunk->free.data());
+      node.chunks.splice(node.chunks.begin(), node.chunks, chunk);
+      chunk = node.chunks.begin();
+      run = &chunk->free[index];
+    }
+  }
+  place = {chunk->id, run->start};
+  auto at = chunk->free.begin() + (run - chunk->free.data());
+  if (at->length == blocks) {
+    chunk->free.erase(at);
+  } else {
+    at->start += blocks;
+    at->length -= blocks;
+  }
+  chunk->available -= blocks;
+  return true;
+}
+
+void ChunkAllocator::release(std::uint32_t n, DataId d, double bytes) {
+  Node& node = nodes_[n];
+  Place& place = place_[n * data_count_ + d];
+  if (place.start < 0) {
+    node.committed -= bytes;
+    return;
+  }
+  const std::int32_t blocks = blocks_of(bytes);
+  auto chunk = std::find_if(node.chunks.begin(), node.chunks.end(), [&](const Chunk& c) { return c.id == place.chunk; });
+  // The freed run, merged with the free runs just before and after it (:907-935).
+  auto next = std::lower_bound(chunk->free.begin(), chunk->free.end(), place.start, [](const Run& r, std::int32_t s) { return r.start < s; });
+  auto at = chunk->free.insert(next, Run{place.start, blocks});
+  if (std::next(at) != chunk->free.end() && at->start + at->length == std::next(at)->start) {
+    at->length += std::next(at)->length;
+    chunk->free.erase(std::next(at));
+  }
+  if (at != chunk->free.begin() && std::prev(at)->start + std::prev(at)->length == at->start) {
+    std::prev(at)->length += at->length;
+    chunk->free.erase(at);
+  }
+  chunk->available += blocks;
+  place = {};
+  if (chunk->available == kBlocks) {  // empty: kept unless four are kept already (:937-948)
+    if (node.empty_chunks >= 4) {
+      node.committed -= kChunkBytes;
+      node.chunks.erase(chunk);
+    } else {
+      ++node.empty_chunks;
+    }
+  } else {  // it has room again: to the front (:950-954)
+    node.chunks.splice(node.chunks.begin(), node.chunks, chunk);
+  }
+}
+
+double ChunkAllocator::free_bytes(std::uint32_t n) const {
+  const Node& node = nodes_[n];
+  double free = capacity_ - node.committed;
+  for (const Chunk& chunk : node.chunks) free += chunk.available * kBlockBytes;
+  return free;
+}
+
+}  // namespace tilelens::replay_detail
