@@ -54,7 +54,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tilelens")
     parser.add_argument("--workloads", default="cholesky:N=16,lu:N=12,matmul2d-random-order:N=12")
-    parser.add_argument("--schedulers", default="eager,random,lws,dmda,dmdar,dmdas")
+    parser.add_argument("--schedulers", default="eager,random,ws,lws,dmda,dmdar,dmdas",
+                        help="comma-separated; with ';' instead, each may be a tilelens spec with parameters (dmda:paper=1,beta=2)")
     parser.add_argument("--gpus", default="1,2")
     parser.add_argument("--fractions", default="1,0.5,0.25,0.125")
     parser.add_argument("--bandwidth", default="12GB/s")
@@ -87,14 +88,16 @@ def main():
                             "--copy-engines", args.copy_engines]
                 run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--buffer", args.buffer,
                      "--out", machine])
-                for scheduler in args.schedulers.split(","):
-                    answer = os.path.join(machine, "starpu-%s.json" % scheduler)
+                for scheduler in args.schedulers.split(";" if ";" in args.schedulers else ","):
+                    # A tilelens spec (dmda:paper=1) runs against StarPU's scheduler of that name.
+                    starpu_scheduler = scheduler.split(":")[0]
+                    answer = os.path.join(machine, "starpu-%s.json" % starpu_scheduler)
                     if args.reuse and os.path.exists(answer):
                         with open(answer) as f:
                             starpu = json.load(f)
                     else:
                         begin = time.monotonic()
-                        text = run([os.path.join(HERE, "simgrid_run.sh"), machine, scheduler])
+                        text = run([os.path.join(HERE, "simgrid_run.sh"), machine, starpu_scheduler])
                         simgrid_s += time.monotonic() - begin
                         starpu = json.loads(text)
                         with open(answer, "w") as f:
