@@ -29,6 +29,10 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
       {"ws", "StarPU 1.3.10's work stealing: lws's queues, pushes round robin from the second GPU, steals the head of a "
              "victim chosen round robin",
        {}, make_work_stealing},
+      {"starpu-random",
+       "StarPU 1.3.10's random: each ready task to a worker drawn by speed (drand48 from the seed), at the front of its list "
+       "unless of the lowest priority",
+       {{"seed", "0", "srand48's seed (StarPU's SimGrid mode: 0)"}}, make_starpu_random},
       {"ap", "PaRSEC's absolute priority: one priority queue, data reuse among equal priorities (darts 4.4)", {}, make_absolute_priority},
       {"darts",
        "DARTS: load the data that frees the most work, plan its free tasks (darts Algorithm 3); pair with --eviction luf",

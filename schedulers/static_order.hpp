@@ -88,6 +88,7 @@ class ExplicitOrderScheduler : public OrderedScheduler {
 // Factories, one per file, listed in scheduler_registry.cpp.
 std::unique_ptr<Scheduler> make_eager(const Params& params);
 std::unique_ptr<Scheduler> make_random_order(const Params& params);
+std::unique_ptr<Scheduler> make_starpu_random(const Params& params);  // "starpu-random", random_order.cpp
 std::unique_ptr<Scheduler> make_cuthill_mckee(const Params& params);          // "cm"
 std::unique_ptr<Scheduler> make_reverse_cuthill_mckee(const Params& params);  // "rcm"
 std::unique_ptr<Scheduler> make_maximum_spanning_tree(const Params& params);  // "mst"

@@ -1,6 +1,7 @@
 // Static orders: permutations, CM/RCM relation, MST on a small graph, seeded RANDOM; and which end LWS steals from.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <numeric>
 
 #include "helpers.hpp"
@@ -163,4 +164,55 @@ TEST_CASE("WS's thief takes its victim's oldest task, and only from a GPU whose 
   ws.push(4);  // on GPU 1, whose last pop got nothing: not a victim
   CHECK(ws.pop(0) == std::nullopt);
   CHECK(ws.pop(1) == std::optional<TaskId>(4));
+}
+
+TEST_CASE("starpu-random is StarPU's random: workers drawn from drand48 seeded as given, a stack per worker", "[schedulers][random]") {
+  const Workload w = test::generated("cholesky:N=4");  // bottom-level priorities: the last task has the lowest
+  std::int64_t lowest = INT64_MAX;
+  for (const Task& t : w.tasks()) lowest = std::min(lowest, t.priority);
+  SchedulerContext context;
+  SECTION("one GPU: the last pushed first, a task of the lowest priority after all others") {
+    Platform p;
+    p.gpus = 1;
+    auto made = make_scheduler("starpu-random");
+    REQUIRE(made.ok());
+    Scheduler& random = *made->scheduler;
+    random.prepare(w, p, context);
+    std::vector<TaskId> high;
+    TaskId low = kNoId;
+    for (TaskId t = 0; t < w.task_count(); ++t) {
+      if (w.tasks()[t].priority == lowest) low = t;
+      else if (high.size() < 3) high.push_back(t);
+    }
+    REQUIRE(low != kNoId);
+    random.push(low);
+    for (TaskId t : high) random.push(t);
+    CHECK(random.pop(0) == std::optional<TaskId>(high[2]));
+    CHECK(random.pop(0) == std::optional<TaskId>(high[1]));
+    CHECK(random.pop(0) == std::optional<TaskId>(high[0]));
+    CHECK(random.pop(0) == std::optional<TaskId>(low));
+    CHECK(random.pop(0) == std::nullopt);
+  }
+  SECTION("two GPUs of one speed: the draws of glibc's drand48 after srand48(seed)") {
+    Platform p;
+    p.gpus = 2;
+    for (const long seed : {0L, 7L}) {
+      auto made = make_scheduler("starpu-random:seed=" + std::to_string(seed));
+      REQUIRE(made.ok());
+      Scheduler& random = *made->scheduler;
+      random.prepare(w, p, context);
+      ::srand48(seed);
+      std::vector<std::vector<TaskId>> expected(2);
+      for (TaskId t = 0; t < 12; ++t) {
+        const GpuId g = ::drand48() * 2 <= 1 ? 0 : 1;  // the first worker whose running speed sum reaches the draw
+        expected[g].insert(w.tasks()[t].priority == lowest ? expected[g].end() : expected[g].begin(), t);
+        random.push(t);
+      }
+      for (GpuId g : {0u, 1u}) {
+        std::vector<TaskId> got;
+        while (const auto t = random.pop(g)) got.push_back(*t);
+        CHECK(got == expected[g]);
+      }
+    }
+  }
 }

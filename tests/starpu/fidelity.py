@@ -3,7 +3,7 @@
 tilelens and run by StarPU 1.3.10 in SimGrid mode (StarPU's own schedulers and memory manager,
 deterministic), with loads, write-backs and makespan side by side and their ratios.
 
-usage: fidelity.py TILELENS [--workloads W,...] [--schedulers S,...] [--gpus 1,2,4]
+usage: fidelity.py TILELENS [--workloads W,...] [--schedulers S,... or S;...] [--gpus 1,2,4]
                    [--fractions 1,0.5,0.25,0.125] [--bandwidth 12GB/s] [--buffer 2] [--copy-engines 1] [--check TOL]
                    [--measures loads,writebacks,makespan_ns] [--folder DIR]
 Each memory is a fraction of the workload's working set, rounded down to whole MiB (StarPU
@@ -54,7 +54,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tilelens")
     parser.add_argument("--workloads", default="cholesky:N=16,lu:N=12,matmul2d-random-order:N=12")
-    parser.add_argument("--schedulers", default="eager,random,ws,lws,dmda,dmdar,dmdas",
+    # starpu-random is StarPU's random policy (tilelens's random shuffles the submission order).
+    parser.add_argument("--schedulers", default="eager,starpu-random,ws,lws,dmda,dmdar,dmdas",
                         help="comma-separated; with ';' instead, each may be a tilelens spec with parameters (dmda:paper=1,beta=2)")
     parser.add_argument("--gpus", default="1,2")
     parser.add_argument("--fractions", default="1,0.5,0.25,0.125")
@@ -76,7 +77,7 @@ def main():
     os.makedirs(folder, exist_ok=True)
     outside = []
     simgrid_s = replay_s = 0.0
-    print("%-28s %-6s %4s %9s | %7s %7s %6s | %7s %7s %6s | %9s %9s %6s" % (
+    print("%-28s %-15s %4s %9s | %7s %7s %6s | %7s %7s %6s | %9s %9s %6s" % (
         "workload", "sched", "gpus", "memory", "loads", "starpu", "ratio", "wbacks", "starpu", "ratio", "ms", "starpu", "ratio"))
     for workload in args.workloads.split(","):
         working_set, largest = sizes(args.tilelens, workload, folder)
@@ -89,8 +90,11 @@ def main():
                 run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--buffer", args.buffer,
                      "--out", machine])
                 for scheduler in args.schedulers.split(";" if ";" in args.schedulers else ","):
-                    # A tilelens spec (dmda:paper=1) runs against StarPU's scheduler of that name.
+                    # A tilelens spec (lws:steal_head=1) runs against StarPU's scheduler of that name,
+                    # starpu-NAME (tilelens's model of a StarPU policy) against StarPU's NAME.
                     starpu_scheduler = scheduler.split(":")[0]
+                    if starpu_scheduler.startswith("starpu-"):
+                        starpu_scheduler = starpu_scheduler[len("starpu-"):]
                     answer = os.path.join(machine, "starpu-%s.json" % starpu_scheduler)
                     if args.reuse and os.path.exists(answer):
                         with open(answer) as f:
@@ -112,7 +116,7 @@ def main():
                         a, b = replay[name], starpu[name]
                         ratio = (a / b) if b else (1.0 if a == 0 else float("inf"))
                         cells.append((a, b, ratio, name))
-                    line = "%-28s %-6s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
+                    line = "%-28s %-15s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
                         workload, scheduler, gpus, memory, cells[0][0], cells[0][1], cells[0][2], cells[1][0], cells[1][1],
                         cells[1][2], cells[2][0] / 1e6, cells[2][1] / 1e6, cells[2][2])
                     print(line, flush=True)
