@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <istream>
@@ -101,9 +102,38 @@ class HashingBuffer final : public std::streambuf {
 
 // Whether a workload read from a file is what its generator line's spec generates, compared
 // by content hash; the first line where the two files differ otherwise.
+// Whether two workloads have every field write_workload writes equal, doubles bit for bit: then
+// their file forms are equal too. Comparing fields skips formatting two whole files, which took
+// half the time of reading a Cholesky of N = 40 (11,480 tasks) back.
+bool same_file_form(const Workload& a, const Workload& b) {
+  const auto same_bits = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  const GeneratorInfo &ga = a.generator(), &gb = b.generator();
+  if (a.name() != b.name() || ga.name != gb.name || ga.spec != gb.spec || ga.N != gb.N || ga.n != gb.n || ga.b != gb.b ||
+      ga.elem != gb.elem || !same_bits(ga.density, gb.density) || ga.seed != gb.seed || a.kinds() != b.kinds() ||
+      a.data_count() != b.data_count() || a.task_count() != b.task_count() || a.submission_order() != b.submission_order()) {
+    return false;
+  }
+  for (DataId d = 0; d < a.data_count(); ++d) {
+    const Data &x = a.data()[d], &y = b.data()[d];
+    if (x.bytes != y.bytes || x.matrix != y.matrix || x.row != y.row || x.col != y.col || x.name != y.name) return false;
+  }
+  for (TaskId t = 0; t < a.task_count(); ++t) {
+    const Task &x = a.tasks()[t], &y = b.tasks()[t];
+    if (x.kind != y.kind || !same_bits(x.flops, y.flops) || x.priority != y.priority || x.i != y.i || x.j != y.j || x.k != y.k) return false;
+    const auto xa = a.accesses(t), ya = b.accesses(t);
+    if (!std::equal(xa.begin(), xa.end(), ya.begin(), ya.end(), [](const Access& p, const Access& q) { return p.data == q.data && p.mode == q.mode; })) {
+      return false;
+    }
+    const auto xp = a.predecessors(t), yp = b.predecessors(t);
+    if (!std::equal(xp.begin(), xp.end(), yp.begin(), yp.end())) return false;
+  }
+  return true;
+}
+
 Result<std::optional<std::size_t>> first_difference_from_generator(const Workload& read) {
   auto generated = generate_workload(read.generator().spec);
   if (!generated) return generated.error();
+  if (same_file_form(*generated, read)) return std::optional<std::size_t>();
   std::ostringstream expected, actual;
   if (auto status = write_workload(*generated, expected); !status) return status.error();
   if (auto status = write_workload(read, actual); !status) return status.error();
