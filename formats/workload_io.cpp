@@ -35,8 +35,9 @@ std::string number(double value) {
   return buffer;
 }
 
-std::vector<std::string_view> split_words(std::string_view line) {
-  std::vector<std::string_view> words;
+// The words of a line into `words` (reused from line to line: a file has a line per task).
+void split_words(std::string_view line, std::vector<std::string_view>& words) {
+  words.clear();
   std::size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
@@ -45,12 +46,12 @@ std::vector<std::string_view> split_words(std::string_view line) {
     if (j > i) words.push_back(line.substr(i, j - i));
     i = j;
   }
-  return words;
 }
 
 class LineReader {
  public:
-  LineReader(std::string source, std::size_t line) : source_(std::move(source)), line_(line) {}
+  // `source` outlives the reader (the file's name, for errors).
+  LineReader(const std::string& source, std::size_t line) : source_(source), line_(line) {}
 
   Error error(std::string_view field, const std::string& message) const {
     return make_error(source_ + ":" + std::to_string(line_) + ": " +
@@ -74,7 +75,7 @@ class LineReader {
   }
 
  private:
-  std::string source_;
+  const std::string& source_;
   std::size_t line_;
 };
 
@@ -336,6 +337,7 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
   std::optional<WorkloadBuilder>& storage = state.storage;
   std::set<std::string, std::less<>>& kind_names = state.kind_names;
   bool header = false;
+  std::vector<std::string_view> words;
   while (std::getline(in, line)) {
     ++number_of_line;
     LineReader at(source, number_of_line);
@@ -344,7 +346,7 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
     }
     const auto hash = line.find('#');
     std::string_view content(line.data(), hash == std::string::npos ? line.size() : hash);
-    const auto words = split_words(content);
+    split_words(content, words);
     if (words.empty()) continue;
     if (!header) {
       if (words[0] != "tilelens-workload" || words.size() != 2) {

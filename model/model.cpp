@@ -115,6 +115,22 @@ void WorkloadBuilder::derive_data_dependencies() {
 
 namespace {
 
+// Edges in (before, after) order, as std::sort would put them, by two counting passes (after,
+// then stably before): linear in edges and tasks, where sorting was a tenth of reading a
+// workload file back.
+void sort_edges(std::vector<std::pair<TaskId, TaskId>>& edges, std::size_t count) {
+  std::vector<std::pair<TaskId, TaskId>> other(edges.size());
+  std::vector<std::uint32_t> start(count + 1);
+  const auto pass = [&](const std::vector<std::pair<TaskId, TaskId>>& from, std::vector<std::pair<TaskId, TaskId>>& to, bool by_first) {
+    std::fill(start.begin(), start.end(), 0);
+    for (const auto& edge : from) ++start[(by_first ? edge.first : edge.second) + 1];
+    for (std::size_t i = 0; i < count; ++i) start[i + 1] += start[i];
+    for (const auto& edge : from) to[start[by_first ? edge.first : edge.second]++] = edge;
+  };
+  pass(edges, other, false);
+  pass(other, edges, true);
+}
+
 void build_csr(std::size_t count, const std::vector<std::pair<TaskId, TaskId>>& edges, bool by_first,
                std::vector<std::uint32_t>& offsets, std::vector<TaskId>& items) {
   offsets.assign(count + 1, 0);
@@ -203,7 +219,7 @@ Result<Workload> WorkloadBuilder::finish() && {
     }
     if (before == after) return make_error("task " + std::to_string(before) + " depends on itself");
   }
-  std::sort(edges_.begin(), edges_.end());
+  sort_edges(edges_, ntasks);
   edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
 
   if (order_.empty()) {

@@ -19,6 +19,16 @@ std::int32_t ChunkAllocator::blocks_of(double bytes) {
   return std::max<std::int32_t>(1, static_cast<std::int32_t>(std::ceil(bytes / kBlockBytes)));
 }
 
+void ChunkAllocator::measure(Chunk& chunk) {
+  chunk.largest = 0;
+  for (const Run& run : chunk.free) chunk.largest = std::max(chunk.largest, run.length);
+}
+
+void ChunkAllocator::measure(Node& node) {
+  node.largest = 0;
+  for (const Chunk& chunk : node.chunks) node.largest = std::max(node.largest, chunk.largest);
+}
+
 const ChunkAllocator::Run* ChunkAllocator::first_fit(const Chunk& chunk, std::int32_t blocks) {
   if (chunk.available < blocks) return nullptr;
   for (const Run& run : chunk.free) {
@@ -30,11 +40,7 @@ const ChunkAllocator::Run* ChunkAllocator::first_fit(const Chunk& chunk, std::in
 bool ChunkAllocator::fits(std::uint32_t n, double bytes) const {
   const Node& node = nodes_[n];
   if (bytes > kLargestSuballocated) return node.committed + bytes <= capacity_;
-  const std::int32_t blocks = blocks_of(bytes);
-  for (const Chunk& chunk : node.chunks) {
-    if (first_fit(chunk, blocks)) return true;
-  }
-  return node.committed + kChunkBytes <= capacity_;
+  return node.largest >= blocks_of(bytes) || node.committed + kChunkBytes <= capacity_;
 }
 
 bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
@@ -55,6 +61,7 @@ bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
   if (!run) {  // a new chunk, at the front (:821-836)
     if (node.committed + kChunkBytes > capacity_) return false;
     node.committed += kChunkBytes;
+    node.free_blocks += kBlocks;
     node.chunks.push_front(Chunk{.id = node.next_id++});
     chunk = node.chunks.begin();
     run = &chunk->free.front();
@@ -76,6 +83,9 @@ bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
     at->length -= blocks;
   }
   chunk->available -= blocks;
+  node.free_blocks -= blocks;
+  measure(*chunk);
+  measure(node);
   return true;
 }
 
@@ -100,11 +110,16 @@ void ChunkAllocator::release(std::uint32_t n, DataId d, double bytes) {
     chunk->free.erase(at);
   }
   chunk->available += blocks;
+  node.free_blocks += blocks;
+  measure(*chunk);
+  node.largest = std::max(node.largest, chunk->largest);
   place = {};
   if (chunk->available == kBlocks) {  // empty: kept unless four are kept already (:937-948)
     if (node.empty_chunks >= 4) {
       node.committed -= kChunkBytes;
+      node.free_blocks -= kBlocks;
       node.chunks.erase(chunk);
+      measure(node);
     } else {
       ++node.empty_chunks;
     }
@@ -115,9 +130,7 @@ void ChunkAllocator::release(std::uint32_t n, DataId d, double bytes) {
 
 double ChunkAllocator::free_bytes(std::uint32_t n) const {
   const Node& node = nodes_[n];
-  double free = capacity_ - node.committed;
-  for (const Chunk& chunk : node.chunks) free += chunk.available * kBlockBytes;
-  return free;
+  return capacity_ - node.committed + static_cast<double>(node.free_blocks) * kBlockBytes;
 }
 
 }  // namespace tilelens::replay_detail

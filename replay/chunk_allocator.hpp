@@ -41,12 +41,15 @@ class ChunkAllocator {
   struct Chunk {
     std::uint32_t id = 0;
     std::int32_t available = kBlocks;
+    std::int32_t largest = kBlocks;       // its longest free run
     std::vector<Run> free{{0, kBlocks}};  // by start, merged
   };
   struct Node {
     std::list<Chunk> chunks;  // StarPU's search order
     std::uint32_t empty_chunks = 0, next_id = 0;
-    double committed = 0;  // bytes counted against the capacity: chunks and large data
+    double committed = 0;         // bytes counted against the capacity: chunks and large data
+    std::int64_t free_blocks = 0;  // in its chunks
+    std::int32_t largest = 0;     // the longest free run of any chunk: fits() asks at every request
   };
   struct Place {
     std::uint32_t chunk = 0;
@@ -54,6 +57,8 @@ class ChunkAllocator {
   };
 
   static std::int32_t blocks_of(double bytes);
+  static void measure(Chunk& chunk);
+  static void measure(Node& node);
   static const Run* first_fit(const Chunk& chunk, std::int32_t blocks);
 
   double capacity_ = 0;
