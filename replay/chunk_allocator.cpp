@@ -63,6 +63,7 @@ bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
     node.committed += kChunkBytes;
     node.free_blocks += kBlocks;
     node.chunks.push_front(Chunk{.id = node.next_id++});
+    node.largest = kBlocks;
     chunk = node.chunks.begin();
     run = &chunk->free.front();
   } else {
@@ -84,8 +85,9 @@ bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
   }
   chunk->available -= blocks;
   node.free_blocks -= blocks;
+  const std::int32_t before = chunk->largest;
   measure(*chunk);
-  measure(node);
+  if (before == node.largest && chunk->largest < before) measure(node);  // it may have held the node's longest run
   return true;
 }
 
