@@ -7,9 +7,8 @@
 # LIMIT MiB, each taking one task at a time, the swap's bandwidth as StarPU calibrated it (one
 # request at a time, no latency: see below), each kind at the rate its kernels ran at, once per
 # StarPU run. Prints one line per setting and fails when the mean of the replays' loads is
-# further than the tolerance from the mean of StarPU's reads and the replays' range does not
-# meet the range of StarPU's runs (both vary from run to run, DMDAR by up to 15%: ranges that
-# meet mean some replay is as close to a run as StarPU's runs are to each other).
+# further than the tolerance from the mean of StarPU's reads (issue 32: no escape through
+# overlapping run-to-run ranges; whether the ranges meet is still printed, for the record).
 #
 # Exit status: 0 all within tolerance, 1 a setting outside it or a failure, 77 (CTest's skip)
 # when no StarPU is installed.
@@ -113,14 +112,14 @@ for scheduler in $schedulers; do
         overlap = l["max"] >= r["min"] && l["min"] <= r["max"]  # some replay as close to a run as the runs are to each other
         share = (l["sum"] > 0) ? 100 * u["sum"] / l["sum"] : 0
         printf "%6.0f (%s..%s) %10.0f (%s..%s) %7.2f %6.1f%%%s", r["mean"], r["min"], r["max"], l["mean"], l["min"], l["max"], ratio, share,
-               (within ? "" : overlap ? "  ranges overlap" : "  outside")
+               (within ? "" : overlap ? "  outside (ranges overlap)" : "  outside")
       }')
     printf '%-8s %5s %s\n' "$scheduler" "$limit" "$line"
     case "$line" in *outside*) failed=1 ;; esac
   done
 done
 if [ "$failed" -ne 0 ]; then
-  echo "a setting's replays are more than ${tolerance}% from StarPU's mean reads, and their range does not meet StarPU's"
+  echo "a setting's replays are more than ${tolerance}% from StarPU's mean reads"
   exit 1
 fi
-echo "every setting's replays within ${tolerance}% of StarPU's mean reads, or their range meets StarPU's"
+echo "every setting's replays within ${tolerance}% of StarPU's mean reads"
