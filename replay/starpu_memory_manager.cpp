@@ -153,17 +153,23 @@ void StarpuMemoryManager::write_back_idle() {
 void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
   const auto visit = [&](DataId d) {
     using Visit = IdleWriteback::Visit;
+    // A resident replica that a task held by the node's workers writes is skipped: StarPU's
+    // fetch for that task made it the only valid copy at once (coherency.c:185-200, the home
+    // invalidated when the write is acquired, not when it ends) and holds it while the task
+    // waits or runs (refcnt, current_mode W: memalloc.c:1151-1168).
+    if (books_.copy(n, d) == Copy::Resident) {
+      for (GpuId v : s_.nodes[n].workers) {
+        for (TaskId task : s_.workers[v].held) {
+          for (const Access& access : s_.w.accesses(task)) {
+            if (access.data == d && writes(access.mode)) return Visit::Skip;
+          }
+        }
+      }
+    }
     // A loading replica whose home holds the value counts clean too (StarPU looks at the home
     // only, memalloc.c:1186-1197); one leaving is skipped.
     if (books_.host_valid(d) || books_.writeback_from(d) >= 0) return Visit::CountClean;
     if (books_.copy(n, d) != Copy::Resident) return Visit::Skip;
-    for (GpuId v : s_.nodes[n].workers) {
-      const Worker& worker = s_.workers[v];
-      if (!worker.running) continue;
-      for (const Access& access : s_.w.accesses(worker.held.front())) {
-        if (access.data == d && writes(access.mode)) return Visit::Skip;
-      }
-    }
     return Visit::WriteBack;
   };
   tidy_->tidy(n, replicas_[n], visit);
