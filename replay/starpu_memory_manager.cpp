@@ -125,20 +125,21 @@ bool StarpuMemoryManager::may_start(GpuId g, TaskId task) const {
   return true;
 }
 
-// A task about to run (the next of its worker, which StarPU fetches for) whose datum waits in the
-// idle list: StarPU promotes that request to a fetch, which goes at once, and the task waits for it.
+// A held task (StarPU's driver fetched for it when it popped it, driver_cuda.c:1025) whose datum
+// waits in the idle list: StarPU promotes that request to a fetch, which goes at once, and the
+// task waits for it.
 void StarpuMemoryManager::promote_idle_writebacks() {
   for (GpuId g = 0; g < s_.W; ++g) {
     const Worker& worker = s_.workers[g];
     if (worker.cpu) continue;
-    const std::size_t next = worker.running ? 1 : 0;
-    if (next >= worker.held.size()) continue;
     const std::uint32_t n = worker.node;
-    for (const Access& access : s_.w.accesses(worker.held[next])) {
-      const DataId d = access.data;
-      if (!tidy_->take_queued(n, d)) continue;
-      // Recorded as a request's write-back: a task waits for it, at fetch level (StarPU's trace types it F).
-      if (still_dirty_here(n, d)) start_writeback(n, d, WritebackCause::Request);
+    for (TaskId task : worker.held) {
+      for (const Access& access : s_.w.accesses(task)) {
+        const DataId d = access.data;
+        if (!tidy_->take_queued(n, d)) continue;
+        // Recorded as a request's write-back: a task waits for it, at fetch level (StarPU's trace types it F).
+        if (still_dirty_here(n, d)) start_writeback(n, d, WritebackCause::Request);
+      }
     }
   }
 }
