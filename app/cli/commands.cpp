@@ -4,6 +4,7 @@
 
 #include "core/exports.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <ostream>
@@ -20,8 +21,10 @@ namespace {
 template <class Registry>
 std::string list_registry(const std::string& title, const Registry& registry) {
   std::string out = title + ":\n";
+  std::size_t width = 10;  // the names' column: the longest name and two spaces (starpu-random)
+  for (const auto& info : registry) width = std::max(width, info.name.size() + 2);
   for (const auto& info : registry) {
-    out += "  " + info.name + std::string(info.name.size() < 10 ? 10 - info.name.size() : 1, ' ') + info.summary + "\n";
+    out += "  " + info.name + std::string(width - info.name.size(), ' ') + info.summary + "\n";
     out += describe_params(info.params);
   }
   return out;
