@@ -101,8 +101,6 @@ class HashingBuffer final : public std::streambuf {
   }
 };
 
-// Whether a workload read from a file is what its generator line's spec generates, compared
-// by content hash; the first line where the two files differ otherwise.
 // Whether two workloads have every field write_workload writes equal, doubles bit for bit: then
 // their file forms are equal too. Comparing fields skips formatting two whole files, which took
 // half the time of reading a Cholesky of N = 40 (11,480 tasks) back.
@@ -131,6 +129,8 @@ bool same_file_form(const Workload& a, const Workload& b) {
   return true;
 }
 
+// Whether a workload read from a file is what its generator line's spec generates (nothing),
+// or the first line where the two files differ.
 Result<std::optional<std::size_t>> first_difference_from_generator(const Workload& read) {
   auto generated = generate_workload(read.generator().spec);
   if (!generated) return generated.error();

@@ -80,7 +80,7 @@ class NodeMemory : public MemoryManager {
   }
   // Whether a new replica of `bytes` would find room on node n now.
   bool fits(std::uint32_t n, double bytes) const {
-    return chunks_ ? chunks_->fits(n, bytes) : s_.options.platform.memory_bytes - books_.used(n) >= bytes;
+    return chunks_ ? chunks_->fits(n, bytes) : free_bytes(n) >= bytes;
   }
   // Takes room on n for a new replica of d (loading, or a write-only output) and counts it.
   void reserve_replica(std::uint32_t n, DataId d);

@@ -55,7 +55,7 @@ class StarpuMemoryManager final : public NodeMemory {
   void write_back_idle(std::uint32_t n);
   // Whether a worker of node n waits for data of its next task that is not even loading.
   bool fetch_waiting(std::uint32_t n) const;
-  // The queued idle write-backs of the data of each worker's next task start now, as fetches.
+  // The queued idle write-backs of the data of every task a worker holds start now, as fetches.
   void promote_idle_writebacks();
   // Whether a queued idle write-back of d from node n still has something to carry home.
   bool still_dirty_here(std::uint32_t n, DataId d) const {

@@ -25,35 +25,45 @@
 namespace tilelens {
 namespace {
 
+// lws and ws share their queues, their pushes and their hooks; `starpu_ws` selects ws's two
+// choices (the first round-robin push and the victim).
 class Lws final : public Scheduler {
  public:
-  Lws(bool steal_head, bool prio) : steal_head_(steal_head), prio_(prio) {}
+  Lws(bool steal_head, bool prio, bool starpu_ws = false) : steal_head_(steal_head), prio_(prio), starpu_ws_(starpu_ws) {}
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext&) override {
     w_ = &workload;
     queues_.assign(platform.gpus, {});
+    busy_.assign(platform.gpus, 0);
+    last_victim_.assign(platform.gpus, 0);
     releasing_.reset();
     next_ = 0;
     released_ = 0;
   }
   void push(TaskId task) override {
+    const auto K = static_cast<GpuId>(queues_.size());
     GpuId target = 0;
     if (releasing_) {
       target = *releasing_;
+    } else if (starpu_ws_) {  // ws: last_push_worker + 1, from 0
+      next_ = (next_ + 1) % K;
+      target = next_;
     } else {
       target = next_;
-      next_ = (next_ + 1) % static_cast<GpuId>(queues_.size());
+      next_ = (next_ + 1) % K;
     }
     queues_[target].insert({prio_ ? w_->tasks()[task].priority : 0, released_++, task});
   }
   std::optional<TaskId> pop(GpuId k) override {
-    if (!queues_[k].empty()) return take(queues_[k], queues_[k].begin());
-    const auto K = static_cast<GpuId>(queues_.size());
-    for (GpuId step = 1; step < K; ++step) {
-      auto& victim = queues_[(k + step) % K];
-      if (victim.empty()) continue;
-      return take(victim, steal_head_ ? victim.begin() : std::prev(victim.end()));
+    std::optional<TaskId> task;
+    if (!queues_[k].empty()) {
+      task = take(queues_[k], queues_[k].begin());
+    } else if (starpu_ws_) {
+      if (const auto victim = round_robin_victim(k)) task = take(queues_[*victim], queues_[*victim].begin());
+    } else {
+      task = steal_from_neighbours(k);
     }
-    return std::nullopt;
+    busy_[k] = task ? 1 : 0;  // ws's "busy": whether this GPU's last pop got a task
+    return task;
   }
   // The engine releases a finished task's successors right after this hook, so they land on
   // this GPU; the next pop or push outside a release clears it.
@@ -67,14 +77,46 @@ class Lws final : public Scheduler {
     queue.erase(at);
     return task;
   }
+  // lws: the nearest neighbour with tasks, its tail (its head with steal_head).
+  std::optional<TaskId> steal_from_neighbours(GpuId k) {
+    const auto K = static_cast<GpuId>(queues_.size());
+    for (GpuId step = 1; step < K; ++step) {
+      auto& victim = queues_[(k + step) % K];
+      if (victim.empty()) continue;
+      return take(victim, steal_head_ ? victim.begin() : std::prev(victim.end()));
+    }
+    return std::nullopt;
+  }
+  // ws: round robin from where thief k's last search stopped, the first GPU with tasks whose
+  // last pop got one; the next search starts after the GPU this one ended at, found or not
+  // (StarPU updates last_pop_worker either way). k's own queue is empty here.
+  std::optional<GpuId> round_robin_victim(GpuId k) {
+    const auto K = static_cast<GpuId>(queues_.size());
+    const GpuId start = last_victim_[k];
+    GpuId at = start;
+    bool found = false;
+    while (true) {
+      if (!queues_[at].empty() && busy_[at]) {
+        found = true;
+        break;
+      }
+      at = (at + 1) % K;
+      if (at == start) break;
+    }
+    last_victim_[k] = (at + 1) % K;
+    return found ? std::optional<GpuId>(at) : std::nullopt;
+  }
 
   const Workload* w_ = nullptr;
   std::vector<std::set<PriorityKey>> queues_;
+  std::vector<char> busy_;
+  std::vector<GpuId> last_victim_;
   std::optional<GpuId> releasing_;
   GpuId next_ = 0;
   std::uint64_t released_ = 0;
   bool steal_head_ = false;
   bool prio_ = true;
+  bool starpu_ws_ = false;
 };
 
 // AP, PaRSEC's absolute priority (darts section 4.4): one queue shared by all GPUs, sorted by
@@ -123,79 +165,9 @@ class AbsolutePriority final : public Scheduler {
   std::uint64_t released_ = 0;
 };
 
-class WorkStealing final : public Scheduler {
- public:
-  void prepare(const Workload& workload, const Platform& platform, const SchedulerContext&) override {
-    w_ = &workload;
-    queues_.assign(platform.gpus, {});
-    busy_.assign(platform.gpus, 0);
-    last_victim_.assign(platform.gpus, 0);
-    releasing_.reset();
-    last_push_ = 0;
-    released_ = 0;
-  }
-  void push(TaskId task) override {
-    const auto K = static_cast<GpuId>(queues_.size());
-    GpuId target = 0;
-    if (releasing_) {
-      target = *releasing_;
-    } else {
-      last_push_ = (last_push_ + 1) % K;
-      target = last_push_;
-    }
-    queues_[target].insert({w_->tasks()[task].priority, released_++, task});
-  }
-  std::optional<TaskId> pop(GpuId k) override {
-    busy_[k] = 0;
-    std::optional<TaskId> task;
-    if (!queues_[k].empty()) {
-      task = take_head(queues_[k]);
-    } else if (const auto victim = choose_victim(k)) {
-      task = take_head(queues_[*victim]);
-    }
-    busy_[k] = task ? 1 : 0;
-    return task;
-  }
-  void on_task_done(GpuId k, TaskId) override { releasing_ = k; }
-  void on_task_started(GpuId, TaskId) override { releasing_.reset(); }
-
- private:
-  static TaskId take_head(std::set<PriorityKey>& queue) {
-    const TaskId task = queue.begin()->task;
-    queue.erase(queue.begin());
-    return task;
-  }
-  // Round robin from where thief k's last search stopped; the next search starts after the
-  // GPU this one ended at, found or not (StarPU updates last_pop_worker either way).
-  std::optional<GpuId> choose_victim(GpuId k) {
-    const auto K = static_cast<GpuId>(queues_.size());
-    const GpuId start = last_victim_[k];
-    GpuId at = start;
-    bool found = false;
-    while (true) {
-      if (!queues_[at].empty() && busy_[at]) {
-        found = true;
-        break;
-      }
-      at = (at + 1) % K;
-      if (at == start) break;
-    }
-    last_victim_[k] = (at + 1) % K;
-    return found ? std::optional<GpuId>(at) : std::nullopt;
-  }
-
-  const Workload* w_ = nullptr;
-  std::vector<std::set<PriorityKey>> queues_;
-  std::vector<char> busy_;
-  std::vector<GpuId> last_victim_;
-  std::optional<GpuId> releasing_;
-  GpuId last_push_ = 0;
-  std::uint64_t released_ = 0;
-};
-
 }  // namespace
 
-std::unique_ptr<Scheduler> make_work_stealing(const Params&) { return std::make_unique<WorkStealing>(); }
+std::unique_ptr<Scheduler> make_work_stealing(const Params&) { return std::make_unique<Lws>(true, true, true); }
 
 Result<std::unique_ptr<Scheduler>> make_lws(const Params& params) {
   bool steal_head = false, prio = true;

@@ -50,26 +50,29 @@ class StarpuRandom final : public Scheduler {
   explicit StarpuRandom(std::uint64_t seed) : seed_(seed) {}
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext&) override {
     w_ = &workload;
-    platform_ = &platform;
     lists_.assign(platform.workers(), {});
     rng_ = Drand48(seed_);
     lowest_ = INT64_MAX;
     for (const Task& t : workload.tasks()) lowest_ = std::min(lowest_, t.priority);
+    // Per kind, the workers that run it, each with its speed on that kind (StarPU's relative
+    // speedup), and their sum.
+    able_.assign(workload.kinds().size(), {});
+    speed_sum_.assign(workload.kinds().size(), 0);
+    for (KindId k = 0; k < workload.kinds().size(); ++k) {
+      for (GpuId g = 0; g < platform.workers(); ++g) {
+        const double speed = platform.is_cpu_worker(g) ? platform.cpu_gflops_of(workload.kinds()[k]) : platform.gflops_of(workload.kinds()[k]);
+        if (!(speed > 0)) continue;
+        able_[k].emplace_back(g, speed);
+        speed_sum_[k] += speed;
+      }
+    }
   }
   void push(TaskId task) override {
-    // The workers that can run it, each weighing its speed on the task's kind (StarPU's relative
-    // speedup); the first whose running sum reaches the draw.
+    // The first worker whose running sum of speeds reaches the draw.
     const Task& t = w_->tasks()[task];
-    std::vector<std::pair<GpuId, double>> able;
-    double sum = 0;
-    for (GpuId g = 0; g < lists_.size(); ++g) {
-      const double speed = platform_->is_cpu_worker(g) ? platform_->cpu_gflops_of(w_->kinds()[t.kind]) : platform_->gflops_of(w_->kinds()[t.kind]);
-      if (!(speed > 0)) continue;
-      able.emplace_back(g, speed);
-      sum += speed;
-    }
+    const auto& able = able_[t.kind];
     if (able.empty()) return;
-    const double draw = rng_.next() * sum;
+    const double draw = rng_.next() * speed_sum_[t.kind];
     GpuId chosen = able.back().first;
     double running = 0;
     for (const auto& [g, speed] : able) {
@@ -96,8 +99,9 @@ class StarpuRandom final : public Scheduler {
  private:
   std::uint64_t seed_;
   const Workload* w_ = nullptr;
-  const Platform* platform_ = nullptr;
   std::vector<std::deque<TaskId>> lists_;
+  std::vector<std::vector<std::pair<GpuId, double>>> able_;  // per kind
+  std::vector<double> speed_sum_;                            // per kind
   Drand48 rng_{0};
   std::int64_t lowest_ = 0;
 };

@@ -15,6 +15,14 @@ bool is_permutation_of_tasks(const Workload& w, std::vector<TaskId> order) {
   std::iota(all.begin(), all.end(), 0);
   return order == all;
 }
+
+// The scheduler `spec` names, prepared on w and p (which, with `context`, outlive it).
+std::unique_ptr<Scheduler> prepared(const std::string& spec, const Workload& w, const Platform& p, const SchedulerContext& context) {
+  auto made = make_scheduler(spec);
+  REQUIRE(made.ok());
+  made->scheduler->prepare(w, p, context);
+  return std::move(made->scheduler);
+}
 }  // namespace
 
 TEST_CASE("CM, RCM and MST orders are permutations, RCM the reverse of CM", "[schedulers]") {
@@ -101,10 +109,8 @@ TEST_CASE("LWS steals a neighbour's newest task, or its oldest with steal_head (
   p.gpus = 2;
   SchedulerContext context;
   const auto stolen = [&](const std::string& spec) {
-    auto made = make_scheduler(spec);
-    REQUIRE(made.ok());
-    Scheduler& lws = *made->scheduler;
-    lws.prepare(w, p, context);
+    const auto made = prepared(spec, w, p, context);
+    Scheduler& lws = *made;
     // Task 0 ends on GPU 0 and releases 1, 2, 3 there: GPU 0's queue is 1, 2, 3.
     lws.push(0);
     REQUIRE(lws.pop(0) == std::optional<TaskId>(0));
@@ -124,10 +130,8 @@ TEST_CASE("WS pushes round robin from the second GPU and steals the head of a vi
   Platform p;
   p.gpus = 3;
   SchedulerContext context;
-  auto made = make_scheduler("ws");
-  REQUIRE(made.ok());
-  Scheduler& ws = *made->scheduler;
-  ws.prepare(w, p, context);
+  const auto made = prepared("ws", w, p, context);
+  Scheduler& ws = *made;
   // Pushed by the submitter: GPUs 1, 2, 0, 1, 2, 0 (select_worker_round_robin starts after 0).
   for (TaskId t = 0; t < 6; ++t) ws.push(t);
   CHECK(ws.pop(1) == std::optional<TaskId>(0));
@@ -145,10 +149,8 @@ TEST_CASE("WS's thief takes its victim's oldest task, and only from a GPU whose 
   Platform p;
   p.gpus = 2;
   SchedulerContext context;
-  auto made = make_scheduler("ws");
-  REQUIRE(made.ok());
-  Scheduler& ws = *made->scheduler;
-  ws.prepare(w, p, context);
+  const auto made = prepared("ws", w, p, context);
+  Scheduler& ws = *made;
   ws.push(0);  // to GPU 1
   REQUIRE(ws.pop(1) == std::optional<TaskId>(0));
   ws.on_task_started(1, 0);
@@ -174,10 +176,8 @@ TEST_CASE("starpu-random is StarPU's random: workers drawn from drand48 seeded a
   SECTION("one GPU: the last pushed first, a task of the lowest priority after all others") {
     Platform p;
     p.gpus = 1;
-    auto made = make_scheduler("starpu-random");
-    REQUIRE(made.ok());
-    Scheduler& random = *made->scheduler;
-    random.prepare(w, p, context);
+    const auto made = prepared("starpu-random", w, p, context);
+    Scheduler& random = *made;
     std::vector<TaskId> high;
     TaskId low = kNoId;
     for (TaskId t = 0; t < w.task_count(); ++t) {
@@ -197,10 +197,8 @@ TEST_CASE("starpu-random is StarPU's random: workers drawn from drand48 seeded a
     Platform p;
     p.gpus = 2;
     for (const long seed : {0L, 7L}) {
-      auto made = make_scheduler("starpu-random:seed=" + std::to_string(seed));
-      REQUIRE(made.ok());
-      Scheduler& random = *made->scheduler;
-      random.prepare(w, p, context);
+      const auto made = prepared("starpu-random:seed=" + std::to_string(seed), w, p, context);
+      Scheduler& random = *made;
       ::srand48(seed);
       std::vector<std::vector<TaskId>> expected(2);
       for (TaskId t = 0; t < 12; ++t) {
