@@ -15,7 +15,7 @@ void ChunkAllocator::reset(std::uint32_t nodes, std::size_t data_count, double c
 }
 
 // Whole blocks, at least one (:773-776).
-std::int32_t ChunkAllocator::blocks_of(double bytes) {
+std::int32_t ChunkAllocator::count_blocks(double bytes) {
   return std::max<std::int32_t>(1, static_cast<std::int32_t>(std::ceil(bytes / kBlockBytes)));
 }
 
@@ -63,6 +63,7 @@ bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
     node.committed += kChunkBytes;
     node.free_blocks += kBlocks;
     node.chunks.push_front(Chunk{.id = node.next_id++});
+    node.by_id.push_back(node.chunks.begin());
     node.largest = kBlocks;
     chunk = node.chunks.begin();
     run = &chunk->free.front();
@@ -99,7 +100,7 @@ void ChunkAllocator::release(std::uint32_t n, DataId d, double bytes) {
     return;
   }
   const std::int32_t blocks = blocks_of(bytes);
-  auto chunk = std::find_if(node.chunks.begin(), node.chunks.end(), [&](const Chunk& c) { return c.id == place.chunk; });
+  const auto chunk = node.by_id[place.chunk];
   // The freed run, merged with the free runs just before and after it (:907-935).
   auto next = std::lower_bound(chunk->free.begin(), chunk->free.end(), place.start, [](const Run& r, std::int32_t s) { return r.start < s; });
   auto at = chunk->free.insert(next, Run{place.start, blocks});

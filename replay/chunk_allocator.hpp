@@ -46,6 +46,7 @@ class ChunkAllocator {
   };
   struct Node {
     std::list<Chunk> chunks;  // StarPU's search order
+    std::vector<std::list<Chunk>::iterator> by_id;  // a chunk's place in that list (list iterators stay valid when moved)
     std::uint32_t empty_chunks = 0, next_id = 0;
     double committed = 0;         // bytes counted against the capacity: chunks and large data
     std::int64_t free_blocks = 0;  // in its chunks
@@ -56,7 +57,16 @@ class ChunkAllocator {
     std::int32_t start = -1;  // -1: a large datum, or none
   };
 
-  static std::int32_t blocks_of(double bytes);
+  // Whole blocks for `bytes`, remembered for the last size asked: most workloads have one
+  // tile size, and fits() asks at every request.
+  std::int32_t blocks_of(double bytes) const {
+    if (bytes != last_bytes_) {
+      last_bytes_ = bytes;
+      last_blocks_ = count_blocks(bytes);
+    }
+    return last_blocks_;
+  }
+  static std::int32_t count_blocks(double bytes);
   static void measure(Chunk& chunk);
   static void measure(Node& node);
   static const Run* first_fit(const Chunk& chunk, std::int32_t blocks);
@@ -65,6 +75,8 @@ class ChunkAllocator {
   std::size_t data_count_ = 0;
   std::vector<Node> nodes_;
   std::vector<Place> place_;  // per (node, data)
+  mutable double last_bytes_ = -1;
+  mutable std::int32_t last_blocks_ = 0;
 };
 
 }  // namespace tilelens::replay_detail

@@ -15,6 +15,7 @@ void NodeMemory::reset(SchedulerContext& context) {
   protect_.assign(slots, 0);
   evict_for_.assign(slots, kNoId);
   held_uses_.assign(slots, 0);
+  held_writes_.assign(slots, 0);
   epoch_.assign(N, 0);
   in_flight_.assign(N, 0);
   replicas_.assign(N, 0);
@@ -37,7 +38,10 @@ void NodeMemory::reset(SchedulerContext& context) {
 void NodeMemory::task_buffered(GpuId g, TaskId task) {
   const Worker& worker = s_.workers[g];
   if (!worker.cpu) {
-    for (const Access& access : s_.w.accesses(task)) ++held_uses_[s_.slot(worker.node, access.data)];
+    for (const Access& access : s_.w.accesses(task)) {
+      ++held_uses_[s_.slot(worker.node, access.data)];
+      if (writes(access.mode)) ++held_writes_[s_.slot(worker.node, access.data)];
+    }
   }
   if (follows_future_) {
     for (const Access& access : s_.w.accesses(task)) {
@@ -59,7 +63,10 @@ void NodeMemory::task_started(GpuId g, TaskId task, std::int64_t ready) {
 void NodeMemory::task_done(GpuId g, TaskId task) {
   const Worker& worker = s_.workers[g];
   if (!worker.cpu) {
-    for (const Access& access : s_.w.accesses(task)) --held_uses_[s_.slot(worker.node, access.data)];
+    for (const Access& access : s_.w.accesses(task)) {
+      --held_uses_[s_.slot(worker.node, access.data)];
+      if (writes(access.mode)) --held_writes_[s_.slot(worker.node, access.data)];
+    }
   }
   for (const Access& access : s_.w.accesses(task)) {
     if (!writes(access.mode)) continue;

@@ -78,6 +78,8 @@ class NodeMemory : public MemoryManager {
     s_.policy.on_used(n, d);
     if (tidy_) tidy_->used(n, d);
   }
+  // Whether a task held by node n's workers (running or buffered) writes d.
+  bool held_task_writes(std::uint32_t n, DataId d) const { return held_writes_[s_.slot(n, d)] > 0; }
   // Whether a new replica of `bytes` would find room on node n now.
   bool fits(std::uint32_t n, double bytes) const {
     return chunks_ ? chunks_->fits(n, bytes) : free_bytes(n) >= bytes;
@@ -158,6 +160,7 @@ class NodeMemory : public MemoryManager {
   std::uint32_t protect_stamp_ = 0;
   std::vector<TaskId> evict_for_;         // per (node, data): whose request started an eviction write-back
   std::vector<std::uint32_t> held_uses_;  // per (node, data): tasks held by the node's workers that access it
+  std::vector<std::uint32_t> held_writes_;  // per (node, data): those of them that write it
   std::vector<std::uint64_t> epoch_;      // per node: bumped when a copy that a held task accesses leaves
   std::vector<std::uint32_t> open_load_;  // per (node, data): its load's id in open_loads_, or kNoId
   SlotPool<OpenLoad> open_loads_;

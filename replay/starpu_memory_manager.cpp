@@ -36,8 +36,11 @@ void StarpuMemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
       }
     };
     start_idle_workers();
+    const std::uint64_t allocations = s_.allocations;
     issue_by_level();
-    start_idle_workers();  // write-only outputs are allocated at once
+    // Requests make data resident at once only by allocating write-only outputs: without one,
+    // no worker the first pass left idle can start now.
+    if (s_.allocations != allocations) start_idle_workers();
   } else {
     serve_workers_in_turn(try_start);
     if (rules_.prefetch_at_push) {
@@ -158,15 +161,7 @@ void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
     // fetch for that task made it the only valid copy at once (coherency.c:185-200, the home
     // invalidated when the write is acquired, not when it ends) and holds it while the task
     // waits or runs (refcnt, current_mode W: memalloc.c:1151-1168).
-    if (books_.copy(n, d) == Copy::Resident) {
-      for (GpuId v : s_.nodes[n].workers) {
-        for (TaskId task : s_.workers[v].held) {
-          for (const Access& access : s_.w.accesses(task)) {
-            if (access.data == d && writes(access.mode)) return Visit::Skip;
-          }
-        }
-      }
-    }
+    if (books_.copy(n, d) == Copy::Resident && held_task_writes(n, d)) return Visit::Skip;
     // A loading replica whose home holds the value counts clean too (StarPU looks at the home
     // only, memalloc.c:1186-1197); one leaving is skipped.
     if (books_.host_valid(d) || books_.writeback_from(d) >= 0) return Visit::CountClean;
