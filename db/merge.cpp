@@ -2,6 +2,7 @@
 // once. The tables and columns come from the schema, so a table added later is merged too.
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #include "db/schema.hpp"
@@ -149,6 +150,13 @@ constexpr std::size_t kAttachedAtOnce = 10;  // SQLite's SQLITE_MAX_ATTACHED, De
 Status Store::check_values() { return check_stored_values(impl_->connection); }
 
 Result<Store::MergeReport> Store::merge_all(const std::vector<std::string>& paths, const MergeCallback& merged) {
+  // SQLite's ATTACH creates a file that is not there: a missing input is refused before any is
+  // attached, so that the merge leaves no empty file under its name.
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return make_error("cannot merge " + path + ": no such file");
+    if (!std::filesystem::is_regular_file(path, ec)) return make_error("cannot merge " + path + ": not a regular file");
+  }
   // Every input is checked on up to one thread per core (at least two), each on its own
   // connection, while the copies go on here; the first transaction commits only once every
   // check has passed, so an input refused leaves this file as it was.

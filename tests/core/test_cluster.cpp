@@ -235,6 +235,17 @@ TEST_CASE("a merge with any bad input leaves the output byte for byte unchanged"
   REQUIRE(db::Connection::open(bad.path, db::Connection::Access::ReadWrite)->exec("UPDATE metrics SET loads = 'x'").ok());
   CHECK(test::cli({"db", "merge", fresh, good.path, bad.path}).code == 2);
   CHECK_FALSE(std::filesystem::exists(fresh));
+  // A missing input is named as such, and no empty file is left under its name (nor the output).
+  const std::string missing = temp_path("merge-bytes-missing.db");
+  std::filesystem::remove(missing);
+  const auto absent = test::cli({"db", "merge", target.path, good.path, missing});
+  CHECK(absent.code == 2);
+  CHECK_THAT(absent.err, Catch::Contains(missing + ": no such file"));
+  CHECK_FALSE(std::filesystem::exists(missing));
+  CHECK(file_text(target.path) == before);
+  CHECK(test::cli({"db", "merge", fresh, missing}).code == 2);
+  CHECK_FALSE(std::filesystem::exists(missing));
+  CHECK_FALSE(std::filesystem::exists(fresh));
 }
 
 TEST_CASE("several inputs: all checked first, on other threads, then merged in order in one transaction", "[cluster][db]") {
