@@ -174,12 +174,25 @@ Status check_integrity(Connection& connection) {
 
 namespace {
 
-// The SQLite types a column's declared type admits ("" for a type not checked).
-std::string admitted_types(const Column& column) {
+// The SQLite types a column's declared type admits: as SQL ("'integer', 'null'") for the
+// description of a wrong value, and as tilelens_mistyped's letter (sqlite.hpp); "" and 0 for a
+// type not checked.
+struct Admitted {
+  std::string sql;
+  char letter = 0;
+};
+Admitted admitted_types(const Column& column) {
   const std::string_view type = column.type;
-  std::string admitted = type.starts_with("INTEGER") ? "'integer'" : type.starts_with("REAL") ? "'real', 'integer'" : type.starts_with("TEXT") ? "'text'" : "";
+  Admitted admitted;
+  if (type.starts_with("INTEGER")) admitted = {"'integer'", 'i'};
+  else if (type.starts_with("REAL")) admitted = {"'real', 'integer'", 'r'};
+  else if (type.starts_with("TEXT")) admitted = {"'text'", 't'};
+  else return admitted;
   const bool nullable = type.find("NOT NULL") == std::string_view::npos && type.find("PRIMARY KEY") == std::string_view::npos;
-  if (!admitted.empty() && nullable) admitted += ", 'null'";
+  if (nullable) {
+    admitted.sql += ", 'null'";
+    admitted.letter = static_cast<char>(admitted.letter - 'a' + 'A');
+  }
   return admitted;
 }
 
@@ -197,15 +210,18 @@ Status check_stored_values(Connection& connection) {
   };
   for (const Table& table : schema_tables()) {
     const std::string name(table.name);
-    std::string wrong_type, which;  // any value of a wrong type; the first one, described
+    // Any value of a wrong type (one call per row, sqlite.hpp), and the first one, described.
+    std::string letters, values, which;
     for (const Column& column : table.columns) {
-      const std::string admitted = admitted_types(column);
-      if (admitted.empty()) continue;
+      const Admitted admitted = admitted_types(column);
+      if (admitted.letter == 0) continue;
       const std::string c(column.name);
-      wrong_type += (wrong_type.empty() ? "" : " OR ") + ("typeof(" + c + ") NOT IN (" + admitted + ")");
-      which += " WHEN typeof(" + c + ") NOT IN (" + admitted + ") THEN '" + c + " holds ' || typeof(" + c + ") || ' ' || substr(quote(" + c + "), 1, 40)";
+      letters += admitted.letter;
+      values += ", " + c;
+      which += " WHEN typeof(" + c + ") NOT IN (" + admitted.sql + ") THEN '" + c + " holds ' || typeof(" + c + ") || ' ' || substr(quote(" + c + "), 1, 40)";
     }
-    if (wrong_type.empty()) continue;
+    if (letters.empty()) continue;
+    const std::string wrong_type = std::string(kMistypedFunction) + "('" + letters + "'" + values + ") > 0";
     // What the records refer to: their workload's data and tasks, numbered from 0 (through
     // their run for a trace), checked as each run's or workload's lowest and highest id
     // against its workload's counts, in the same pass as the types: the rows are stored in

@@ -47,6 +47,32 @@ std::string immutable_uri(const std::string& path) {
   return uri + "?immutable=1";
 }
 
+// tilelens_mistyped(TYPES, v1, ..., vn); see sqlite.hpp.
+void mistyped(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  const auto* types = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  const int given = types != nullptr ? sqlite3_value_bytes(argv[0]) : 0;
+  if (given != argc - 1) {
+    sqlite3_result_error(context, "tilelens_mistyped: one type letter per value", -1);
+    return;
+  }
+  for (int i = 1; i < argc; ++i) {
+    const char admitted = types[i - 1];
+    bool ok = false;
+    switch (sqlite3_value_type(argv[i])) {
+      case SQLITE_INTEGER: ok = admitted == 'i' || admitted == 'I' || admitted == 'r' || admitted == 'R'; break;
+      case SQLITE_FLOAT: ok = admitted == 'r' || admitted == 'R'; break;
+      case SQLITE_TEXT: ok = admitted == 't' || admitted == 'T'; break;
+      case SQLITE_NULL: ok = admitted == 'I' || admitted == 'R' || admitted == 'T'; break;
+      default: break;  // a blob: no column of the schema admits one
+    }
+    if (!ok) {
+      sqlite3_result_int(context, i);
+      return;
+    }
+  }
+  sqlite3_result_int(context, 0);
+}
+
 }  // namespace
 
 Result<Connection> Connection::open(const std::string& path, Access access, int busy_ms) {
@@ -64,6 +90,10 @@ Result<Connection> Connection::open(const std::string& path, Access access, int 
   }
   sqlite3_extended_result_codes(connection.handle_, 1);
   sqlite3_busy_timeout(connection.handle_, busy_ms);
+  if (sqlite3_create_function_v2(connection.handle_, kMistypedFunction, -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
+                                 mistyped, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return connection.error("cannot register " + std::string(kMistypedFunction));
+  }
   return connection;
 }
 

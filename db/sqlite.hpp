@@ -22,6 +22,13 @@ namespace tilelens::db {
 // been written by tilelens.
 Error damaged(const std::string& path, const std::string& what);
 
+// Every connection has the SQL function tilelens_mistyped(TYPES, v1, ..., vn): the position (from
+// 1) of the first value whose SQLite type TYPES does not admit, or 0. TYPES holds one letter per
+// value: 'i' an integer, 'r' a real or an integer, 't' a text; in capitals a NULL too. One call
+// per row tests a whole row in C, where typeof(c) NOT IN (...) for each column costs about
+// three times a plain read of the row (the values check of every input of a merge).
+inline constexpr const char* kMistypedFunction = "tilelens_mistyped";
+
 class Statement;
 
 class Connection {

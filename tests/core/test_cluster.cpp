@@ -213,6 +213,10 @@ TEST_CASE("a merge with any bad input leaves the output byte for byte unchanged"
       {"UPDATE gpu_metrics SET busy_ns = -1", "busy_ns"},
       {"PRAGMA ignore_check_constraints = 1; UPDATE runs SET status = 'weird'", "weird"},
       {"UPDATE accesses SET data_id = 4242 WHERE task_id = 0 AND position = 0", "data_id 4242"},
+      // Every type a trace's column may not hold: a real, a text in a nullable column, a blob.
+      {"UPDATE loads SET bytes = 1.5 WHERE seq = 0", "bytes holds real 1.5"},
+      {"UPDATE loads SET task_id = 'first' WHERE seq = 0", "task_id holds text 'first'"},
+      {"UPDATE evictions SET time_ns = x'00ff' WHERE seq = 0", "time_ns holds blob X'00FF'"},
   };
   for (const auto& [sql, named] : damages) {
     INFO(sql);

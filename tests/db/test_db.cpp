@@ -517,3 +517,26 @@ TEST_CASE("the metrics are declared once: the metrics table's columns, written a
     }
   }
 }
+
+TEST_CASE("tilelens_mistyped names the first value its column's letter does not admit", "[db]") {
+  auto c = db::Connection::open(":memory:", db::Connection::Access::ReadWrite);
+  REQUIRE(c.ok());
+  const auto first_mistyped = [&](const std::string& args) { return *c->query_integer("SELECT tilelens_mistyped(" + args + ")"); };
+  CHECK(first_mistyped("'i', 3") == 0);
+  CHECK(first_mistyped("'i', 3.5") == 1);
+  CHECK(first_mistyped("'i', '3'") == 1);
+  CHECK(first_mistyped("'i', NULL") == 1);
+  CHECK(first_mistyped("'I', NULL") == 0);
+  CHECK(first_mistyped("'r', 3") == 0);  // a REAL column admits an integer (SQLite stores 3.0 as 3)
+  CHECK(first_mistyped("'r', 2.5") == 0);
+  CHECK(first_mistyped("'R', NULL") == 0);
+  CHECK(first_mistyped("'t', 'x'") == 0);
+  CHECK(first_mistyped("'t', 1") == 1);
+  CHECK(first_mistyped("'T', NULL") == 0);
+  CHECK(first_mistyped("'iit', 1, 2, 'x'") == 0);
+  CHECK(first_mistyped("'iit', 1, x'00', 'x'") == 2);  // no letter admits a blob
+  CHECK(first_mistyped("'iit', 1, 2, 3") == 3);
+  // One letter per value, or the statement fails.
+  CHECK_FALSE(c->query_integer("SELECT tilelens_mistyped('ii', 1)").ok());
+  CHECK_FALSE(c->query_integer("SELECT tilelens_mistyped(NULL, 1)").ok());
+}
