@@ -11,6 +11,8 @@ void IdleWriteback::reset(std::uint32_t nodes, std::size_t data_count) {
   untidy_.reset(nodes, data_count);
   dirty_head_.assign(nodes, std::nullopt);
   queued_.assign(nodes, {});
+  queued_count_.assign(nodes * data_count, 0);
+  data_count_ = data_count;
 }
 
 void IdleWriteback::reserved(std::uint32_t n, DataId d) {
@@ -57,6 +59,7 @@ void IdleWriteback::tidy(std::uint32_t n, std::uint32_t replicas, FunctionRef<Vi
         case Visit::WriteBack:
           untidy_.clear(n, d);  // StarPU counts it clean once its write-back is asked for
           queued_[n].push_back(d);
+          ++queued_count_[n * data_count_ + d];
           break;
       }
     }
@@ -67,18 +70,21 @@ void IdleWriteback::tidy(std::uint32_t n, std::uint32_t replicas, FunctionRef<Vi
 
 std::optional<DataId> IdleWriteback::next_writeback(std::uint32_t n, FunctionRef<bool(DataId)> needed) {
   std::deque<DataId>& queue = queued_[n];
-  while (!queue.empty() && !needed(queue.front())) queue.pop_front();
-  if (queue.empty()) return std::nullopt;
-  const DataId d = queue.front();
-  queue.pop_front();
-  return d;
+  while (!queue.empty()) {
+    const DataId d = queue.front();
+    queue.pop_front();
+    --queued_count_[n * data_count_ + d];
+    if (needed(d)) return d;
+  }
+  return std::nullopt;
 }
 
 bool IdleWriteback::take_queued(std::uint32_t n, DataId d) {
+  std::uint32_t& count = queued_count_[n * data_count_ + d];
+  if (count == 0) return false;
   std::deque<DataId>& queue = queued_[n];
-  const auto it = std::find(queue.begin(), queue.end(), d);
-  if (it == queue.end()) return false;
-  queue.erase(it);
+  queue.erase(std::find(queue.begin(), queue.end(), d));
+  --count;
   return true;
 }
 

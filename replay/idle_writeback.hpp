@@ -63,6 +63,11 @@ class IdleWriteback {
   // taken as clean), and the idle write-backs waiting for the node to be free.
   std::vector<std::optional<DataId>> dirty_head_;
   std::vector<std::deque<DataId>> queued_;
+  // Per (node, data): its entries in the node's queue. take_queued is asked for every access of
+  // every held task at every event while anything is queued, and almost always finds nothing:
+  // the count answers that without a walk of the queue.
+  std::vector<std::uint32_t> queued_count_;
+  std::size_t data_count_ = 0;
 };
 
 }  // namespace tilelens::replay_detail

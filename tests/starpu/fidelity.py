@@ -7,7 +7,9 @@ usage: fidelity.py TILELENS [--workloads W,...] [--schedulers S,... or S;...] [-
                    [--fractions 1,0.5,0.25,0.125] [--bandwidth 12GB/s] [--buffer 2] [--copy-engines 1] [--check TOL]
                    [--measures loads,writebacks,makespan_ns] [--folder DIR]
 Each memory is a fraction of the workload's working set, rounded down to whole MiB (StarPU
-limits memory in MiB) and kept above the largest task's footprint. With --check, exits 1 when a
+limits memory in MiB) and kept above the largest task's footprint and one 32 MiB chunk (StarPU's
+suballocator can place nothing in less). A StarPU-SimGrid run that takes more than 900 s stops
+the matrix, naming its command. With --check, exits 1 when a
 cell's ratio is off by more than TOL (0.05: 5%) and lists those cells; exit 77 when StarPU-SimGrid
 cannot be built here (CTest's skip).
 """
@@ -31,8 +33,15 @@ def cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
-def run(command, **kwargs):
-    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+STARPU_CHUNK_MIB = 32  # StarPU 1.3.10's suballocator hands GPU memory out in chunks of 32 MiB (malloc.c:640-960)
+STARPU_TIMEOUT_S = 900  # one StarPU-SimGrid run; Cholesky N = 40 takes about a minute on 2 cores
+
+
+def run(command, timeout=None, **kwargs):
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, **kwargs)
+    except subprocess.TimeoutExpired:
+        sys.exit("fidelity: %s did not finish in %d s" % (" ".join(command), timeout))
     if done.returncode == 77:
         print("fidelity: skipped: " + done.stderr.strip(), file=sys.stderr)
         sys.exit(77)
@@ -93,7 +102,9 @@ def main():
         working_set, largest = sizes(args.tilelens, workload, folder)
         for gpus in [int(g) for g in args.gpus.split(",")]:
             for fraction in [float(f) for f in args.fractions.split(",")]:
-                memory = max(int(working_set * fraction) // MIB, -(-largest // MIB))
+                # At least one chunk: below it StarPU can place no datum of at most 4 MiB, and
+                # it retries its reclaim for ever (seen at 31 MiB: a livelock, not an error).
+                memory = max(int(working_set * fraction) // MIB, -(-largest // MIB), STARPU_CHUNK_MIB)
                 machine = os.path.join(folder, "%s-%dgpu-%dMiB" % (workload.replace(":", "_").replace(",", "_"), gpus, memory))
                 platform = ["--gpus", str(gpus), "--memory", "%dMiB" % memory, "--bandwidth", args.bandwidth, "--latency", "0",
                             "--copy-engines", args.copy_engines]
@@ -115,7 +126,7 @@ def main():
                                 simgrid_s += float(f.read())
                     else:
                         begin = cpu_seconds()
-                        text = run([os.path.join(HERE, "simgrid_run.sh"), machine, starpu_scheduler])
+                        text = run([os.path.join(HERE, "simgrid_run.sh"), machine, starpu_scheduler], timeout=STARPU_TIMEOUT_S)
                         took = cpu_seconds() - begin
                         simgrid_s += took
                         starpu = json.loads(text)
