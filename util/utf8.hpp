@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -41,8 +43,19 @@ inline Utf8Step utf8_step(std::string_view text, std::size_t at) {
 }
 
 // The offset of the first byte that does not start a well-formed sequence; npos if none.
+// Runs of ASCII, nearly all of what a workload file or a trace holds, are skipped eight bytes at
+// a time: every line read is checked, and a byte-by-byte walk was 6% of a replay of a Cholesky
+// N = 40 file.
 inline std::size_t invalid_utf8_at(std::string_view text) {
-  for (std::size_t at = 0; at < text.size();) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::uint64_t eight = 0;
+    while (at + sizeof eight <= text.size()) {
+      std::memcpy(&eight, text.data() + at, sizeof eight);
+      if (eight & 0x8080808080808080ull) break;
+      at += sizeof eight;
+    }
+    if (at >= text.size()) break;
     const Utf8Step step = utf8_step(text, at);
     if (!step.valid) return at;
     at += step.length;

@@ -87,6 +87,25 @@ TEST_CASE("the workload builder holds every producer to the file's rules", "[hos
   CHECK(invalid_utf8_at("caf\xc3\xa9") == std::string::npos);
   CHECK(invalid_utf8_at("\xed\xa0\x80") == 0);  // a surrogate
   CHECK(invalid_utf8_at("ab\xc0\xaf") == 2);    // an overlong '/'
+  // Skipping ASCII eight bytes at a time finds what a walk byte by byte finds, wherever the bad
+  // byte or the multi-byte sequence lies against the eight-byte steps.
+  const auto walked = [](std::string_view text) {
+    for (std::size_t at = 0; at < text.size();) {
+      const Utf8Step step = utf8_step(text, at);
+      if (!step.valid) return at;
+      at += step.length;
+    }
+    return std::string_view::npos;
+  };
+  for (const std::string inserted : {"\xc3\xa9", "\xed\xa0\x80", "\xc0\xaf", "\xf0\x9f\x98\x80", "\xe2\x82", "\xff"}) {
+    for (std::size_t before = 0; before < 20; ++before) {
+      for (std::size_t after = 0; after < 12; ++after) {
+        const std::string text = std::string(before, 'a') + inserted + std::string(after, 'b');
+        INFO(before << " " << after);
+        CHECK(invalid_utf8_at(text) == walked(text));
+      }
+    }
+  }
 }
 
 TEST_CASE("a generator line is trusted only when the file is what it generates", "[hostile][workload][bounds]") {
