@@ -7,8 +7,9 @@
 
 namespace tilelens::replay_detail {
 
-void ChunkAllocator::reset(std::uint32_t nodes, std::size_t data_count, double capacity) {
+void ChunkAllocator::reset(std::uint32_t nodes, std::size_t data_count, double capacity, double largest) {
   capacity_ = capacity;
+  small_data_only_ = largest <= kLargestSuballocated;
   data_count_ = data_count;
   nodes_.assign(nodes, {});
   place_.assign(nodes * data_count, {});
@@ -37,10 +38,22 @@ const ChunkAllocator::Run* ChunkAllocator::first_fit(const Chunk& chunk, std::in
   return nullptr;
 }
 
+// StarPU's search without taking the run: chunks in list order, each skipped while its hint is
+// short, searched otherwise (a failed search leaves the hint at the chunk's longest run).
 bool ChunkAllocator::fits(std::uint32_t n, double bytes) const {
   const Node& node = nodes_[n];
   if (bytes > kLargestSuballocated) return node.committed + bytes <= capacity_;
-  return node.largest >= blocks_of(bytes) || node.committed + kChunkBytes <= capacity_;
+  const std::int32_t blocks = blocks_of(bytes);
+  if (node.reusable.start >= 0 && node.reusable_blocks == blocks) return true;
+  if (node.largest >= blocks || node.hints_above_largest) {
+    for (const Chunk& chunk : node.chunks) {
+      if (chunk.hint < blocks) continue;
+      if (chunk.largest >= blocks) return true;
+      chunk.hint = chunk.largest;
+    }
+    if (node.largest < blocks) node.hints_above_largest = false;  // every hint is now at most its chunk's longest run
+  }
+  return node.committed + kChunkBytes <= capacity_;
 }
 
 bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
@@ -53,16 +66,28 @@ bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
     return true;
   }
   const std::int32_t blocks = blocks_of(bytes);
+  if (node.reusable.start >= 0) {
+    const Place reusable = node.reusable;
+    node.reusable = {};
+    if (node.reusable_blocks == blocks) {
+      place = reusable;
+      return true;
+    }
+    free_run(node, reusable, node.reusable_blocks);  // not taken up: an ordinary free after all
+  }
   auto chunk = node.chunks.begin();
   const Run* run = nullptr;
   for (; chunk != node.chunks.end(); ++chunk) {
+    if (chunk->hint < blocks) continue;  // StarPU does not look (:790-791)
     if ((run = first_fit(*chunk, blocks))) break;
+    chunk->hint = chunk->largest;  // a failed search: the longest run seen (:815-817)
   }
   if (!run) {  // a new chunk, at the front (:821-836)
     if (node.committed + kChunkBytes > capacity_) return false;
     node.committed += kChunkBytes;
     node.free_blocks += kBlocks;
     node.chunks.push_front(Chunk{.id = node.next_id++});
+    node.hints_above_largest = true;
     node.by_id.push_back(node.chunks.begin());
     node.largest = kBlocks;
     chunk = node.chunks.begin();
@@ -86,6 +111,7 @@ bool ChunkAllocator::allocate(std::uint32_t n, DataId d, double bytes) {
   }
   chunk->available -= blocks;
   node.free_blocks -= blocks;
+  node.hints_above_largest = true;  // the hint stays where it was (:840-860)
   const std::int32_t before = chunk->largest;
   measure(*chunk);
   if (before == node.largest && chunk->largest < before) measure(node);  // it may have held the node's longest run
@@ -100,23 +126,39 @@ void ChunkAllocator::release(std::uint32_t n, DataId d, double bytes) {
     return;
   }
   const std::int32_t blocks = blocks_of(bytes);
+  if (node.reuse_armed) {
+    node.reuse_armed = false;
+    if (node.reusable.start >= 0) free_run(node, node.reusable, node.reusable_blocks);
+    node.reusable = place;
+    node.reusable_blocks = blocks;
+    place = {};
+    return;
+  }
+  free_run(node, place, blocks);
+  place = {};
+}
+
+void ChunkAllocator::free_run(Node& node, const Place& place, std::int32_t blocks) {
   const auto chunk = node.by_id[place.chunk];
   // The freed run, merged with the free runs just before and after it (:907-935).
   auto next = std::lower_bound(chunk->free.begin(), chunk->free.end(), place.start, [](const Run& r, std::int32_t s) { return r.start < s; });
   auto at = chunk->free.insert(next, Run{place.start, blocks});
+  // Only a merge raises the chunk's hint (:913-929).
   if (std::next(at) != chunk->free.end() && at->start + at->length == std::next(at)->start) {
     at->length += std::next(at)->length;
     chunk->free.erase(std::next(at));
+    chunk->hint = std::max(chunk->hint, at->length);
   }
   if (at != chunk->free.begin() && std::prev(at)->start + std::prev(at)->length == at->start) {
     std::prev(at)->length += at->length;
+    chunk->hint = std::max(chunk->hint, std::prev(at)->length);
     chunk->free.erase(at);
   }
+  node.hints_above_largest = true;
   chunk->available += blocks;
   node.free_blocks += blocks;
   measure(*chunk);
   node.largest = std::max(node.largest, chunk->largest);
-  place = {};
   if (chunk->available == kBlocks) {  // empty: kept unless four are kept already (:937-948)
     if (node.empty_chunks >= 4) {
       node.committed -= kChunkBytes;
@@ -133,7 +175,9 @@ void ChunkAllocator::release(std::uint32_t n, DataId d, double bytes) {
 
 double ChunkAllocator::free_bytes(std::uint32_t n) const {
   const Node& node = nodes_[n];
-  return capacity_ - node.committed + static_cast<double>(node.free_blocks) * kBlockBytes;
+  double uncommitted = capacity_ - node.committed;
+  if (small_data_only_) uncommitted = std::floor(uncommitted / kChunkBytes) * kChunkBytes;
+  return uncommitted + static_cast<double>(node.free_blocks) * kBlockBytes;
 }
 
 }  // namespace tilelens::replay_detail

@@ -21,7 +21,11 @@ void NodeMemory::reset(SchedulerContext& context) {
   replicas_.assign(N, 0);
   eviction_writebacks_.assign(N, 0);
   if (tidy_) tidy_->reset(N, s_.nd);
-  if (chunks_) chunks_->reset(N, s_.nd, s_.options.platform.memory_bytes);
+  if (chunks_) {
+    double largest = 0;
+    for (DataId d = 0; d < s_.nd; ++d) largest = std::max(largest, books_.bytes(d));
+    chunks_->reset(N, s_.nd, s_.options.platform.memory_bytes, largest);
+  }
   dirty_.reset(N, s_.nd);
   homeless_.assign(s_.nd, 0);
   std::vector<char> seen(s_.nd, 0);
@@ -245,7 +249,11 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
     if (fits(n, bytes) && (!reclaiming || freeing >= reclaim_bytes)) return true;
     if (pending > 0 && freeing >= (reclaiming ? reclaim_bytes : bytes)) return false;  // write-backs will free enough
     std::optional<DataId> victim;
-    if (!reclaiming && clean_replica_first) victim = choose_victim(n, request, true);
+    bool clean_pass = false;
+    if (!reclaiming && clean_replica_first) {
+      victim = choose_victim(n, request, true);
+      clean_pass = victim.has_value();
+    }
     if (!victim) {
       reclaiming = !prefetch && reclaim > 1;
       victim = choose_victim(n, request, false);
@@ -264,6 +272,8 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
       s_.fail("the eviction policy chose data " + std::to_string(*victim) + ", which cannot be evicted now");
       return false;
     }
+    // StarPU gives a clean replica of the same footprint's memory straight to the new datum.
+    if (clean_pass && chunks_ && books_.bytes(*victim) == bytes) chunks_->reuse_next_release(n);
     evict(n, *victim, request.for_task);
   }
 }
