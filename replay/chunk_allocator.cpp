@@ -154,7 +154,8 @@ void ChunkAllocator::free_run(Node& node, const Place& place, std::int32_t block
     chunk->hint = std::max(chunk->hint, std::prev(at)->length);
     chunk->free.erase(at);
   }
-  node.hints_above_largest = true;
+  // A merge raises the hint to a run's length, never past the chunk's longest run: no hint
+  // rises above it here (hints_above_largest is left as it was).
   chunk->available += blocks;
   node.free_blocks += blocks;
   measure(*chunk);

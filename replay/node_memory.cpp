@@ -21,11 +21,7 @@ void NodeMemory::reset(SchedulerContext& context) {
   replicas_.assign(N, 0);
   eviction_writebacks_.assign(N, 0);
   if (tidy_) tidy_->reset(N, s_.nd);
-  if (chunks_) {
-    double largest = 0;
-    for (DataId d = 0; d < s_.nd; ++d) largest = std::max(largest, books_.bytes(d));
-    chunks_->reset(N, s_.nd, s_.options.platform.memory_bytes, largest);
-  }
+  if (chunks_) chunks_->reset(N, s_.nd, s_.options.platform.memory_bytes, static_cast<double>(s_.w.largest_data_bytes()));
   dirty_.reset(N, s_.nd);
   homeless_.assign(s_.nd, 0);
   std::vector<char> seen(s_.nd, 0);
