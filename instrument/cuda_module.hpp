@@ -1,6 +1,6 @@
 // The CUDA module's interface: libtilelens_cuda.so holds the executor and every CUDA library
 // it needs (runtime, cuBLAS, cuSOLVER, CUPTI), and `tilelens execute` and `bench gpu` load it
-// at run time (module_loader in executor.cpp), so that no other command loads CUDA.
+// at run time (executor.cpp, through util/loadable_module.hpp), so that no other command loads CUDA.
 // The module exports one C function, kCudaModuleEntry, returning this table.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <initializer_list>
 
 #include "instrument/executor.hpp"
+#include "util/loadable_module.hpp"
 
 namespace tilelens::instrument {
 
@@ -21,15 +22,7 @@ inline constexpr const char* kCudaModuleFile = "libtilelens_cuda.so";
 
 // The layout of what crosses the boundary, down to the records inside the vectors, which no
 // sizeof of the outer types shows: a module built against other layouts is refused even when
-// the version was not bumped. FNV-1a over the sizes and field offsets.
-constexpr std::uint64_t layout_fingerprint(std::initializer_list<std::size_t> numbers) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const std::size_t n : numbers) {
-    hash ^= static_cast<std::uint64_t>(n);
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
+// the version was not bumped.
 inline constexpr std::uint64_t kCudaModuleLayout = layout_fingerprint({
     sizeof(ExecuteOptions), sizeof(ExecuteResult), sizeof(BareFigures), sizeof(Workload), sizeof(Platform),
     sizeof(ReplaySummary), sizeof(GpuSummary), sizeof(Trace), sizeof(Measurement), sizeof(CuptiRecord), sizeof(Data),

@@ -2,76 +2,38 @@
 // (dlopen) and call it, or say why it cannot be loaded. See executor.hpp and cuda_module.hpp.
 #include "instrument/executor.hpp"
 
-#include <dlfcn.h>
-#include <unistd.h>
-
-#include <climits>
-#include <cstdlib>
-#include <filesystem>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "instrument/cuda_module.hpp"
+#include "util/loadable_module.hpp"
 
 namespace tilelens::instrument {
 namespace {
 
-// Where the module may be, in the order tried: $TILELENS_CUDA_MODULE, beside the running
-// program, in ../lib/tilelens from it (an installed layout), in the build folder it was built
-// in, then the dynamic linker's own search path.
-std::vector<std::string> module_candidates() {
-  std::vector<std::string> candidates;
-  if (const char* path = std::getenv("TILELENS_CUDA_MODULE"); path && *path) candidates.emplace_back(path);
-  char self[PATH_MAX] = {};
-  if (const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1); length > 0) {
-    const std::filesystem::path folder = std::filesystem::path(std::string(self, static_cast<std::size_t>(length))).parent_path();
-    candidates.push_back((folder / kCudaModuleFile).string());
-    candidates.push_back((folder / ".." / "lib" / "tilelens" / kCudaModuleFile).string());
-  }
-#ifdef TILELENS_CUDA_MODULE_BUILD_DIR
-  candidates.push_back(std::string(TILELENS_CUDA_MODULE_BUILD_DIR) + "/" + kCudaModuleFile);
-#endif
-  candidates.emplace_back(kCudaModuleFile);
-  return candidates;
-}
-
 Result<const CudaModule*> load() {
-  std::string tried;
-  for (const std::string& candidate : module_candidates()) {
-    const bool by_path = candidate.find('/') != std::string::npos;
-    std::error_code ec;
-    if (by_path && !std::filesystem::exists(candidate, ec)) {
-      tried += (tried.empty() ? "" : ", ") + candidate;
-      continue;
-    }
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char* why = dlerror();
-      if (!by_path) {
-        // Absent from the library path, or there but missing a CUDA library: dlerror says which.
-        tried += (tried.empty() ? "" : ", ") + candidate + " on the library path (" + (why ? why : "not found") + ")";
-        continue;
-      }
-      // The module is there but cannot load: usually a CUDA library it needs is missing.
-      return make_error("the CUDA module " + candidate + " cannot be loaded: " + (why ? why : "unknown error") +
-                        " (the CUDA 13 runtime, cuBLAS, cuSOLVER and CUPTI must be installed)");
-    }
-    const auto entry = reinterpret_cast<TilelensCudaModuleEntry>(dlsym(handle, kCudaModuleEntry));
-    const CudaModule* module = entry ? entry() : nullptr;
-    if (!module) return make_error(candidate + " is not a tilelens CUDA module (no " + kCudaModuleEntry + ")");
-    if (module->version != kCudaModuleVersion || module->layout != kCudaModuleLayout) {
-      const std::string why = module->version != kCudaModuleVersion
-                                  ? "module version " + std::to_string(module->version) + ", this tilelens expects " +
-                                        std::to_string(kCudaModuleVersion)
-                                  : "its records and workloads are laid out differently";
-      return make_error("the CUDA module " + candidate + " comes from another build of tilelens (" + why +
-                        "): rebuild it, or point TILELENS_CUDA_MODULE at the right one");
-    }
-    return module;
+  ModuleSearch search{.file = kCudaModuleFile,
+                      .env_variable = "TILELENS_CUDA_MODULE",
+#ifdef TILELENS_CUDA_MODULE_BUILD_DIR
+                      .build_folder = TILELENS_CUDA_MODULE_BUILD_DIR,
+#endif
+                      .what = "CUDA module",
+                      .needs = "the CUDA 13 runtime, cuBLAS, cuSOLVER and CUPTI must be installed",
+                      .absent_because = "it was built without the CUDA toolkit",
+                      .entry = kCudaModuleEntry};
+  auto opened = open_module(search);
+  if (!opened) return opened.error();
+  const auto entry = reinterpret_cast<TilelensCudaModuleEntry>(opened->entry);
+  const CudaModule* module = entry();
+  if (!module) return make_error(opened->path + " is not a tilelens CUDA module (" + kCudaModuleEntry + " gave nothing)");
+  if (module->version != kCudaModuleVersion || module->layout != kCudaModuleLayout) {
+    const std::string why = module->version != kCudaModuleVersion
+                                ? "module version " + std::to_string(module->version) + ", this tilelens expects " +
+                                      std::to_string(kCudaModuleVersion)
+                                : "its records and workloads are laid out differently";
+    return make_error("the CUDA module " + opened->path + " comes from another build of tilelens (" + why +
+                      "): rebuild it, or point TILELENS_CUDA_MODULE at the right one");
   }
-  return make_error("this tilelens has no CUDA module (" + std::string(kCudaModuleFile) + " is not in " + tried +
-                    "): it was built without the CUDA toolkit, or the module was moved; set TILELENS_CUDA_MODULE to its path");
+  return module;
 }
 
 // Loaded once per process; the outcome, good or bad, is kept.

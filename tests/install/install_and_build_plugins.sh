@@ -10,7 +10,7 @@ rm -rf "$out"
 mkdir -p "$out"
 prefix=$out/prefix
 cmake --install "$build" --prefix "$prefix" >"$out/install.log"
-for file in bin/tilelens include/tilelens/plugin.h share/doc/tilelens/plugins.md share/doc/tilelens/README.md \
+for file in bin/tilelens lib/tilelens/libtilelens_cbc.so include/tilelens/plugin.h share/doc/tilelens/plugins.md share/doc/tilelens/README.md \
             share/doc/tilelens/examples/plugins/CMakeLists.txt share/doc/tilelens/examples/plugins/eager.c; do
   [ -e "$prefix/$file" ] || { echo "not installed: $file"; exit 1; }
 done
