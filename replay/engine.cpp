@@ -45,6 +45,10 @@ class Engine final : public MemoryView, public BufferView {
     return s_.workers[worker].cpu ? kHostFreeBytes : memory_->free_bytes(s_.workers[worker].node);
   }
   std::span<const TaskId> held(GpuId worker) const override { return s_.workers[worker].held; }
+  const std::vector<DataId>* state_change_log() const override {
+    memory_->log_state_changes();
+    return &books_.change_log();
+  }
 
  private:
   Result<ReplaySummary> run_events();

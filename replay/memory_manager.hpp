@@ -30,6 +30,8 @@ class MemoryManager {
   virtual void set_follows_future(bool follows) = 0;
   // The books of every copy; the reference stays valid for the manager's life.
   virtual const MemoryState& books() const = 0;
+  // Starts the books' log of state changes (MemoryView::state_change_log).
+  virtual void log_state_changes() = 0;
 
   // The room node n can still give, in bytes (what a scheduler asking MemoryView sees).
   virtual double free_bytes(std::uint32_t n) const = 0;

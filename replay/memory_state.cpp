@@ -19,6 +19,8 @@ void MemoryState::reset(std::uint32_t nodes, const Workload& workload) {
   version_.assign(data_count_, 0);
   writeback_from_.assign(data_count_, -1);
   waiting_for_host_.assign(data_count_, {});
+  logging_ = false;
+  change_log_.clear();
 }
 
 bool MemoryState::any_loading(std::uint32_t node) const {
@@ -36,6 +38,7 @@ bool MemoryState::release(std::uint32_t node, DataId data) {
   const bool evicting = copy == Copy::Evicting;
   if (evicting) pending_free_[node] -= bytes_[data];
   copy = Copy::Absent;
+  changed(data);
   used_[node] -= bytes_[data];
   if (stale_[slot(node, data)]) {
     stale_[slot(node, data)] = 0;  // it no longer counted as a holder
@@ -50,11 +53,13 @@ void MemoryState::written(DataId data, std::uint32_t node) {
   writeback_from_[data] = -1;  // an older version's write-back in flight no longer counts
   host_valid_[data] = node == kNoId ? 1 : 0;
   holders_[data] = node == kNoId ? 0 : 1;
+  changed(data);
 }
 
 std::vector<std::uint32_t> MemoryState::writeback_done(DataId data) {
   host_valid_[data] = 1;
   writeback_from_[data] = -1;
+  changed(data);
   std::vector<std::uint32_t> waiting = std::move(waiting_for_host_[data]);
   waiting_for_host_[data].clear();
   return waiting;

@@ -35,16 +35,24 @@ class MemoryState {
 
   // A request takes room at once (a load, or a write-only output).
   void reserve(std::uint32_t node, DataId data);
-  void begin_load(std::uint32_t node, DataId data) { copy_[slot(node, data)] = Copy::Loading; }
+  void begin_load(std::uint32_t node, DataId data) {
+    copy_[slot(node, data)] = Copy::Loading;
+    changed(data);
+  }
   void finish_load(std::uint32_t node, DataId data) {
     copy_[slot(node, data)] = Copy::Resident;
     ++holders_[data];
+    changed(data);
   }
-  void allocate(std::uint32_t node, DataId data) { copy_[slot(node, data)] = Copy::Resident; }
+  void allocate(std::uint32_t node, DataId data) {
+    copy_[slot(node, data)] = Copy::Resident;
+    changed(data);
+  }
   // The last valid copy leaves only once written back: its room is freed when that ends.
   void begin_eviction(std::uint32_t node, DataId data) {
     copy_[slot(node, data)] = Copy::Evicting;
     pending_free_[node] += bytes_[data];
+    changed(data);
   }
   // The copy leaves and its room is free; returns whether it was being evicted.
   bool release(std::uint32_t node, DataId data);
@@ -53,13 +61,25 @@ class MemoryState {
 
   // A write completed: its version is the only valid one, kept by `node` or the host (kNoId).
   void written(DataId data, std::uint32_t node);
-  void writeback_started(DataId data, std::uint32_t node) { writeback_from_[data] = static_cast<std::int32_t>(node); }
+  void writeback_started(DataId data, std::uint32_t node) {
+    writeback_from_[data] = static_cast<std::int32_t>(node);
+    changed(data);
+  }
   // The host's copy is valid again; returns the nodes that waited for it, to load it now.
   std::vector<std::uint32_t> writeback_done(DataId data);
   void wait_for_host(DataId data, std::uint32_t node) { waiting_for_host_[data].push_back(node); }
 
+  // From now on, every data whose copy on a node or on the host changes is appended to the log
+  // (MemoryView::state_change_log): a scheduler that derives numbers from the states refreshes
+  // only those. Off unless asked for, as it grows with the run.
+  void start_change_log() { logging_ = true; }
+  const std::vector<DataId>& change_log() const { return change_log_; }
+
  private:
   std::size_t slot(std::uint32_t node, DataId data) const { return static_cast<std::size_t>(node) * data_count_ + data; }
+  void changed(DataId data) {
+    if (logging_) change_log_.push_back(data);
+  }
 
   std::size_t data_count_ = 0;
   std::vector<double> bytes_;  // per data
@@ -71,6 +91,8 @@ class MemoryState {
   std::vector<std::uint32_t> version_;
   std::vector<std::int32_t> writeback_from_;
   std::vector<std::vector<std::uint32_t>> waiting_for_host_;
+  bool logging_ = false;
+  std::vector<DataId> change_log_;
 };
 
 }  // namespace tilelens

@@ -32,6 +32,7 @@ class NodeMemory : public MemoryManager {
   void reset(SchedulerContext& context) override;
   void set_follows_future(bool follows) override { follows_future_ = follows; }
   const MemoryState& books() const override { return books_; }
+  void log_state_changes() override { books_.start_change_log(); }
   void prefetch_on_push(TaskId) override {}
   void task_buffered(GpuId g, TaskId task) override;
   bool may_start(GpuId, TaskId) const override { return true; }

@@ -43,6 +43,7 @@ class Dmda final : public Scheduler {
     backlog_.assign(workers, 0);
     cost_.assign(workload.task_count(), 0);
     planned_.assign(static_cast<std::size_t>(workers) * workload.data_count(), 0);
+    if (variant_ != DmdaVariant::Plain) costs_.reset(workload, *context.memory);
     gpu_seconds_per_flop_.clear();
     cpu_seconds_per_flop_.clear();
     const auto per_flop = [](double gflops) { return gflops > 0 ? 1e-9 / gflops : -1.0; };  // -1: no kernel
@@ -79,6 +80,7 @@ class Dmda final : public Scheduler {
     for (const Access& access : workload_->accesses(task)) {
       if (reads(access.mode)) planned_[slot(chosen, access.data)] = 1;
     }
+    if (variant_ != DmdaVariant::Plain) costs_.add(task, chosen);
     if (variant_ == DmdaVariant::Sorted) {
       const std::int64_t priority = t.priority;
       scanned_ += queues_[chosen].insert_before_first(task, [&](TaskId other) { return workload_->tasks()[other].priority < priority; });
@@ -94,10 +96,14 @@ class Dmda final : public Scheduler {
     if (variant_ == DmdaVariant::Plain) {
       position = queue.begin_position();
     } else {
-      position = ready_select(queue, *workload_, *context_->memory, gpu, ReadyPriority::AtLeastHead,
-                              [](TaskId) { return true; }, scanned_);
+      costs_.refresh();
+      queue.compact_if_sparse();
+      position = ready_select_by(queue, *workload_, ReadyPriority::AtLeastHead, [](TaskId) { return true; },
+                                 [this](TaskId task) { return costs_.cost(task); }, scanned_);
     }
-    return queue.take(*position);
+    const TaskId task = queue.take(*position);
+    if (variant_ != DmdaVariant::Plain) costs_.remove(task);
+    return task;
   }
 
   void on_task_done(GpuId gpu, TaskId task) override { backlog_[gpu] = std::max(0.0, backlog_[gpu] - cost_[task]); }
@@ -115,6 +121,7 @@ class Dmda final : public Scheduler {
   std::vector<TaskQueue> queues_;
   std::vector<double> backlog_, cost_, gpu_seconds_per_flop_, cpu_seconds_per_flop_;
   std::vector<char> planned_;
+  ReadyCosts costs_;  // DMDAR's and DMDAS's Ready
   std::uint64_t scanned_ = 0;  // DMDAS's sorted inserts and the Ready scans
 };
 

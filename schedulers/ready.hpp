@@ -63,6 +63,12 @@ class TaskQueue {
     --live_;
     return items_[position];
   }
+  // Drops the taken entries once they outnumber the live ones, so that a scan (ready_select)
+  // does not walk the holes that taking from the middle leaves: positions change, so only a
+  // queue whose positions are not kept between calls may call it (DMDAR's, not QueueServer's).
+  void compact_if_sparse() {
+    if (items_.size() - head_ > 2 * live_ + 32) compact();
+  }
 
  private:
   void compact() {
@@ -86,12 +92,30 @@ class TaskQueue {
 // priority is at least the head's, the others skipped wherever they sit in the queue.
 enum class ReadyPriority { Ignored, AtLeastHead };
 
-// The position Ready picks in `queue` for `gpu`, among live tasks for which `eligible(task)`
-// is true (HFP on a DAG: the pushed ones), weighed as `priority` says. Adds the tasks it
-// examined to `scanned`.
-template <class Eligible>
-std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& workload, const MemoryView& memory,
-                                        GpuId gpu, ReadyPriority priority_rule, Eligible&& eligible, std::uint64_t& scanned) {
+// What Ready weighs for a task on a GPU: the bytes of its inputs not resident there (a
+// transfer in flight counts as not resident), and of those not even being loaded.
+struct ReadyCost {
+  double missing = 0, absent = 0;
+};
+inline ReadyCost ready_cost(const Workload& workload, const MemoryView& memory, GpuId gpu, TaskId task) {
+  ReadyCost cost;
+  for (const Access& access : workload.accesses(task)) {
+    if (!reads(access.mode)) continue;
+    const ReplicaState state = memory.state(gpu, access.data);
+    if (state == ReplicaState::Resident) continue;
+    const auto bytes = static_cast<double>(workload.data()[access.data].bytes);
+    cost.missing += bytes;
+    if (state == ReplicaState::Absent) cost.absent += bytes;
+  }
+  return cost;
+}
+
+// The position Ready picks in `queue`, among live tasks for which `eligible(task)` is true (HFP
+// on a DAG: the pushed ones), weighed by `cost(task)` (a ReadyCost) as `priority` says. Adds
+// the tasks it examined to `scanned`.
+template <class Eligible, class Cost>
+std::optional<std::size_t> ready_select_by(TaskQueue& queue, const Workload& workload, ReadyPriority priority_rule, Eligible&& eligible,
+                                           Cost&& cost, std::uint64_t& scanned) {
   std::optional<std::size_t> best;
   double best_missing = 0, best_absent = 0;
   std::int64_t head_priority = 0;
@@ -106,24 +130,65 @@ std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& worklo
       continue;
     }
     ++scanned;
-    double missing = 0, absent = 0;
-    for (const Access& access : workload.accesses(task)) {
-      if (!reads(access.mode)) continue;
-      const ReplicaState state = memory.state(gpu, access.data);
-      if (state == ReplicaState::Resident) continue;
-      const auto bytes = static_cast<double>(workload.data()[access.data].bytes);
-      missing += bytes;
-      if (state == ReplicaState::Absent) absent += bytes;
-    }
-    if (!best || missing < best_missing || (missing == best_missing && absent < best_absent)) {
+    const ReadyCost weighed = cost(task);
+    if (!best || weighed.missing < best_missing || (weighed.missing == best_missing && weighed.absent < best_absent)) {
       best = p;
-      best_missing = missing;
-      best_absent = absent;
-      if (missing == 0) break;
+      best_missing = weighed.missing;
+      best_absent = weighed.absent;
+      if (weighed.missing == 0) break;
     }
   }
   return best;
 }
+
+// The same, each task weighed by asking `memory` for the states of its inputs.
+template <class Eligible>
+std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& workload, const MemoryView& memory,
+                                        GpuId gpu, ReadyPriority priority_rule, Eligible&& eligible, std::uint64_t& scanned) {
+  return ready_select_by(queue, workload, priority_rule, eligible,
+                         [&](TaskId task) { return ready_cost(workload, memory, gpu, task); }, scanned);
+}
+
+// Each queued task's ReadyCost on its GPU, kept from the executor's log of state changes
+// (MemoryView::state_change_log): a task's cost is computed again, by ready_cost, when it is
+// queued and whenever a datum it reads changes state, instead of at every scan that weighs it
+// (StarPU's scan, which DMDAR and DMDAS model, weighs hundreds of tasks per pop on a Cholesky
+// of N = 40). The same numbers as asking at each scan; where the executor keeps no log, cost()
+// asks the memory each time.
+class ReadyCosts {
+ public:
+  void reset(const Workload& workload, const MemoryView& memory) {
+    workload_ = &workload;
+    memory_ = &memory;
+    log_ = memory.state_change_log();
+    seen_ = log_ ? log_->size() : 0;
+    gpu_.assign(workload.task_count(), kNoId);
+    cost_.assign(log_ ? workload.task_count() : 0, {});
+  }
+  void add(TaskId task, GpuId gpu) {
+    gpu_[task] = gpu;
+    if (log_) cost_[task] = ready_cost(*workload_, *memory_, gpu, task);
+  }
+  void remove(TaskId task) { gpu_[task] = kNoId; }
+  // Brings the queued tasks' costs up to date with the states now.
+  void refresh() {
+    if (!log_) return;
+    for (; seen_ < log_->size(); ++seen_) {
+      for (TaskId task : workload_->readers((*log_)[seen_])) {
+        if (gpu_[task] != kNoId) cost_[task] = ready_cost(*workload_, *memory_, gpu_[task], task);
+      }
+    }
+  }
+  ReadyCost cost(TaskId task) const { return log_ ? cost_[task] : ready_cost(*workload_, *memory_, gpu_[task], task); }
+
+ private:
+  const Workload* workload_ = nullptr;
+  const MemoryView* memory_ = nullptr;
+  const std::vector<DataId>* log_ = nullptr;
+  std::size_t seen_ = 0;
+  std::vector<GpuId> gpu_;  // per task: the GPU whose queue holds it, or kNoId
+  std::vector<ReadyCost> cost_;
+};
 
 // Ready without the scan, for the queues served without priorities (HFP, the partitioner):
 // each task of one GPU's queue that may be served keeps its bytes missing (not resident) and
@@ -142,14 +207,8 @@ class ReadyIndex {
     in_.assign(workload.task_count(), 0);
   }
   void add(TaskId task, std::size_t position) {
-    Key key{0, 0, position, task};
-    for (const Access& access : workload_->accesses(task)) {
-      if (!reads(access.mode)) continue;
-      const ReplicaState state = memory_->state(gpu_, access.data);
-      const auto bytes = static_cast<double>(workload_->data()[access.data].bytes);
-      if (state != ReplicaState::Resident) key.missing += bytes;
-      if (state == ReplicaState::Absent) key.absent += bytes;
-    }
+    const ReadyCost cost = ready_cost(*workload_, *memory_, gpu_, task);
+    const Key key{cost.missing, cost.absent, position, task};
     key_[task] = key;
     in_[task] = 1;
     order_.insert(key);

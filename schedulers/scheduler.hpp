@@ -45,6 +45,11 @@ class MemoryView {
   virtual double free_bytes(GpuId gpu) const = 0;
   // The host's copy: Resident while valid, Loading while a write-back brings it, else Absent.
   virtual ReplicaState host_state(DataId) const { return ReplicaState::Resident; }
+  // Every data whose state changed since this was first asked (on any memory or the host, in
+  // order; it grows as the run goes), so that a scheduler can keep what it derives from state()
+  // and refresh only what changed (ReadyCosts); nullptr where the executor keeps no such log,
+  // and then state() must be asked each time. Ask it in prepare(), before any state changes.
+  virtual const std::vector<DataId>* state_change_log() const { return nullptr; }
 };
 
 // The known future of a GPU: the position of the next use of a data in what the scheduler

@@ -1,10 +1,13 @@
-// Static orders: permutations, CM/RCM relation, MST on a small graph, seeded RANDOM; and which end LWS steals from.
+// Static orders: permutations, CM/RCM relation, MST on a small graph, seeded RANDOM; which end
+// LWS steals from; Ready's kept costs against its scan.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <numeric>
 
 #include "helpers.hpp"
+#include "schedulers/ready.hpp"
+#include "util/rng.hpp"
 
 using namespace tilelens;
 
@@ -212,5 +215,76 @@ TEST_CASE("starpu-random is StarPU's random: workers drawn from drand48 seeded a
         CHECK(got == expected[g]);
       }
     }
+  }
+}
+
+namespace {
+// Two GPUs' replica states, changed at random, with the executor's log of changes.
+class LoggedMemory final : public MemoryView {
+ public:
+  explicit LoggedMemory(std::size_t data) : states_(2 * data, ReplicaState::Absent), data_(data) {}
+  ReplicaState state(GpuId gpu, DataId d) const override { return states_[gpu * data_ + d]; }
+  double free_bytes(GpuId) const override { return 0; }
+  const std::vector<DataId>* state_change_log() const override { return &log_; }
+  void set(GpuId gpu, DataId d, ReplicaState state) {
+    states_[gpu * data_ + d] = state;
+    log_.push_back(d);
+  }
+
+ private:
+  std::vector<ReplicaState> states_;
+  std::size_t data_;
+  std::vector<DataId> log_;
+};
+}  // namespace
+
+TEST_CASE("Ready's kept costs equal the costs asked at each scan, and pick what the scan picks, through random state changes",
+          "[ready]") {
+  // Cholesky's tasks read one to three tiles, with priorities: the scan skips some by priority.
+  const Workload w = test::generated("cholesky:N=7");
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed " << seed);
+    Rng rng(seed);
+    LoggedMemory memory(w.data_count());
+    ReadyCosts costs;
+    costs.reset(w, memory);
+    TaskQueue queues[2], scanned_queues[2];
+    std::vector<GpuId> queued(w.task_count(), kNoId);
+    std::uint64_t by_costs = 0, by_scan = 0;
+    for (int step = 0; step < 400; ++step) {
+      const auto action = rng.below(4);
+      const auto gpu = static_cast<GpuId>(rng.below(2));
+      if (action == 0) {  // queue a task not queued yet
+        const auto task = static_cast<TaskId>(rng.below(w.task_count()));
+        if (queued[task] != kNoId) continue;
+        queued[task] = gpu;
+        queues[gpu].push_back(task);
+        scanned_queues[gpu].push_back(task);
+        costs.add(task, gpu);
+      } else if (action == 1) {  // a datum changes state on one GPU
+        memory.set(gpu, static_cast<DataId>(rng.below(w.data_count())), static_cast<ReplicaState>(rng.below(3)));
+      } else if (!queues[gpu].empty()) {  // a pop: DMDAR's, against the scan that asks each time
+        costs.refresh();
+        queues[gpu].compact_if_sparse();
+        const auto kept = ready_select_by(queues[gpu], w, ReadyPriority::AtLeastHead, [](TaskId) { return true; },
+                                          [&](TaskId t) { return costs.cost(t); }, by_costs);
+        const auto asked = ready_select(scanned_queues[gpu], w, memory, gpu, ReadyPriority::AtLeastHead, [](TaskId) { return true; }, by_scan);
+        REQUIRE(kept.has_value());
+        REQUIRE(asked.has_value());
+        const TaskId task = queues[gpu].take(*kept);
+        REQUIRE(task == scanned_queues[gpu].take(*asked));
+        REQUIRE(by_costs == by_scan);
+        costs.remove(task);
+        queued[task] = kNoId;
+      }
+      costs.refresh();
+      for (TaskId t = 0; t < w.task_count(); ++t) {
+        if (queued[t] == kNoId) continue;
+        const ReadyCost kept = costs.cost(t), asked = ready_cost(w, memory, queued[t], t);
+        REQUIRE(kept.missing == asked.missing);
+        REQUIRE(kept.absent == asked.absent);
+      }
+    }
+    CHECK(by_scan > 0);
   }
 }
