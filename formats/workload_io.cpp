@@ -25,6 +25,9 @@
 namespace tilelens {
 namespace {
 
+// The file form; the generator line carries the file's digest when `with_digest`.
+Status write_workload_form(const Workload& w, std::ostream& out, bool with_digest);
+
 std::string number(double value) {
   char buffer[64];
   if (value == std::floor(value) && std::fabs(value) < 9e15) {
@@ -36,15 +39,21 @@ std::string number(double value) {
 }
 
 // The words of a line into `words` (reused from line to line: a file has a line per task).
+bool separates_words(char c) {
+  constexpr std::uint64_t kSeparators = (1ull << ' ') | (1ull << '\t') | (1ull << '\r');
+  const auto byte = static_cast<unsigned char>(c);
+  return byte <= ' ' && ((kSeparators >> byte) & 1u) != 0;
+}
+
 void split_words(std::string_view line, std::vector<std::string_view>& words) {
   words.clear();
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
-    if (j > i) words.push_back(line.substr(i, j - i));
-    i = j;
+  const char* at = line.data();
+  const char* const end = at + line.size();
+  while (at < end) {
+    while (at < end && separates_words(*at)) ++at;
+    const char* const start = at;
+    while (at < end && !separates_words(*at)) ++at;
+    if (at > start) words.emplace_back(start, static_cast<std::size_t>(at - start));
   }
 }
 
@@ -69,6 +78,12 @@ class LineReader {
   }
 
   Result<double> real(std::string_view word, std::string_view field) const {
+    // A plain number, as files hold, directly; parse_real (the same value) words the errors.
+    double plain = 0;
+    if (auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), plain);
+        ec == std::errc() && ptr == word.data() + word.size() && std::isfinite(plain)) {
+      return plain;
+    }
     auto value = parse_real(word);
     if (!value || !std::isfinite(*value)) return error(field, quote_input(word) + " is not a valid number");
     return value;
@@ -147,7 +162,7 @@ Result<std::optional<std::size_t>> first_difference_from_generator(const Workloa
     }
     if (differs) {
       std::ostringstream actual;
-      if (auto status = write_workload(read, actual); !status) return status.error();
+      if (auto status = write_workload_form(read, actual, false); !status) return status.error();
       std::istringstream lines(actual.str());
       std::string text;
       std::size_t number = 0;
@@ -162,8 +177,8 @@ Result<std::optional<std::size_t>> first_difference_from_generator(const Workloa
   if (!generated) return generated.error();
   if (same_file_form(*generated, read)) return std::optional<std::size_t>();
   std::ostringstream expected, actual;
-  if (auto status = write_workload(*generated, expected); !status) return status.error();
-  if (auto status = write_workload(read, actual); !status) return status.error();
+  if (auto status = write_workload_form(*generated, expected, false); !status) return status.error();
+  if (auto status = write_workload_form(read, actual, false); !status) return status.error();
   if (expected.str() == actual.str()) return std::optional<std::size_t>();
   std::istringstream a(expected.str()), b(actual.str());
   std::string line_a, line_b;
@@ -175,12 +190,38 @@ Result<std::optional<std::size_t>> first_difference_from_generator(const Workloa
   }
 }
 
+// The digest a generated workload's file records on its generator line as digest=N, of the
+// file as it would be without that word: reading a file that still has it skips generating the
+// spec again to check the file (check_generator_line). 64-bit multiply-xorshift over 8-byte
+// words, keyed by the generators' output version; a check against edits and older generators,
+// not against forgery.
+std::string digest_of(std::string_view text) {
+  std::uint64_t hash = 0x9e3779b97f4a7c15ull ^ static_cast<std::uint64_t>(kGeneratorOutputVersion);
+  const auto mix = [&](std::uint64_t word) {
+    hash = (hash ^ word) * 0xff51afd7ed558ccdull;
+    hash ^= hash >> 32;
+  };
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    mix(word);
+  }
+  std::uint64_t tail = 0;
+  for (std::size_t k = 0; i + k < text.size(); ++k) tail |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[i + k])) << (8 * k);
+  mix(tail);
+  mix(text.size());  // so that trailing zero bytes count
+  return std::to_string(hash >> 1);  // below 2^63: a reader that does not know the key parses it as an integer and ignores it
+}
+
 }  // namespace
+
+std::string workload_file_digest(std::string_view text) { return digest_of(text); }
 
 std::string workload_content_hash(const Workload& workload) {
   HashingBuffer buffer;
   std::ostream out(&buffer);
-  (void)write_workload(workload, out);  // a hashing buffer takes every byte: it cannot fail
+  (void)write_workload_form(workload, out, false);  // a hashing buffer takes every byte: it cannot fail
   char text[20];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(buffer.hash));
   return std::string(text);
@@ -191,14 +232,9 @@ std::string workload_identity(const Workload& workload) {
   return "content:" + workload_content_hash(workload);
 }
 
-Status write_workload(const Workload& w, std::ostream& out) {
-  out << "tilelens-workload " << kWorkloadFormatVersion << "\n";
-  out << "name " << w.name() << "\n";
-  const GeneratorInfo& g = w.generator();
-  if (!g.name.empty()) {
-    out << "generator " << g.name << " N=" << g.N << " n=" << g.n << " b=" << g.b << " elem=" << g.elem
-        << " density=" << number(g.density) << " seed=" << g.seed << " spec=" << g.spec << "\n";
-  }
+namespace {
+
+void write_body(const Workload& w, std::ostream& out) {
   for (const auto& kind : w.kinds()) out << "kind " << kind << "\n";
   for (const Data& d : w.data()) {
     out << "data " << d.bytes << ' ' << d.matrix << ' ' << d.row << ' ' << d.col << ' ' << d.name << "\n";
@@ -223,9 +259,38 @@ Status write_workload(const Workload& w, std::ostream& out) {
       out << "\n";
     }
   }
+}
+
+Status write_workload_form(const Workload& w, std::ostream& out, bool with_digest) {
+  if (with_digest && !w.generator().name.empty()) {
+    std::ostringstream plain;
+    if (auto status = write_workload_form(w, plain, false); !status) return status;
+    const std::string text = std::move(plain).str();
+    const std::size_t generator_line = text.find("\ngenerator ");
+    const std::size_t at = text.find('\n', generator_line + 1);
+    out.write(text.data(), static_cast<std::streamsize>(at));
+    out << " digest=" << digest_of(text);
+    out.write(text.data() + at, static_cast<std::streamsize>(text.size() - at));
+    if (!out) return make_error("could not write the workload");
+    return Status::success();
+  }
+  out << "tilelens-workload " << kWorkloadFormatVersion << "\n";
+  out << "name " << w.name() << "\n";
+  const GeneratorInfo& g = w.generator();
+  if (g.name.empty()) {
+    write_body(w, out);
+  } else {
+    out << "generator " << g.name << " N=" << g.N << " n=" << g.n << " b=" << g.b << " elem=" << g.elem
+        << " density=" << number(g.density) << " seed=" << g.seed << " spec=" << g.spec << "\n";
+    write_body(w, out);
+  }
   if (!out) return make_error("could not write the workload");
   return Status::success();
 }
+
+}  // namespace
+
+Status write_workload(const Workload& w, std::ostream& out) { return write_workload_form(w, out, true); }
 
 Status save_workload(const Workload& workload, const std::string& path) {
   return write_output_file(path, [&](std::ostream& out) { return write_workload(workload, out); });
@@ -239,11 +304,16 @@ struct WorkloadFileState {
   std::optional<WorkloadBuilder> storage;
   std::vector<TaskId> order;
   std::set<std::string, std::less<>> kind_names;  // looked up by every task line
+  std::string last_kind;                          // the kind of the task line before, and its id:
+  KindId last_kind_id = 0;                        // tasks of a kind often come in runs
+  std::vector<Access> accesses;                   // a task line's, reused
   std::uint64_t total_bytes = 0;
+  std::string digest;                             // the generator line's digest=, if any,
+  std::size_t digest_begin = 0, digest_end = 0;   // and where " digest=N" lies in the text
 };
 
 // "generator NAME key=value...": the parameters it was made with.
-Status read_generator_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadBuilder& builder) {
+Status read_generator_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadFileState& state) {
     if (words.size() < 2) return at.error("generator", "missing generator name");
     GeneratorInfo info;
     info.name = std::string(words[1]);
@@ -253,6 +323,7 @@ Status read_generator_line(const LineReader& at, const std::vector<std::string_v
       const auto key = words[i].substr(0, equal);
       const auto value = words[i].substr(equal + 1);
       if (key == "spec") { info.spec = std::string(value); continue; }
+      if (key == "digest") { state.digest = std::string(value); continue; }
       if (key == "density") {
         auto density = at.real(value, "density");
         if (!density) return density.error();
@@ -268,7 +339,7 @@ Status read_generator_line(const LineReader& at, const std::vector<std::string_v
       else if (key == "seed") info.seed = static_cast<std::uint64_t>(*parsed);
       // unknown keys are ignored so that later versions can add parameters
     }
-    builder.set_generator(info);
+    state.builder->set_generator(info);
   return Status::success();
 }
 
@@ -305,7 +376,11 @@ Status read_data_line(const LineReader& at, const std::vector<std::string_view>&
 Status read_task_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadFileState& state) {
     // A task without accesses computes only (imported runs hold them: docs/starpu-import.md).
     if (words.size() < 7) return at.error("task", "expected 'task KIND FLOPS PRIORITY I J K [MODE:DATA...]'");
-    if (state.kind_names.find(words[1]) == state.kind_names.end()) return at.error("kind", "kind " + quote_input(words[1]) + " is not declared by a 'kind' line above");
+    if (words[1] != state.last_kind) {
+      if (state.kind_names.find(words[1]) == state.kind_names.end()) return at.error("kind", "kind " + quote_input(words[1]) + " is not declared by a 'kind' line above");
+      state.last_kind = std::string(words[1]);
+      state.last_kind_id = state.builder->kind(state.last_kind);
+    }
     auto flops = at.real(words[2], "flops");
     if (!flops) return flops.error();
     if (*flops < 0) return at.error("flops", "must not be negative");
@@ -318,7 +393,8 @@ Status read_task_line(const LineReader& at, const std::vector<std::string_view>&
     if (!j) return j.error();
     auto k = at.integer<std::int32_t>(words[6], "k");
     if (!k) return k.error();
-    std::vector<Access> accesses;
+    std::vector<Access>& accesses = state.accesses;
+    accesses.clear();
     for (std::size_t a = 7; a < words.size(); ++a) {
       const auto colon = words[a].find(':');
       if (colon == std::string_view::npos) return at.error("access", quote_input(words[a]) + " is not MODE:DATA (e.g. R:3)");
@@ -332,13 +408,16 @@ Status read_task_line(const LineReader& at, const std::vector<std::string_view>&
       }
       accesses.push_back({*data, *mode});
     }
-    state.builder->add_task(state.builder->kind(std::string(words[1])), accesses, *flops, *i, *j, *k, *priority);
+    state.builder->add_task(state.last_kind_id, accesses, *flops, *i, *j, *k, *priority);
   return Status::success();
 }
 
 // A file with a generator line must be what that spec generates: its bounds and run keys follow the spec.
-Status check_generator_line(const Workload& workload, const std::string& source) {
+// A file whose digest is the one its generator line records was written, unchanged since, from
+// what the spec generated: only another file needs the spec generated again to compare.
+Status check_generator_line(const Workload& workload, const std::string& source, std::string_view undigested, const std::string& recorded_digest) {
   if (workload.generator().name.empty()) return Status::success();
+  if (!recorded_digest.empty() && !undigested.empty() && recorded_digest == digest_of(undigested)) return Status::success();
   const std::string& spec = workload.generator().spec;
   auto difference = first_difference_from_generator(workload);
   if (!difference) {
@@ -355,8 +434,9 @@ Status check_generator_line(const Workload& workload, const std::string& source)
 
 }  // namespace
 
-Result<Workload> read_workload(std::istream& in, const std::string& source) {
-  std::string line;
+namespace {
+
+Result<Workload> read_workload_text(std::string_view text, const std::string& source) {
   std::size_t number_of_line = 0;
   WorkloadFileState state;
   WorkloadBuilder*& builder = state.builder;
@@ -364,14 +444,18 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
   std::set<std::string, std::less<>>& kind_names = state.kind_names;
   bool header = false;
   std::vector<std::string_view> words;
-  while (std::getline(in, line)) {
+  for (std::size_t next = 0; next < text.size();) {
+    const char* const newline = static_cast<const char*>(std::memchr(text.data() + next, '\n', text.size() - next));
+    const std::size_t end = newline ? static_cast<std::size_t>(newline - text.data()) : text.size();
+    const std::string_view line = text.substr(next, end - next);
+    next = newline ? end + 1 : text.size();
     ++number_of_line;
     LineReader at(source, number_of_line);
     if (auto bad = invalid_utf8_at(line); bad != std::string::npos) {
       return at.error("", "byte " + std::to_string(bad + 1) + " is not valid UTF-8 (names are UTF-8 text)");
     }
     const auto hash = line.find('#');
-    std::string_view content(line.data(), hash == std::string::npos ? line.size() : hash);
+    const std::string_view content = line.substr(0, hash);
     split_words(content, words);
     if (words.empty()) continue;
     if (!header) {
@@ -401,7 +485,13 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
       storage.emplace(std::move(renamed));
       builder = &*storage;
     } else if (keyword == "generator") {
-      if (auto status = read_generator_line(at, words, *builder); !status) return status.error();
+      if (auto status = read_generator_line(at, words, state); !status) return status.error();
+      if (!state.digest.empty()) {
+        if (const auto word = line.find(" digest="); word != std::string_view::npos) {
+          state.digest_begin = static_cast<std::size_t>(line.data() - text.data()) + word;
+          state.digest_end = state.digest_begin + 8 + state.digest.size();
+        }
+      }
     } else if (keyword == "kind") {
       if (words.size() != 2) return at.error("kind", "expected 'kind NAME'");
       builder->kind(std::string(words[1]));
@@ -437,14 +527,44 @@ Result<Workload> read_workload(std::istream& in, const std::string& source) {
   if (!state.order.empty()) builder->set_submission_order(std::move(state.order));
   auto workload = std::move(*builder).finish();
   if (!workload) return make_error(source + ": " + workload.error().message);
-  if (auto status = check_generator_line(*workload, source); !status) return status.error();
+  // The file without its " digest=N": what its digest was taken of, if nothing changed.
+  std::string undigested;
+  if (state.digest_end > state.digest_begin && text.substr(state.digest_begin + 8, state.digest.size()) == state.digest) {
+    undigested.reserve(text.size());
+    undigested.append(text.substr(0, state.digest_begin)).append(text.substr(state.digest_end));
+  }
+  if (auto status = check_generator_line(*workload, source, undigested, state.digest); !status) return status.error();
   return workload;
 }
+
+}  // namespace
+
+Result<Workload> read_workload(std::istream& in, const std::string& source) {
+  std::ostringstream text;
+  text << in.rdbuf();
+  return read_workload_text(text.view(), source);
+}
+
+
 
 Result<Workload> load_workload(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error("cannot open workload file '" + path + "'");
-  return read_workload(in, path);
+  // Read whole: the lines are then views into it, not copies.
+  std::string text;
+  std::error_code ec;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > 0) {
+    text.resize(static_cast<std::size_t>(size));
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+  }
+  if (in && in.peek() != std::ifstream::traits_type::eof()) {  // not a regular file, or it grew
+    std::ostringstream rest;
+    rest << in.rdbuf();
+    text += rest.view();
+  }
+  if (in.bad()) return make_error("cannot read workload file '" + path + "'");
+  return read_workload_text(text, path);
 }
 
 Result<Workload> resolve_workload(const std::string& argument) {

@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 
 #include "model/model.hpp"
 
@@ -16,9 +17,14 @@ Status save_workload(const Workload& workload, const std::string& path);
 
 // `source` names the stream in error messages (a file path). A file with a `generator` line
 // is checked against what that generator makes, and refused when the two differ: its bounds
-// and its run keys come from that line.
+// and its run keys come from that line. A file written by write_workload carries on that line
+// the digest of its text (digest=N, workload_file_digest): while the digest still matches, the
+// file is known to be what the spec generated, and is not generated again to compare.
 Result<Workload> read_workload(std::istream& in, const std::string& source);
 Result<Workload> load_workload(const std::string& path);
+
+// The digest= a generated workload's file records: of the file's text without that word.
+std::string workload_file_digest(std::string_view text);
 
 // FNV-1a over the workload's file form, 16 hex digits: identical workloads hash the same
 // whatever produced them (the store keeps each once).

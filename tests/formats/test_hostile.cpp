@@ -135,6 +135,39 @@ TEST_CASE("a generator line is trusted only when the file is what it generates",
   CHECK(workload_identity(*file).starts_with("content:"));
 }
 
+TEST_CASE("a generated file's digest spares generating its spec again, and only while it matches", "[hostile][workload]") {
+  const Workload generated_workload = generated("cholesky:N=5");
+  const std::string text = file_text(generated_workload);
+  const auto word = text.find(" digest=");
+  REQUIRE(word != std::string::npos);
+  const auto end = text.find('\n', word);
+  std::string undigested = text;
+  undigested.erase(word, end - word);
+  CHECK(text.substr(word + 8, end - word - 8) == workload_file_digest(undigested));
+  auto read = read_text(text);
+  REQUIRE(read);
+  CHECK(workload_content_hash(*read) == workload_content_hash(generated_workload));
+  // A wrong digest, or none (files of earlier versions): the file is generated again and compared.
+  std::string wrong = text;
+  wrong[word + 8] = wrong[word + 8] == '1' ? '2' : '1';
+  CHECK(read_text(wrong));
+  CHECK(read_text(undigested));
+  // A task's flops edited, digest kept: refused, as without one.
+  std::string edited = text;
+  const auto task = edited.find("task GEMM ");
+  edited.replace(edited.find(' ', task + 10), 0, "7");
+  CHECK_FALSE(read_text(edited));
+  // The digest is trusted, not a guard against forgery: an edit with its digest recomputed is
+  // taken as the spec's (which shows that a matching digest skips the comparison).
+  std::string forged = edited;
+  forged.erase(word, end - word);
+  const std::string digest = workload_file_digest(forged);
+  forged.insert(word, " digest=" + digest);
+  auto taken = read_text(forged);
+  REQUIRE(taken);
+  CHECK(workload_content_hash(*taken) != workload_content_hash(generated_workload));
+}
+
 TEST_CASE("an edited workload file is a new workload to a sweep, not a run already stored", "[hostile][sweep]") {
   TempFile database("edited.db");
   TempFile workload("edited.workload");
