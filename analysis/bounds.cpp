@@ -52,24 +52,31 @@ double compulsory_load_bytes(const Workload& workload, const Platform& platform)
       if (--missing[next] == 0) order.push_back(next);
     }
   }
-  std::map<std::pair<TaskId, DataId>, bool> write_preceded_by_read;  // write-only accesses only
+  // Per access (Task::first_access + its index): for a write-only one, whether a read precedes it.
+  std::size_t access_slots = 0;
+  for (const Task& task : workload.tasks()) access_slots = std::max<std::size_t>(access_slots, task.first_access + task.access_count);
+  std::vector<char> write_preceded_by_read(access_slots, 0);
+  std::vector<char> gpu_only_kind(workload.kinds().size());
+  for (std::size_t k = 0; k < gpu_only_kind.size(); ++k) gpu_only_kind[k] = platform.cpus == 0 || !(platform.cpu_gflops_of(workload.kinds()[k]) > 0);
   std::vector<char> read_on_gpu(nd, 0), unpreceded_write(nd, 0);
   for (const TaskId t : order) {
-    const std::string& kind = workload.kinds()[workload.tasks()[t].kind];
-    const bool gpu_only = platform.cpus == 0 || !(platform.cpu_gflops_of(kind) > 0);
-    for (const Access& access : workload.accesses(t)) {
+    const bool gpu_only = gpu_only_kind[workload.tasks()[t].kind] != 0;
+    const auto accesses = workload.accesses(t);
+    for (std::size_t a = 0; a < accesses.size(); ++a) {
+      const Access& access = accesses[a];
       if (access.mode != AccessMode::Write) {
         if (gpu_only) read_on_gpu[access.data] = 1;
         continue;
       }
       bool preceded = false;
       for (const TaskId before : workload.predecessors(t)) {
-        for (const Access& earlier : workload.accesses(before)) {
-          if (earlier.data != access.data) continue;
-          preceded |= earlier.mode != AccessMode::Write || write_preceded_by_read[{before, access.data}];
+        const auto earlier = workload.accesses(before);
+        for (std::size_t b = 0; b < earlier.size(); ++b) {
+          if (earlier[b].data != access.data) continue;
+          preceded |= earlier[b].mode != AccessMode::Write || write_preceded_by_read[workload.tasks()[before].first_access + b] != 0;
         }
       }
-      write_preceded_by_read[{t, access.data}] = preceded;
+      write_preceded_by_read[workload.tasks()[t].first_access + a] = preceded ? 1 : 0;
       // With CPU workers the preceding read may run on a CPU, without a load: any write counts.
       if (!preceded || cpu_computes) unpreceded_write[access.data] = 1;
     }

@@ -1,8 +1,12 @@
-// Units people type: sizes, memory in data items, bandwidths, durations, rates.
+// Units people type: sizes, memory in data items, bandwidths, durations, rates; and the order
+// of priority queues (PriorityFifo against a set of PriorityKeys).
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "model/params.hpp"
+#include "model/priority_key.hpp"
 #include "model/units.hpp"
+#include "util/rng.hpp"
 
 using namespace tilelens;
 
@@ -75,4 +79,34 @@ TEST_CASE("binary sizes read as the papers' memories", "[units]") {
   CHECK(format_binary_bytes(900 * 1024) == "900 KiB");
   CHECK(format_binary_bytes(512) == "512 B");
   CHECK(format_binary_bytes(0) == "0 B");
+}
+
+TEST_CASE("PriorityFifo serves what a set of PriorityKeys serves: the highest priority first, then the first arrived", "[model]") {
+  Rng rng(5);
+  for (int round = 0; round < 50; ++round) {
+    PriorityFifo fifo;
+    std::set<PriorityKey> reference;
+    std::uint64_t arrivals = 0;
+    // Some rounds draw from few priorities (runs in order), some from many (mostly out of order).
+    const std::uint64_t spread = round % 2 == 0 ? 3 : 1000;
+    for (int step = 0; step < 500; ++step) {
+      if (reference.empty() || rng.below(3) != 0) {
+        const auto priority = static_cast<std::int64_t>(rng.below(spread)) - 1;
+        const auto task = static_cast<TaskId>(step);
+        fifo.push(priority, task);
+        reference.insert(PriorityKey{priority, arrivals++, task});
+      } else {
+        REQUIRE_FALSE(fifo.empty());
+        REQUIRE(fifo.front() == reference.begin()->task);
+        fifo.pop_front();
+        reference.erase(reference.begin());
+      }
+    }
+    while (!reference.empty()) {
+      REQUIRE(fifo.front() == reference.begin()->task);
+      fifo.pop_front();
+      reference.erase(reference.begin());
+    }
+    CHECK(fifo.empty());
+  }
 }
