@@ -444,15 +444,19 @@ Result<Workload> read_workload_text(std::string_view text, const std::string& so
   std::set<std::string, std::less<>>& kind_names = state.kind_names;
   bool header = false;
   std::vector<std::string_view> words;
+  // Checked whole, in one pass: the first bad byte is reported when its line comes, as a line
+  // by line check would (no line before it has one, and a newline ends any sequence).
+  const std::size_t first_bad_byte = invalid_utf8_at(text);
   for (std::size_t next = 0; next < text.size();) {
     const char* const newline = static_cast<const char*>(std::memchr(text.data() + next, '\n', text.size() - next));
     const std::size_t end = newline ? static_cast<std::size_t>(newline - text.data()) : text.size();
     const std::string_view line = text.substr(next, end - next);
+    const std::size_t line_start = next;
     next = newline ? end + 1 : text.size();
     ++number_of_line;
     LineReader at(source, number_of_line);
-    if (auto bad = invalid_utf8_at(line); bad != std::string::npos) {
-      return at.error("", "byte " + std::to_string(bad + 1) + " is not valid UTF-8 (names are UTF-8 text)");
+    if (first_bad_byte != std::string_view::npos && first_bad_byte < next) {
+      return at.error("", "byte " + std::to_string(first_bad_byte - line_start + 1) + " is not valid UTF-8 (names are UTF-8 text)");
     }
     const auto hash = line.find('#');
     const std::string_view content = line.substr(0, hash);
