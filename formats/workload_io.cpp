@@ -458,6 +458,20 @@ Result<Workload> read_workload_text(std::string_view text, const std::string& so
     if (first_bad_byte != std::string_view::npos && first_bad_byte < next) {
       return at.error("", "byte " + std::to_string(first_bad_byte - line_start + 1) + " is not valid UTF-8 (names are UTF-8 text)");
     }
+    // The commonest line of a DAG's file, "dep BEFORE AFTER" as write_workload writes it, parsed
+    // at once; any other form of it takes the general way below, which words the errors.
+    if (header && line.starts_with("dep ")) {
+      TaskId before = 0, after = 0;
+      const char* const stop = line.data() + line.size();
+      const auto first = std::from_chars(line.data() + 4, stop, before);
+      if (first.ec == std::errc() && first.ptr < stop && *first.ptr == ' ') {
+        const auto second = std::from_chars(first.ptr + 1, stop, after);
+        if (second.ec == std::errc() && second.ptr == stop && before < builder->task_count() && after < builder->task_count()) {
+          builder->add_dependency(before, after);
+          continue;
+        }
+      }
+    }
     const auto hash = line.find('#');
     const std::string_view content = line.substr(0, hash);
     split_words(content, words);
