@@ -20,20 +20,7 @@ Result<const CudaModule*> load() {
                       .needs = "the CUDA 13 runtime, cuBLAS, cuSOLVER and CUPTI must be installed",
                       .absent_because = "it was built without the CUDA toolkit",
                       .entry = kCudaModuleEntry};
-  auto opened = open_module(search);
-  if (!opened) return opened.error();
-  const auto entry = reinterpret_cast<TilelensCudaModuleEntry>(opened->entry);
-  const CudaModule* module = entry();
-  if (!module) return make_error(opened->path + " is not a tilelens CUDA module (" + kCudaModuleEntry + " gave nothing)");
-  if (module->version != kCudaModuleVersion || module->layout != kCudaModuleLayout) {
-    const std::string why = module->version != kCudaModuleVersion
-                                ? "module version " + std::to_string(module->version) + ", this tilelens expects " +
-                                      std::to_string(kCudaModuleVersion)
-                                : "its records and workloads are laid out differently";
-    return make_error("the CUDA module " + opened->path + " comes from another build of tilelens (" + why +
-                      "): rebuild it, or point TILELENS_CUDA_MODULE at the right one");
-  }
-  return module;
+  return load_module_table<CudaModule>(search, kCudaModuleVersion, kCudaModuleLayout);
 }
 
 // Loaded once per process; the outcome, good or bad, is kept.

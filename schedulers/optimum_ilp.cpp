@@ -17,13 +17,7 @@ Result<const CbcModule*> load() {
                       .needs = "CBC's libraries (coinor-libcbc3) must be installed",
                       .absent_because = "it was built without CBC",
                       .entry = kCbcModuleEntry};
-  auto opened = open_module(search);
-  if (!opened) return opened.error();
-  const CbcModule* module = reinterpret_cast<TilelensCbcModuleEntry>(opened->entry)();
-  if (!module || module->version != kCbcModuleVersion || module->layout != kCbcModuleLayout) {
-    return make_error("the CBC module " + opened->path + " comes from another build of tilelens: rebuild it, or point TILELENS_CBC_MODULE at the right one");
-  }
-  return module;
+  return load_module_table<CbcModule>(search, kCbcModuleVersion, kCbcModuleLayout);
 }
 
 }  // namespace

@@ -91,4 +91,24 @@ inline Result<OpenedModule> open_module(const ModuleSearch& search) {
                     search.absent_because + ", or the module was moved; set " + search.env_variable + " to its path");
 }
 
+// A module whose entry returns its table (a struct whose first members are `version` and
+// `layout`): the table, once checked to come from this build; a module of another version or
+// layout is refused with the reason instead of being called.
+template <class Table>
+Result<const Table*> load_module_table(const ModuleSearch& search, std::uint32_t version, std::uint64_t layout) {
+  auto opened = open_module(search);
+  if (!opened) return opened.error();
+  using Entry = const Table* (*)();
+  const Table* table = reinterpret_cast<Entry>(opened->entry)();
+  if (!table) return make_error(opened->path + " is not a tilelens " + search.what + " (" + search.entry + " gave nothing)");
+  if (table->version != version || table->layout != layout) {
+    const std::string why = table->version != version
+                                ? "module version " + std::to_string(table->version) + ", this tilelens expects " + std::to_string(version)
+                                : "the types it shares with this tilelens are laid out differently";
+    return make_error("the " + search.what + " " + opened->path + " comes from another build of tilelens (" + why + "): rebuild it, or point " +
+                      search.env_variable + " at the right one");
+  }
+  return table;
+}
+
 }  // namespace tilelens
