@@ -38,13 +38,14 @@ std::string number(double value) {
   return buffer;
 }
 
-// The words of a line into `words` (reused from line to line: a file has a line per task).
+// Spaces, tabs and the carriage returns of files written on Windows separate a line's words.
 bool separates_words(char c) {
   constexpr std::uint64_t kSeparators = (1ull << ' ') | (1ull << '\t') | (1ull << '\r');
   const auto byte = static_cast<unsigned char>(c);
   return byte <= ' ' && ((kSeparators >> byte) & 1u) != 0;
 }
 
+// The words of a line into `words` (reused from line to line: a file has a line per task).
 void split_words(std::string_view line, std::vector<std::string_view>& words) {
   words.clear();
   const char* at = line.data();
