@@ -11,7 +11,7 @@ namespace tilelens {
 
 struct OptimumIlpResult {
   std::string error;         // why it did not run (two GPUs)
-  double loads = 0;          // the best schedule found
+  double loads = 0;          // the best schedule found; infinity when none was found in time
   double lower_bound = 0;    // CBC's best bound
   bool proven = false;
   double seconds = 0;

@@ -165,7 +165,9 @@ int cmd_bench_optimum(const ParsedArgs& args, std::ostream& out, std::ostream& e
         if (!ilp.error.empty()) {
           text += "   " + ilp.error + "\n";
         } else {
-          std::snprintf(line, sizeof line, "   %10.0f %6.0f  %-6s %8.2f s\n", ilp.loads, std::ceil(ilp.lower_bound - 1e-6), ilp.proven ? "yes" : "no",
+          char loads[32] = "none";  // no schedule found within the limit
+          if (std::isfinite(ilp.loads)) std::snprintf(loads, sizeof loads, "%.0f", ilp.loads);
+          std::snprintf(line, sizeof line, "   %10s %6.0f  %-6s %8.2f s\n", loads, std::ceil(ilp.lower_bound - 1e-6), ilp.proven ? "yes" : "no",
                         ilp.seconds);
           text += line;
         }

@@ -9,6 +9,7 @@
 
 #include <bit>
 #include <chrono>
+#include <limits>
 #include <vector>
 
 #include <coin/Cbc_C_Interface.h>
@@ -94,7 +95,8 @@ OptimumIlpResult solve_with_cbc(const OptimumProblem& p, double seconds) {
   const auto start = std::chrono::steady_clock::now();
   Cbc_solve(model);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.loads = Cbc_getObjValue(model);
+  // Without a feasible schedule found in time, CBC's objective is its infinity (1e50).
+  result.loads = Cbc_bestSolution(model) ? Cbc_getObjValue(model) : std::numeric_limits<double>::infinity();
   result.lower_bound = Cbc_getBestPossibleObjValue(model);
   result.proven = Cbc_isProvenOptimal(model) != 0;
   Cbc_deleteModel(model);

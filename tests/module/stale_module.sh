@@ -13,9 +13,8 @@ grep -q "laid out differently" <<<"$err" || { echo "no layout reason in: $err"; 
 if grep -q "was called" <<<"$err"; then echo "the stale module was called: $err"; exit 1; fi
 echo "refused: $err"
 # The CBC module (loaded only for the optimum's integer program): a library that is not one is
-# refused by name in the CBC columns; the one built beside tilelens loads and solves.
-out=$(TILELENS_CBC_MODULE=$stale "$tilelens" bench optimum --cbc --quick --time-limit 0.1 2>&1 | sed -n 3p)
+# refused by name in the CBC columns. (That the module built beside tilelens loads and solves,
+# the optimum's tests show: "the integer program CBC solves agrees with the search".)
+out=$(TILELENS_CBC_MODULE=$stale "$tilelens" bench optimum --cbc --quick --time-limit 0.01 2>&1 | sed -n 3p)
 grep -q "is not a tilelens CBC module" <<<"$out" || { echo "a library that is no CBC module was not refused by name: $out"; exit 1; }
-out=$("$tilelens" bench optimum --cbc --quick --time-limit 0.1 2>&1 | sed -n 3p)
-[[ "$out" =~ ^matmul2d:N=3\ .*\ s\ +[0-9]+\ +[0-9]+\ +(yes|no)\ +[0-9.]+\ s$ ]] || { echo "the CBC module did not solve matmul2d:N=3: $out"; exit 1; }
 echo "CBC module: $out"
