@@ -15,6 +15,8 @@
 namespace tilelens::db {
 namespace {
 
+constexpr std::int64_t kMappedBytes = std::int64_t{1} << 30;  // SQLite maps no more than the file holds
+
 // How to read an existing file. SQLite reads a WAL database through a -shm file it creates
 // beside it; in a directory this user cannot write, the file is opened immutable instead (no
 // one can be writing it there), unless its -wal holds commits that only the log has.
@@ -30,6 +32,8 @@ Result<Connection::Access> read_access(const std::string& path) {
   }
   return Connection::Access::Immutable;
 }
+
+}  // namespace
 
 // Switches a new file to WAL mode. The switch needs the file to itself, and SQLite answers
 // "locked" at once, without waiting, while another process reads the schema that this one
@@ -50,15 +54,34 @@ Status use_write_ahead_log(Connection& connection) {
   }
 }
 
+std::filesystem::path staging_path(const std::string& path, std::string_view purpose) {
+  const std::filesystem::path target(path);
+  return target.parent_path() / ("." + target.filename().string() + "." + std::string(purpose) + "-" + std::to_string(::getpid()));
+}
+
+Result<bool> link_new_file(const std::filesystem::path& staging, const std::filesystem::path& target) {
+  std::error_code ec;
+  const int linked = ::link(staging.c_str(), target.c_str());
+  const int link_error = errno;
+  if (linked == 0) return true;
+  if (link_error == EEXIST) return false;
+  // A file system without hard links: the rename replaces, so check first (the window is
+  // this process's own two calls).
+  if (std::filesystem::exists(target, ec)) return false;
+  std::filesystem::rename(staging, target, ec);
+  if (ec) return make_error(target.string() + ": " + std::string(std::strerror(link_error)));
+  return true;
+}
+
+namespace {
+
 // A new database is born whole: its schema is made, in WAL mode, in a file of its own beside
 // `path`, which is then linked in under `path` in one step that fails if another process got
 // there first. A kill at any instant thus leaves no database, or a complete empty one (and at
 // worst a stray ".path.new-PID" file), and a concurrent first open never sees a half-made
 // schema. link() does not replace: when another process won, its file is the database.
 Status create_whole(const std::string& path) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path staging =
-      target.parent_path() / ("." + target.filename().string() + ".new-" + std::to_string(::getpid()));
+  const std::filesystem::path staging = staging_path(path, "new");
   std::error_code ec;
   std::filesystem::remove(staging, ec);  // left by a killed process of the same id
   {
@@ -71,18 +94,9 @@ Status create_whole(const std::string& path) {
       return make_error(path + ": cannot create the database: " + made.error().message);
     }
   }  // closed: the log is checkpointed into the file and removed
-  const int linked = ::link(staging.c_str(), target.c_str());
-  const int link_error = errno;
-  if (linked != 0 && link_error != EEXIST) {
-    // A file system without hard links: the rename replaces, so check first (the window is
-    // this process's own two calls).
-    if (!std::filesystem::exists(target, ec)) std::filesystem::rename(staging, target, ec);
-    if (ec) {
-      std::filesystem::remove(staging, ec);
-      return make_error(path + ": cannot create the database: " + std::string(std::strerror(link_error)));
-    }
-  }
+  auto linked = link_new_file(staging, path);
   std::filesystem::remove(staging, ec);
+  if (!linked) return make_error(path + ": cannot create the database: " + linked.error().message);
   return Status::success();
 }
 
@@ -118,9 +132,15 @@ Result<Store> Store::open(const std::string& path, OpenMode mode) {
   if (!access) return access.error();
   auto connection = Connection::open(path, *access);
   if (!connection) return connection.error();
+  const bool merge_input = mode == OpenMode::MergeInput;
+  if (merge_input) {
+    if (auto status = connection->exec("PRAGMA mmap_size = " + std::to_string(kMappedBytes)); !status) return status.error();
+  }
   if (auto status = prepare_schema(*connection, writable); !status) return status.error();
   if (auto status = check_schema_shape(*connection); !status) return status.error();
-  if (auto status = check_integrity(*connection); !status) return status.error();
+  if (auto status = check_integrity(*connection, merge_input ? IntegrityScope::IndexedTables : IntegrityScope::WholeFile); !status) {
+    return status.error();
+  }
   if (writable) {
     // WAL: readers never block the writer nor see a half-written run; NORMAL sync is
     // durable against a killed process (only a power loss may drop the last commits).

@@ -71,7 +71,12 @@ class Store {
  public:
   // ReadOnlyUpgrading reads like ReadOnly, but upgrades a file of an older schema version in
   // place first (one read-write open), as the app and the CLI's reading commands do.
-  enum class OpenMode { ReadOnly, ReadWrite, ReadOnlyUpgrading };
+  // MergeInput reads like ReadOnly, for a merge (merge_all), which reads every row of the
+  // file: through a memory map instead of a read() per page (half the system time), and with
+  // SQLite's integrity check over the tables with indexes only, since the merge's value check
+  // reads every row of every table (check_integrity, schema.hpp). A file that another process
+  // truncates while it is mapped would end this one with SIGBUS, so the map is kept to merges.
+  enum class OpenMode { ReadOnly, ReadWrite, ReadOnlyUpgrading, MergeInput };
   // Opens or creates the database, checks that it is a tilelens database of a version this
   // build reads, and upgrades an older schema (read-write only).
   static Result<Store> open(const std::string& path, OpenMode mode = OpenMode::ReadWrite);
@@ -133,7 +138,8 @@ class Store {
   // workloads by content hash, platforms by their fields, sweeps by their spec, runs by run key
   // within their sweep (a complete one before a failed one; incomplete runs and claims stay
   // behind), each with everything recorded for it. Idempotent: merging a file twice, or shards
-  // that overlap, stores each run once. All or nothing: every input is checked before
+  // that overlap, stores each run once; a file named twice (under any name) is read once, and
+  // this file under another name is refused. All or nothing: every input is checked before
   // anything is written (opened as a database of this schema version, SQLite's integrity
   // check, every run read back, every value checked against its column and its references:
   // check_stored_values), on up to one thread per core; an input refused leaves this file
@@ -146,6 +152,13 @@ class Store {
   };
   using MergeCallback = std::function<void(const std::string& path, const MergeReport& report)>;
   Result<MergeReport> merge_all(const std::vector<std::string>& paths, const MergeCallback& merged = {});
+  // merge_all into a database that does not exist yet: it is built under a name of its own,
+  // without a rollback journal or a write-ahead log (nobody reads it before it is whole, so
+  // each page is written once, not to the log and then to the file), switched to WAL, and
+  // linked in under `path` only when every input has merged. Any refusal, at any input, leaves
+  // no file under `path`. Refused if `path` exists, before or when linking. `merged` hears of
+  // each file once the whole has been linked in.
+  static Result<MergeReport> merge_into_new(const std::string& path, const std::vector<std::string>& paths, const MergeCallback& merged = {});
   // Every stored value against its column's type and its references (check_stored_values,
   // schema.hpp): what a merge asks of each input before it writes anything.
   Status check_values();

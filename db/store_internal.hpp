@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,13 @@ namespace tilelens::db {
 struct Store::Impl {
   Connection connection;
 };
+
+// store.cpp: new files are made under a name of their own beside `path` (".NAME.PURPOSE-PID")
+// and linked in whole, never replacing: link_new_file says false when `target` was there
+// already. use_write_ahead_log switches a connection's file to WAL, waiting out readers.
+std::filesystem::path staging_path(const std::string& path, std::string_view purpose);
+Result<bool> link_new_file(const std::filesystem::path& staging, const std::filesystem::path& target);
+Status use_write_ahead_log(Connection& connection);
 
 struct RunWriter::State {
   Connection* connection = nullptr;

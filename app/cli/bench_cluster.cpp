@@ -73,9 +73,8 @@ int cmd_bench_cluster(const ParsedArgs& args, std::ostream& out, std::ostream& e
   const double total = std::accumulate(seconds.begin(), seconds.end(), 0.0);
   const double slowest = *std::max_element(seconds.begin(), seconds.end()), mean = total / kShards;
   const auto begin = std::chrono::steady_clock::now();
-  auto merged = db::Store::open((folder / "merged.db").string());
-  if (!merged) return fail(err, describe(merged.error()));
-  auto report = merged->merge_all(parts);
+  // As `tilelens db merge merged.db shard-*.db` does: a new file, closed when the clock stops.
+  auto report = db::Store::merge_into_new((folder / "merged.db").string(), parts);
   if (!report) return fail(err, describe(report.error()));
   const std::size_t runs = report->runs_added;
   const double merge_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();

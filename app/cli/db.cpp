@@ -28,8 +28,9 @@ const CommandSpec kDbMerge{
     "Merge databases into OUT.db (created if absent): workloads by content hash, runs by run key within their\n"
     "sweep (sweeps by their grid), each stored once: merging twice, or shards that overlap, adds nothing new.\n"
     "All or nothing: every input is checked first (a database of this schema version, whole, every run and value\n"
-    "reading back), and one refused leaves OUT.db unchanged; the copies then go in one transaction per ten inputs.\n"
-    "Inputs are only read. docs/cluster.md.",
+    "reading back), and one refused leaves OUT.db unchanged. A new OUT.db is built under a name of its own and\n"
+    "appears only once every input has merged; into an existing one, the copies go in one transaction per ten\n"
+    "inputs. Inputs are only read. docs/cluster.md.",
     {},
     "example:\n"
     "  tilelens sweep --db shard-1.db --preset fgcs-fig5 --shard 1/2 && tilelens sweep --db shard-2.db --preset fgcs-fig5 --shard 2/2\n"
@@ -43,24 +44,26 @@ int cmd_db_merge(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   }
   std::error_code ec;
   const bool existed = std::filesystem::exists(target, ec);
-  auto store = db::Store::open(target);
-  if (!store) return fail(err, describe(store.error()));
   const std::vector<std::string> inputs(args.positional.begin() + 1, args.positional.end());
   std::size_t files = 0, runs = 0;
-  auto total = store->merge_all(inputs, [&](const std::string& path, const db::Store::MergeReport& report) {
+  const auto heard = [&](const std::string& path, const db::Store::MergeReport& report) {
     out << path << ": " << report.runs_added << " runs added, " << report.runs_skipped << " already there or incomplete, "
         << report.workloads_added << " new workloads\n";
     ++files;
     runs += report.runs_added;
-  });
+  };
+  Result<db::Store::MergeReport> total = db::Store::MergeReport{};
+  if (existed) {
+    auto store = db::Store::open(target);
+    if (!store) return fail(err, describe(store.error()));
+    total = store->merge_all(inputs, heard);
+  } else {
+    total = db::Store::merge_into_new(target, inputs, heard);
+  }
   if (!total) {
     err << "tilelens: " << describe(total.error()) << "\n";
     if (files == 0) {
       err << "nothing was merged: " << target << (existed ? " is as it was" : " was not created") << "\n";
-      if (!existed) {  // made by this command a moment ago, empty: it goes
-        { db::Store closed = std::move(*store); }
-        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(target + suffix, ec);
-      }
     } else {
       err << "merged before it: " << runs << " runs from " << files << " file" << (files == 1 ? "" : "s") << " (in transactions of ten inputs); "
           << target << " holds them\n";

@@ -217,6 +217,11 @@ TEST_CASE("a merge with any bad input leaves the output byte for byte unchanged"
       {"UPDATE loads SET bytes = 1.5 WHERE seq = 0", "bytes holds real 1.5"},
       {"UPDATE loads SET task_id = 'first' WHERE seq = 0", "task_id holds text 'first'"},
       {"UPDATE evictions SET time_ns = x'00ff' WHERE seq = 0", "time_ns holds blob X'00FF'"},
+      // Records of no run: the run gone, or a key that names none (text sorts above numbers).
+      {"DELETE FROM runs", "run_id 1 names no run"},
+      {"UPDATE loads SET run_id = 'x' WHERE seq = 0", "run_id holds text 'x'"},
+      {"UPDATE loads SET run_id = 1.5 WHERE seq = 0", "run_id holds real 1.5"},
+      {"UPDATE evictions SET run_id = -3 WHERE seq = 0", "run_id -3 names no run"},
   };
   for (const auto& [sql, named] : damages) {
     INFO(sql);
@@ -232,13 +237,57 @@ TEST_CASE("a merge with any bad input leaves the output byte for byte unchanged"
     CHECK_THAT(merged.err, Catch::Contains(bad.path) && Catch::Contains(named) && Catch::Contains("nothing was merged"));
     CHECK(file_text(target.path) == before);
   }
-  // An output that did not exist is not left behind, empty.
+  // An output that did not exist is not left behind, empty, nor the file it was being built in;
+  // and more than ten inputs (SQLite's attach limit, one transaction each ten into an existing
+  // file) still merge whole or not at all into a new one.
   const std::string fresh = temp_path("merge-bytes-fresh.db");
+  const auto staging_left = [&] {
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(fresh).parent_path())) {
+      if (entry.path().filename().string().starts_with("." + std::filesystem::path(fresh).filename().string())) return true;
+    }
+    return false;
+  };
   TempFile bad("merge-bytes-bad2.db");
   REQUIRE(test::cli({"replay", "--workload", "matmul2d:N=5", "--memory", "4items", "--db", bad.path}).code == 0);
   REQUIRE(db::Connection::open(bad.path, db::Connection::Access::ReadWrite)->exec("UPDATE metrics SET loads = 'x'").ok());
   CHECK(test::cli({"db", "merge", fresh, good.path, bad.path}).code == 2);
   CHECK_FALSE(std::filesystem::exists(fresh));
+  CHECK_FALSE(staging_left());
+  std::vector<std::unique_ptr<TempFile>> copies;
+  std::vector<std::string> eleven;
+  for (int i = 0; i < 10; ++i) {
+    copies.push_back(std::make_unique<TempFile>("merge-bytes-copy-" + std::to_string(i) + ".db"));
+    std::filesystem::copy_file(good.path, copies.back()->path, std::filesystem::copy_options::overwrite_existing);
+    eleven.push_back(copies.back()->path);
+  }
+  eleven.push_back(bad.path);
+  std::vector<std::string> args = {"db", "merge", fresh};
+  args.insert(args.end(), eleven.begin(), eleven.end());
+  const auto many = test::cli(args);
+  CHECK(many.code == 2);
+  CHECK_THAT(many.err, Catch::Contains(bad.path) && Catch::Contains("was not created"));
+  CHECK_FALSE(std::filesystem::exists(fresh));
+  CHECK_FALSE(staging_left());
+  eleven.back() = later.path;
+  args = {"db", "merge", fresh};
+  args.insert(args.end(), eleven.begin(), eleven.end());
+  const auto whole = test::cli(args);
+  REQUIRE(whole.code == 0);
+  CHECK(loads_by_key(fresh).size() == loads_by_key(good.path).size() + loads_by_key(later.path).size());
+  // A file named twice, under any name, merges once; the output under another name is refused.
+  std::filesystem::remove(fresh);
+  const std::string alias = temp_path("merge-bytes-alias.db");
+  std::filesystem::remove(alias);
+  std::filesystem::create_symlink(good.path, alias);
+  const auto twice = test::cli({"db", "merge", fresh, good.path, alias, good.path});
+  CHECK(twice.code == 0);
+  CHECK_THAT(twice.out, Catch::Contains("1 runs added, 0 skipped"));
+  const auto self = test::cli({"db", "merge", alias, good.path});
+  CHECK(self.code == 2);
+  CHECK_THAT(self.err, Catch::Contains("it is the output"));
+  std::filesystem::remove(alias);
+  CHECK_FALSE(staging_left());
+  std::filesystem::remove(fresh);
   // A missing input is named as such, and no empty file is left under its name (nor the output).
   const std::string missing = temp_path("merge-bytes-missing.db");
   std::filesystem::remove(missing);
