@@ -152,7 +152,6 @@ Status drop_merge_tables(Connection& c) {
 }
 
 constexpr std::size_t kAttachedAtOnce = 10;  // SQLite's SQLITE_MAX_ATTACHED, Debian's build included
-constexpr std::int64_t kInputMapBytes = std::int64_t{1} << 30;  // per input; SQLite maps no more than the file
 
 }  // namespace
 
@@ -168,11 +167,12 @@ Result<Store::MergeReport> Store::merge_all(const std::vector<std::string>& give
   std::optional<std::pair<dev_t, ino_t>> self;
   if (struct stat file {}; ::stat(this->path().c_str(), &file) == 0) self.emplace(file.st_dev, file.st_ino);
   for (const std::string& path : given) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) return make_error("cannot merge " + path + ": no such file");
-    if (!std::filesystem::is_regular_file(path, ec)) return make_error("cannot merge " + path + ": not a regular file");
     struct stat file {};
-    if (::stat(path.c_str(), &file) != 0) return make_error("cannot merge " + path + ": " + std::strerror(errno));
+    if (::stat(path.c_str(), &file) != 0) {
+      const bool absent = errno == ENOENT || errno == ENOTDIR;
+      return make_error("cannot merge " + path + ": " + (absent ? std::string("no such file") : std::string(std::strerror(errno))));
+    }
+    if (!S_ISREG(file.st_mode)) return make_error("cannot merge " + path + ": not a regular file");
     if (self == std::pair<dev_t, ino_t>(file.st_dev, file.st_ino)) {
       return make_error("cannot merge " + path + ": it is the output, " + this->path() + ", under another name");
     }
@@ -295,7 +295,7 @@ Result<std::vector<Store::MergeReport>> Store::merge_checked(const std::vector<s
     aliases.push_back(alias);
     // An input is read through a memory map, not a read() per page: the copies then cost half
     // the system time. Inputs are only read, and a map is dropped with its file's detach.
-    if (auto status = c.exec("PRAGMA " + alias + ".mmap_size = " + std::to_string(kInputMapBytes)); !status) return failed(status.error());
+    if (auto status = c.exec("PRAGMA " + alias + ".mmap_size = " + std::to_string(kMergeInputMapBytes)); !status) return failed(status.error());
     auto version = c.query_integer("PRAGMA " + alias + ".user_version");
     if (!version) return failed(version.error());
     if (*version != kSchemaVersion) {

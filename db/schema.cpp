@@ -235,7 +235,9 @@ Status check_stored_values(Connection& connection) {
       which += " WHEN typeof(" + c + ") NOT IN (" + admitted.sql + ") THEN '" + c + " holds ' || typeof(" + c + ") || ' ' || substr(quote(" + c + "), 1, 40)";
     }
     if (letters.empty()) continue;
-    const std::string wrong_type = std::string(kMistypedFunction) + "('" + letters + "'" + values + ") > 0";
+    // The test of one row's types, over its columns as named in the query at hand.
+    const auto wrong_type_of = [&](const std::string& columns) { return std::string(kMistypedFunction) + "('" + letters + "'" + columns + ") > 0"; };
+    const std::string wrong_type = wrong_type_of(values);
     // What the records refer to: their workload's data and tasks, numbered from 0 (through
     // their run for a trace), checked as each run's or workload's lowest and highest id
     // against its workload's counts, in the same pass as the types: the rows are stored in
@@ -266,7 +268,7 @@ Status check_stored_values(Connection& connection) {
       const std::string parents = of_run ? "runs p JOIN workloads w ON w.id = p.workload_id" : "workloads w";
       const std::string parent_id = of_run ? "p.id" : "w.id";
       auto flagged = first_row("SELECT '' FROM " + parents + " CROSS JOIN " + name + " s ON s." + key + " = " + parent_id + " WHERE " +
-                               std::string(kMistypedFunction) + "('" + letters + "'" + row_values + ") > 0" + row_out_of_range + " LIMIT 1");
+                               wrong_type_of(row_values) + row_out_of_range + " LIMIT 1");
       if (!flagged) return flagged.error();
       if (!*flagged) {
         // Keys are sought, never scanned: NULL sorts first; a key below the lowest parent, above

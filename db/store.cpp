@@ -15,8 +15,6 @@
 namespace tilelens::db {
 namespace {
 
-constexpr std::int64_t kMappedBytes = std::int64_t{1} << 30;  // SQLite maps no more than the file holds
-
 // How to read an existing file. SQLite reads a WAL database through a -shm file it creates
 // beside it; in a directory this user cannot write, the file is opened immutable instead (no
 // one can be writing it there), unless its -wal holds commits that only the log has.
@@ -134,7 +132,7 @@ Result<Store> Store::open(const std::string& path, OpenMode mode) {
   if (!connection) return connection.error();
   const bool merge_input = mode == OpenMode::MergeInput;
   if (merge_input) {
-    if (auto status = connection->exec("PRAGMA mmap_size = " + std::to_string(kMappedBytes)); !status) return status.error();
+    if (auto status = connection->exec("PRAGMA mmap_size = " + std::to_string(kMergeInputMapBytes)); !status) return status.error();
   }
   if (auto status = prepare_schema(*connection, writable); !status) return status.error();
   if (auto status = check_schema_shape(*connection); !status) return status.error();

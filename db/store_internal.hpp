@@ -25,6 +25,10 @@ std::filesystem::path staging_path(const std::string& path, std::string_view pur
 Result<bool> link_new_file(const std::filesystem::path& staging, const std::filesystem::path& target);
 Status use_write_ahead_log(Connection& connection);
 
+// How much of a merge's input SQLite may map (PRAGMA mmap_size), on the connection that checks
+// it (Store::OpenMode::MergeInput) and where the copies attach it: it maps no more than the file.
+inline constexpr std::int64_t kMergeInputMapBytes = std::int64_t{1} << 30;
+
 struct RunWriter::State {
   Connection* connection = nullptr;
   std::optional<Transaction> transaction;
