@@ -144,6 +144,7 @@ Status Engine::set_up() {
   }
   SchedulerContext& context = context_;
   context.memory = this;
+  context.clock_ns = &s_.now;
   context.count_scans = threads_.charging();
   context.future_needed = s_.policy.follows_future();
   memory_->reset(context);
@@ -309,7 +310,7 @@ void Engine::fill_buffers() {
     for (GpuId g = 0; g < s_.W; ++g) {
       Worker& worker = s_.workers[g];
       if (worker.cpu && !cpus_used_) continue;
-      if (worker.held.size() >= s_.options.buffer_depth) continue;
+      if (worker.held.size() >= s_.options.buffer_depth || (!worker.cpu && !memory_->may_pop(g))) continue;
       if (threads_.busy(g, s_.now) || threads_.entering(g)) continue;  // its thread is busy
       const std::uint64_t before = s_.scheduler.tasks_scanned();
       const auto task = pop_clock_([&] { return s_.scheduler.pop(g); });

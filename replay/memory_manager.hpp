@@ -49,6 +49,9 @@ class MemoryManager {
   // Whether worker g's next task, its data resident, may start now: a model may hold it back
   // while its own transfers of that data are in flight.
   virtual bool may_start(GpuId g, TaskId task) const = 0;
+  // Whether worker g (its buffer not full) may take another task from the scheduler now: a
+  // model may hold it back while a task it holds still waits for its data.
+  virtual bool may_pop(GpuId) const { return true; }
   virtual void task_started(GpuId g, TaskId task, std::int64_t ready) = 0;
   virtual void task_done(GpuId g, TaskId task) = 0;
   // The device reports transfer `id` ended.

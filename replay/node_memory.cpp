@@ -171,7 +171,7 @@ bool NodeMemory::issue_requests(GpuId g, Requests which) {
       if (!make_room(g, books_.bytes(d), index)) return false;
       reserve_replica(n, d);
       if (reads(access.mode)) {
-        request_load(n, d);
+        request_load(n, d, task);
       } else {
         books_.allocate(n, d);
         s_.device->allocate(n, d);
@@ -313,7 +313,7 @@ void NodeMemory::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionC
   if (!reported) s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_evicted(v, d); });
 }
 
-void NodeMemory::request_load(std::uint32_t n, DataId d) {
+void NodeMemory::request_load(std::uint32_t n, DataId d, TaskId for_task) {
   books_.begin_load(n, d);
   s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_load_requested(v, d); });
   open_load_[s_.slot(n, d)] = open_loads_.add({kFromHost, s_.now, 0});
@@ -336,7 +336,11 @@ void NodeMemory::request_load(std::uint32_t n, DataId d) {
   if (books_.writeback_from(d) < 0) {
     for (std::uint32_t h = 0; h < s_.N; ++h) {
       const Copy copy = books_.copy(h, d);
-      if (h != n && (copy == Copy::Resident || copy == Copy::Evicting)) {
+      if (h != n && copy == Copy::Resident) {
+        relay_through_host(n, d, h, for_task);
+        return;
+      }
+      if (h != n && copy == Copy::Evicting) {
         start_writeback(h, d, WritebackCause::Request);
         return;
       }

@@ -79,7 +79,8 @@ class NodeMemory : public MemoryManager {
     s_.policy.on_used(n, d);
     if (tidy_) tidy_->used(n, d);
   }
-  // Whether a task held by node n's workers (running or buffered) writes d.
+  // Whether a task held by node n's workers (running or buffered) accesses d / writes d.
+  bool held_task_uses(std::uint32_t n, DataId d) const { return held_uses_[s_.slot(n, d)] > 0; }
   bool held_task_writes(std::uint32_t n, DataId d) const { return held_writes_[s_.slot(n, d)] > 0; }
   // Whether a new replica of `bytes` would find room on node n now.
   bool fits(std::uint32_t n, double bytes) const {
@@ -87,7 +88,14 @@ class NodeMemory : public MemoryManager {
   }
   // Takes room on n for a new replica of d (loading, or a write-only output) and counts it.
   void reserve_replica(std::uint32_t n, DataId d);
-  void request_load(std::uint32_t n, DataId d);
+  // A load of d into node n for `for_task` (a fetch or a prefetch): from the host, over a GPU
+  // link, or through the host when only a GPU without a link to n holds it (relay_through_host).
+  void request_load(std::uint32_t n, DataId d, TaskId for_task);
+  // The first hop of such a load: the only valid copy, on node `source`, goes home. Here at
+  // once; a model may queue it among the source's own requests.
+  virtual void relay_through_host(std::uint32_t /*n*/, DataId d, std::uint32_t source, TaskId /*for_task*/) {
+    start_writeback(source, d, WritebackCause::Request);
+  }
   void start_writeback(std::uint32_t n, DataId d, WritebackCause cause);
   // At the end: every datum whose only valid copy is on a node goes home, those without a home
   // (whose first access writes them) only when `homeless_too`.

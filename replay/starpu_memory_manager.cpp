@@ -3,6 +3,7 @@
 #include "replay/starpu_memory_manager.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace tilelens::replay_detail {
 
@@ -17,6 +18,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   NodeMemory::reset(context);
   prefetch_paused_.assign(s_.N, 0);
   push_prefetches_.assign(s_.N, {});
+  relays_.assign(s_.N, {});
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
@@ -64,8 +66,7 @@ void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
       if (reads(access.mode) && books_.copy(n, access.data) == Copy::Resident) touch(n, access.data);
     }
   }
-  const std::int64_t priority = rules_.prioritized_requests ? s_.w.tasks()[task].priority : 0;
-  push_prefetches_[n].push(priority, task);
+  push_prefetches_[n].push(request_priority(task), task);
 }
 
 // StarPU serves a node's fetches before its prefetches, and prefetches only while every fetch
@@ -75,6 +76,9 @@ void StarpuMemoryManager::issue_by_level() {
   std::fill(prefetch_paused_.begin(), prefetch_paused_.end(), 0);
   for (GpuId g = 0; g < s_.W; ++g) {
     if (!issue_requests(g, Requests::Fetch) && !s_.workers[g].cpu) prefetch_paused_[s_.workers[g].node] = 1;
+  }
+  for (std::uint32_t h = 0; h < s_.N; ++h) {
+    if (!relays_[h].empty() && !serve_relays(h, false, 0)) prefetch_paused_[h] = 1;
   }
   for (GpuId g = 0; g < s_.W; ++g) {
     const Worker& worker = s_.workers[g];
@@ -92,6 +96,8 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
   PriorityFifo& queue = push_prefetches_[n];
   while (!queue.empty()) {
     const TaskId task = queue.front();
+    // First hops of higher priority than this task's go first (one priority list in StarPU).
+    if (!relays_[n].empty() && !serve_relays(n, true, request_priority(task) + 1)) return false;
     if (!s_.popped[task]) {  // once in a buffer, its requests are the buffer's
       for (const Access& access : s_.w.accesses(task)) {
         if (!reads(access.mode)) continue;  // StarPU prefetches only what a task reads
@@ -101,10 +107,49 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
         if (copy == Copy::Evicting || !may_allocate(n) || !may_start_transfer(n, true)) return false;
         if (!fits(n, books_.bytes(d))) return false;
         reserve_replica(n, d);
-        request_load(n, d);
+        request_load(n, d, task);
       }
     }
     queue.pop_front();
+  }
+  return relays_[n].empty() || serve_relays(n, true, std::numeric_limits<std::int64_t>::min());
+}
+
+void StarpuMemoryManager::relay_through_host(std::uint32_t n, DataId d, std::uint32_t source, TaskId for_task) {
+  if (!rules_.relay_requests || !rules_.fetches_first) {
+    NodeMemory::relay_through_host(n, d, source, for_task);
+    return;
+  }
+  relays_[source].push_back({d, n, request_priority(for_task)});
+}
+
+bool StarpuMemoryManager::serve_relays(std::uint32_t h, bool prefetches, std::int64_t lowest) {
+  std::vector<Relay>& relays = relays_[h];
+  while (!relays.empty()) {
+    // The first in request order among the highest priority, or among those a held task needs.
+    std::size_t next = relays.size();
+    bool fetch = false;
+    for (std::size_t i = 0; i < relays.size(); ++i) {
+      const Relay& relay = relays[i];
+      if (!still_dirty_here(h, relay.data)) {  // it went home some other way: its waiting load starts then
+        relays.erase(relays.begin() + static_cast<std::ptrdiff_t>(i));
+        next = relays.size() + 1;  // scan again
+        break;
+      }
+      const bool needed = held_task_uses(relay.to, relay.data);
+      if (needed && (!fetch || next == relays.size())) {
+        if (!fetch) next = i;
+        fetch = true;
+      } else if (!fetch && prefetches && relay.priority >= lowest && (next == relays.size() || relay.priority > relays[next].priority)) {
+        next = i;
+      }
+    }
+    if (next == relays.size() + 1) continue;
+    if (next == relays.size()) return true;
+    if (!may_start_transfer(h, !fetch)) return false;
+    const DataId d = relays[next].data;
+    relays.erase(relays.begin() + static_cast<std::ptrdiff_t>(next));
+    start_writeback(h, d, WritebackCause::Request);
   }
   return true;
 }
@@ -124,6 +169,19 @@ bool StarpuMemoryManager::may_start(GpuId g, TaskId task) const {
   const auto n = static_cast<std::int32_t>(s_.workers[g].node);
   for (const Access& access : s_.w.accesses(task)) {
     if (books_.writeback_from(access.data) == n) return false;
+  }
+  return true;
+}
+
+bool StarpuMemoryManager::may_pop(GpuId g) const {
+  if (!rules_.pop_when_fetched) return true;
+  const Worker& worker = s_.workers[g];
+  for (std::size_t i = worker.running ? 1 : 0; i < worker.held.size(); ++i) {
+    const TaskId task = worker.held[i];
+    for (const Access& access : s_.w.accesses(task)) {
+      if (books_.copy(worker.node, access.data) != Copy::Resident) return false;
+    }
+    if (!may_start(g, task)) return false;
   }
   return true;
 }

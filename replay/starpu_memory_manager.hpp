@@ -30,6 +30,8 @@ class StarpuMemoryManager final : public NodeMemory {
   // another node): StarPU's fetch of a datum with a pending request waits for it
   // (coherency.c:506, nwait counts every request on the handle).
   bool may_start(GpuId g, TaskId task) const override;
+  // With pop_when_fetched, not while a task g holds and has not started waits for its data.
+  bool may_pop(GpuId g) const override;
   // With recency_at_request, the task's fetch hits refresh its data now (and its start does not).
   void task_buffered(GpuId g, TaskId task) override;
 
@@ -42,6 +44,8 @@ class StarpuMemoryManager final : public NodeMemory {
   // (reclaiming[node], memalloc.c:1545-1550, copy_driver.c:218).
   bool may_allocate(std::uint32_t n) const override { return !(rules_.sync_reclaim && eviction_writebacks_[n] > 0); }
   bool touch_at_start() const override { return !rules_.recency_at_request; }
+  // With relay_requests, the first hop waits in the source node's requests (relays_).
+  void relay_through_host(std::uint32_t n, DataId d, std::uint32_t source, TaskId for_task) override;
 
 
   // fetches_first: every node's fetches, then its prefetches while they can start.
@@ -50,6 +54,13 @@ class StarpuMemoryManager final : public NodeMemory {
   // yet. False when one had to wait.
   bool prefetch_pushed(std::uint32_t n);
   void queue_prefetch(std::uint32_t n, TaskId task);
+  // Node h's queued first hops: with `prefetches` false those a task the destination holds
+  // needs (fetches), while h has fewer than max_fetches transfers in flight; otherwise the
+  // rest too, highest priority first down to `lowest`, while h has fewer than max_prefetches.
+  // False when one had to wait.
+  bool serve_relays(std::uint32_t h, bool prefetches, std::int64_t lowest);
+  // The request's priority on a node's lists: its task's, when the rules order requests.
+  std::int64_t request_priority(TaskId task) const { return rules_.prioritized_requests ? s_.w.tasks()[task].priority : 0; }
   void write_back_idle();
   // StarPU's tidy on node n, then its next idle write-back if nothing is in flight there.
   void write_back_idle(std::uint32_t n);
@@ -69,6 +80,13 @@ class StarpuMemoryManager final : public NodeMemory {
   std::vector<char> prefetch_paused_;
   std::vector<PriorityFifo> push_prefetches_;
   bool single_node_prefetch_ = false;  // every pushed task is prefetched into the one memory node
+  // Per source node: first hops of loads through the host waiting to start, in request order.
+  struct Relay {
+    DataId data = 0;
+    std::uint32_t to = 0;  // the node the load goes to
+    std::int64_t priority = 0;
+  };
+  std::vector<std::vector<Relay>> relays_;
 };
 
 }  // namespace tilelens::replay_detail

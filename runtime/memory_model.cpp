@@ -20,11 +20,14 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"max_fetches", std::to_string(defaults.max_fetches), "transfers in flight on a node before fetches wait (0: no limit)"},
       {"max_prefetches", std::to_string(defaults.max_prefetches), "transfers in flight on a node before prefetches wait (0: no limit)"},
       {"min_clean", format_exact(defaults.min_clean), "percent of a node's replicas kept clean, below which idle write-back starts"},
+      {"pop_when_fetched", flag(defaults.pop_when_fetched), "a GPU worker takes no task while one it holds waits for its data"},
       {"prefetch_at_push", flag(defaults.prefetch_at_push), "prefetch a task's inputs when the scheduler allocates it to a worker"},
       {"prefetch_evicts", flag(defaults.prefetch_evicts), "requests for buffered tasks after the next one may evict"},
       {"prioritized_requests", flag(defaults.prioritized_requests), "a node serves waiting push-time prefetches by task priority, highest first"},
       {"recency_at_request", flag(defaults.recency_at_request),
        "a replica is most recently used when a buffered task's request finds it, not when a task starts with it"},
+      {"relay_requests", flag(defaults.relay_requests),
+       "the first hop of a GPU-to-GPU load through the host waits among the source node's requests, at the load's level"},
       {"reclaim", format_exact(defaults.reclaim), "a fetch with no clean replica to take frees this many times its room (1 to 16)"},
       {"suballocate", flag(defaults.suballocate),
        "data of at most 4 MiB take 16 KiB blocks in 32 MiB chunks, and the memory counts whole chunks (StarPU's GPU memory)"},
@@ -56,6 +59,8 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.sync_reclaim = false;
   rules.recency_at_request = false;
   rules.suballocate = false;
+  rules.relay_requests = false;
+  rules.pop_when_fetched = false;
   return rules;
 }
 
@@ -67,10 +72,12 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"fetches_first", &rules.fetches_first},
                                    {"flush_homeless", &rules.flush_homeless},
                                    {"idle_writeback", &rules.idle_writeback},
+                                   {"pop_when_fetched", &rules.pop_when_fetched},
                                    {"prefetch_at_push", &rules.prefetch_at_push},
                                    {"prefetch_evicts", &rules.prefetch_evicts},
                                    {"prioritized_requests", &rules.prioritized_requests},
                                    {"recency_at_request", &rules.recency_at_request},
+                                   {"relay_requests", &rules.relay_requests},
                                    {"suballocate", &rules.suballocate},
                                    {"sync_reclaim", &rules.sync_reclaim},
                                    {"touch_on_request", &rules.touch_on_request},

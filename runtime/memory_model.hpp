@@ -76,6 +76,18 @@ struct StarpuMemoryRules {
   // needed: StarPU's handles registered without a home node) are written back like the rest.
   // StarPU drops them at unregistration.
   bool flush_homeless = false;
+  // A load of data whose only valid copy is on another GPU with no link goes through the host,
+  // and its first hop is one of the source node's own requests (StarPU's handling node for a
+  // GPU-to-RAM copy is the GPU: coherency.c:355-370), at the load's level and priority: a
+  // prefetch's waits behind the source's fetches, its limit of transfers in flight and its
+  // prefetches of higher priority, and becomes a fetch once a task the destination holds needs
+  // the data (data_request.c:839-877). 0: the first hop starts at once.
+  bool relay_requests = true;
+  // A GPU worker takes a task from the scheduler only when no task it holds waits for its data:
+  // StarPU's driver pops nothing while the task it popped last is transferring its inputs
+  // (task_transferring, driver_common.c:521-531), so one fetch at a time, and pops again once
+  // that task is launched. 0: a worker with room in its buffer takes a task at once.
+  bool pop_when_fetched = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

@@ -88,6 +88,9 @@ struct SchedulerContext {
   // scheduler whose fast path skips a scan that StarPU's algorithm makes may then count the
   // tasks that scan would have visited at some extra cost.
   bool count_scans = false;
+  // The executor's clock in ns (the replay's simulated one, or a real device's), for a
+  // scheduler whose estimates are dates as StarPU's dmda's are; null: no clock, read as 0.
+  const std::int64_t* clock_ns = nullptr;
 };
 
 class Scheduler {

@@ -93,9 +93,9 @@ std::unique_ptr<Scheduler> make_cuthill_mckee(const Params& params);          //
 std::unique_ptr<Scheduler> make_reverse_cuthill_mckee(const Params& params);  // "rcm"
 std::unique_ptr<Scheduler> make_maximum_spanning_tree(const Params& params);  // "mst"
 Result<std::unique_ptr<Scheduler>> make_hfp(const Params& params);             // hfp.cpp
-std::unique_ptr<Scheduler> make_dmda(const Params& params);                    // dmda.cpp
-std::unique_ptr<Scheduler> make_dmdar(const Params& params);
-std::unique_ptr<Scheduler> make_dmdas(const Params& params);
+Result<std::unique_ptr<Scheduler>> make_dmda(const Params& params);  // dmda.cpp
+Result<std::unique_ptr<Scheduler>> make_dmdar(const Params& params);
+Result<std::unique_ptr<Scheduler>> make_dmdas(const Params& params);
 Result<std::unique_ptr<Scheduler>> make_darts(const Params& params);           // darts.cpp
 Result<std::unique_ptr<Scheduler>> make_lws(const Params& params);             // lws.cpp
 std::unique_ptr<Scheduler> make_work_stealing(const Params& params);           // "ws", lws.cpp

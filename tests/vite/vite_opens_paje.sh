@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-"$tilelens" replay --workload cholesky:N=6 --gpus 2 --memory 8items --db run.db >/dev/null 2>&1 || { echo "replay failed"; exit 1; }
+"$tilelens" replay --workload cholesky:N=6 --scheduler dmdar --gpus 2 --memory 8items --db run.db >/dev/null 2>&1 || { echo "replay failed"; exit 1; }
 "$tilelens" export paje --db run.db --run 1 --output run.paje 2>/dev/null || { echo "export failed"; exit 1; }
 HOME="$work" XDG_RUNTIME_DIR="$work" timeout 120 "${runner[@]}" vite -e run.svg run.paje >vite.log 2>&1
 status=$?
