@@ -125,33 +125,23 @@ void StarpuMemoryManager::relay_through_host(std::uint32_t n, DataId d, std::uin
 
 bool StarpuMemoryManager::serve_relays(std::uint32_t h, bool prefetches, std::int64_t lowest) {
   std::vector<Relay>& relays = relays_[h];
-  while (!relays.empty()) {
-    // The first in request order among the highest priority, or among those a held task needs.
-    std::size_t next = relays.size();
-    bool fetch = false;
-    for (std::size_t i = 0; i < relays.size(); ++i) {
-      const Relay& relay = relays[i];
-      if (!still_dirty_here(h, relay.data)) {  // it went home some other way: its waiting load starts then
-        relays.erase(relays.begin() + static_cast<std::ptrdiff_t>(i));
-        next = relays.size() + 1;  // scan again
-        break;
-      }
-      const bool needed = held_task_uses(relay.to, relay.data);
-      if (needed && (!fetch || next == relays.size())) {
-        if (!fetch) next = i;
-        fetch = true;
-      } else if (!fetch && prefetches && relay.priority >= lowest && (next == relays.size() || relay.priority > relays[next].priority)) {
-        next = i;
+  while (true) {
+    // One whose data went home some other way is done: its waiting load starts then.
+    std::erase_if(relays, [&](const Relay& relay) { return !still_dirty_here(h, relay.data); });
+    // The first that a task held by its destination needs (a fetch), else the first of the highest priority.
+    auto next = std::find_if(relays.begin(), relays.end(), [&](const Relay& relay) { return held_task_uses(relay.to, relay.data); });
+    const bool fetch = next != relays.end();
+    if (!fetch && prefetches) {
+      for (auto it = relays.begin(); it != relays.end(); ++it) {
+        if (it->priority >= lowest && (next == relays.end() || it->priority > next->priority)) next = it;
       }
     }
-    if (next == relays.size() + 1) continue;
-    if (next == relays.size()) return true;
+    if (next == relays.end()) return true;
     if (!may_start_transfer(h, !fetch)) return false;
-    const DataId d = relays[next].data;
-    relays.erase(relays.begin() + static_cast<std::ptrdiff_t>(next));
+    const DataId d = next->data;
+    relays.erase(next);
     start_writeback(h, d, WritebackCause::Request);
   }
-  return true;
 }
 
 void StarpuMemoryManager::task_buffered(GpuId g, TaskId task) {
