@@ -153,6 +153,19 @@ class Dmda final : public Scheduler {
     double compute = 0, transfers = 0;
   };
 
+  // The summed `cost` of the task's inputs that worker g neither holds nor will receive for a
+  // task already allocated to it.
+  template <class Cost>
+  double missing_inputs(GpuId g, TaskId task, Cost cost) const {
+    double total = 0;
+    for (const Access& access : workload_->accesses(task)) {
+      if (!reads(access.mode) || planned_[slot(g, access.data)]) continue;
+      if (context_->memory->state(g, access.data) != ReplicaState::Absent) continue;
+      total += cost(access.data);
+    }
+    return total;
+  }
+
   // The paper's estimate: C = backlog + transfers + computation, the least C wins.
   Allocation choose_as_paper(TaskId task) const {
     const Task& t = workload_->tasks()[task];
@@ -161,12 +174,9 @@ class Dmda final : public Scheduler {
     for (GpuId g = 0; g < queues_.size(); ++g) {
       const double compute = compute_seconds(g, t);
       if (compute < 0) continue;
-      double transfers = 0;
-      for (const Access& access : workload_->accesses(task)) {
-        if (!reads(access.mode) || planned_[slot(g, access.data)]) continue;
-        if (context_->memory->state(g, access.data) != ReplicaState::Absent) continue;
-        transfers += platform_->transfer_seconds(static_cast<double>(workload_->data()[access.data].bytes));
-      }
+      const double transfers = missing_inputs(g, task, [&](DataId d) {
+        return platform_->transfer_seconds(static_cast<double>(workload_->data()[d].bytes));
+      });
       const double completion = backlog_[g] + transfers + compute;
       if (chosen.worker == kNoId || completion < chosen_completion) {
         chosen = {g, compute, transfers};
@@ -212,12 +222,7 @@ class Dmda final : public Scheduler {
       candidate_end_[g] = -1;
       const double compute = compute_seconds(g, t);
       if (compute < 0) continue;
-      double penalty = 0;
-      for (const Access& access : workload_->accesses(task)) {
-        if (!reads(access.mode) || planned_[slot(g, access.data)]) continue;
-        if (context_->memory->state(g, access.data) != ReplicaState::Absent) continue;
-        penalty += starpu_transfer_seconds(g, access.data);
-      }
+      const double penalty = missing_inputs(g, task, [&](DataId d) { return starpu_transfer_seconds(g, d); });
       const QueueClock& q = clocks_[g];
       const double start = std::max(std::max(q.exp_start, now) + q.exp_len, now + penalty);
       candidate_end_[g] = start + compute;
