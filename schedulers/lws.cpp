@@ -170,8 +170,12 @@ class AbsolutePriority final : public Scheduler {
 std::unique_ptr<Scheduler> make_work_stealing(const Params&) { return std::make_unique<Lws>(true, true, true); }
 
 Result<std::unique_ptr<Scheduler>> make_lws(const Params& params) {
-  bool steal_head = false, prio = true;
-  if (auto status = params.flags({{"steal_head", &steal_head}, {"prio", &prio}}); !status) return status.error();
+  bool steal_head = false, prio = true, starpu = false;
+  if (auto status = params.flags({{"steal_head", &steal_head}, {"prio", &prio}, {"starpu", &starpu}}); !status) return status.error();
+  // StarPU 1.3.10's lws is its ws but for the victim, which it takes from hwloc's proximity list
+  // (work_stealing_policy.c:811-900); built without hwloc, as StarPU-SimGrid is here
+  // (STARPU_HAVE_HWLOC undefined), lws keeps ws's round-robin victim and runs as ws does.
+  if (starpu) return std::unique_ptr<Scheduler>(std::make_unique<Lws>(true, true, true));
   return std::unique_ptr<Scheduler>(std::make_unique<Lws>(steal_head, prio));
 }
 std::unique_ptr<Scheduler> make_absolute_priority(const Params&) { return std::make_unique<AbsolutePriority>(); }

@@ -25,7 +25,9 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
       {"dmdas", "DMDA with queues sorted by priority and Ready among the highest (darts Algorithms 1 and 2)", {{"estimate", "paper", "how a worker is weighed: paper (backlog + transfers + computation) or starpu (StarPU 1.3.10's dates and fitness, transfers at 2 x GPUs times their time)"}}, make_dmdas},
       {"lws", "locality work stealing: released tasks on the releasing GPU's queue, steal from neighbours' tails (darts 4.3)",
        {{"prio", "1", "each queue in priority order, highest first, as StarPU's prio_deque (0: release order, as the paper)"},
-        {"steal_head", "0", "steal the oldest task instead, as StarPU 1.3.10's lws does"}}, make_lws},
+        {"steal_head", "0", "steal the oldest task instead, as StarPU 1.3.10's lws does"},
+        {"starpu", "0", "StarPU 1.3.10's lws as built without hwloc (StarPU-SimGrid): its ws, victims round robin (prio, steal_head ignored)"}},
+       make_lws},
       {"ws", "StarPU 1.3.10's work stealing: lws's queues, pushes round robin from the second GPU, steals the head of a "
              "victim chosen round robin",
        {}, make_work_stealing},

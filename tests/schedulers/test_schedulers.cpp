@@ -147,6 +147,24 @@ TEST_CASE("WS pushes round robin from the second GPU and steals the head of a vi
   CHECK(ws.pop(0) == std::nullopt);
 }
 
+// StarPU 1.3.10's lws without hwloc is its ws: the same pops, whatever lws's own parameters say.
+TEST_CASE("lws:starpu=1 decides as ws does", "[schedulers][ws][lws]") {
+  const Workload w = test::generated("cholesky:N=6");
+  Platform p;
+  p.gpus = 3;
+  SchedulerContext context;
+  const auto pops = [&](const std::string& spec) {
+    const auto made = prepared(spec, w, p, context);
+    std::vector<std::optional<TaskId>> got;
+    for (TaskId t = 0; t < 12; ++t) made->push(t);
+    for (GpuId g : {1u, 1u, 0u, 2u, 2u, 2u, 0u, 1u, 0u, 2u, 2u, 1u, 0u}) got.push_back(made->pop(g));
+    return got;
+  };
+  CHECK(pops("lws:starpu=1") == pops("ws"));
+  CHECK(pops("lws:starpu=1,steal_head=0,prio=0") == pops("ws"));
+  CHECK(pops("lws") != pops("ws"));
+}
+
 TEST_CASE("WS's thief takes its victim's oldest task, and only from a GPU whose last pop got one", "[schedulers][ws]") {
   const Workload w = test::generated("matmul2d:N=3,b=8");
   Platform p;

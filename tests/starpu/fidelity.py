@@ -72,9 +72,10 @@ def main():
     parser.add_argument("tilelens")
     parser.add_argument("--workloads", default="cholesky:N=16,lu:N=12,matmul2d-random-order:N=12")
     # The tilelens schedulers that decide as StarPU 1.3.10's of the same name: starpu-random is
-    # StarPU's random policy (tilelens's random shuffles the submission order), and the dmda
-    # family weighs workers with StarPU's estimate (docs/schedulers.md).
-    parser.add_argument("--schedulers", default="eager,starpu-random,ws,lws,dmda:estimate=starpu,dmdar:estimate=starpu,dmdas:estimate=starpu",
+    # StarPU's random policy (tilelens's random shuffles the submission order), lws:starpu=1 is
+    # StarPU's lws built without hwloc (its ws), and the dmda family weighs workers with
+    # StarPU's estimate (docs/schedulers.md).
+    parser.add_argument("--schedulers", default="eager,starpu-random,ws,lws:starpu=1,dmda:estimate=starpu,dmdar:estimate=starpu,dmdas:estimate=starpu",
                         help="comma-separated; with ';' instead, each may be a tilelens spec with parameters (dmda:paper=1,beta=2)")
     parser.add_argument("--gpus", default="1,2")
     parser.add_argument("--fractions", default="1,0.5,0.25,0.125")
