@@ -41,7 +41,8 @@ enum class DmdaEstimate { Paper, Starpu };
 
 class Dmda final : public Scheduler {
  public:
-  Dmda(DmdaVariant variant, DmdaEstimate estimate) : variant_(variant), estimate_(estimate) {}
+  Dmda(DmdaVariant variant, DmdaEstimate estimate, bool loading_tiebreak)
+      : variant_(variant), estimate_(estimate), loading_tiebreak_(loading_tiebreak) {}
 
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) override {
     workload_ = &workload;
@@ -100,8 +101,14 @@ class Dmda final : public Scheduler {
     } else {
       costs_.refresh();
       queue.compact_if_sparse();
+      // Without the tie-break, bytes not even loading weigh nothing: the first of the fewest missing wins.
       position = ready_select_by(queue, *workload_, ReadyPriority::AtLeastHead, [](TaskId) { return true; },
-                                 [this](TaskId task) { return costs_.cost(task); }, scanned_);
+                                 [this](TaskId task) {
+                                   ReadyCost cost = costs_.cost(task);
+                                   if (!loading_tiebreak_) cost.absent = 0;
+                                   return cost;
+                                 },
+                                 scanned_);
     }
     const TaskId task = queue.take(*position);
     if (variant_ != DmdaVariant::Plain) costs_.remove(task);
@@ -258,6 +265,9 @@ class Dmda final : public Scheduler {
 
   DmdaVariant variant_;
   DmdaEstimate estimate_;
+  // Ready breaks a tie on missing bytes by the bytes not even loading (REFERENCE.md); StarPU
+  // 1.3.10 takes the first (_starpu_fifo_pop_first_ready_task, fifo_queues.c:398-447).
+  bool loading_tiebreak_ = true;
   // StarPU's per-worker queue clock (struct _starpu_fifo_taskq), in seconds: when the queued
   // work may start, the queued work's expected length, the popped work's not yet done.
   struct QueueClock {
@@ -284,7 +294,12 @@ Result<std::unique_ptr<Scheduler>> make_variant(DmdaVariant variant, const Param
   if (estimate != "paper" && estimate != "starpu") {
     return make_error("estimate: '" + estimate + "' is not an estimate (valid: paper, starpu)");
   }
-  return std::unique_ptr<Scheduler>(std::make_unique<Dmda>(variant, estimate == "starpu" ? DmdaEstimate::Starpu : DmdaEstimate::Paper));
+  bool loading_tiebreak = true;
+  if (variant != DmdaVariant::Plain) {
+    if (auto status = params.flags({{"loading_tiebreak", &loading_tiebreak}}); !status) return status.error();
+  }
+  return std::unique_ptr<Scheduler>(
+      std::make_unique<Dmda>(variant, estimate == "starpu" ? DmdaEstimate::Starpu : DmdaEstimate::Paper, loading_tiebreak));
 }
 }  // namespace
 

@@ -344,3 +344,36 @@ TEST_CASE("DMDA's StarPU estimate keeps work by its data where the paper's sprea
   CHECK(on_second_gpu("dmdas:estimate=starpu") == 0);
   CHECK_FALSE(make_scheduler("dmda:estimate=fast").ok());
 }
+
+// StarPU 1.3.10's Ready takes the first task of the fewest missing bytes; REFERENCE.md's breaks
+// that tie by the bytes not even being loaded (loading_tiebreak, on by default).
+TEST_CASE("DMDAR's Ready breaks a tie by the bytes not loading unless loading_tiebreak=0", "[schedulers][dmda][ready]") {
+  const Workload w = test::generated("matmul2d:N=2");  // tasks (i, j) read A_i and B_j, one priority
+  Platform p;
+  p.gpus = 1;
+  std::vector<TaskId> sharing;  // the first task and the other one that reads its first input
+  const DataId shared = w.accesses(0)[0].data;
+  for (TaskId t = 0; t < w.task_count(); ++t) {
+    for (const Access& a : w.accesses(t)) {
+      if (a.data == shared) sharing.push_back(t);
+    }
+  }
+  REQUIRE(sharing.size() == 2);
+  LoggedMemory memory(w.data_count());
+  memory.set(0, shared, ReplicaState::Resident);
+  for (const Access& a : w.accesses(sharing[1])) {
+    if (a.data != shared) memory.set(0, a.data, ReplicaState::Loading);  // the second task's other input is on its way
+  }
+  SchedulerContext context;
+  context.memory = &memory;
+  const auto first_pop = [&](const std::string& spec) {
+    const auto made = prepared(spec, w, p, context);
+    for (TaskId t : sharing) made->push(t);
+    return made->pop(0);
+  };
+  CHECK(first_pop("dmdar") == std::optional<TaskId>(sharing[1]));
+  CHECK(first_pop("dmdas") == std::optional<TaskId>(sharing[1]));
+  CHECK(first_pop("dmdar:loading_tiebreak=0") == std::optional<TaskId>(sharing[0]));
+  CHECK(first_pop("dmdas:estimate=starpu,loading_tiebreak=0") == std::optional<TaskId>(sharing[0]));
+  CHECK_FALSE(make_scheduler("dmda:loading_tiebreak=0").ok());  // dmda has no Ready
+}

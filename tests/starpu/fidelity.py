@@ -74,9 +74,10 @@ def main():
     # The tilelens schedulers that decide as StarPU 1.3.10's of the same name: starpu-random is
     # StarPU's random policy (tilelens's random shuffles the submission order), lws:starpu=1 is
     # StarPU's lws built without hwloc (its ws), and the dmda family weighs workers with
-    # StarPU's estimate (docs/schedulers.md).
-    parser.add_argument("--schedulers", default="eager,starpu-random,ws,lws:starpu=1,dmda:estimate=starpu,dmdar:estimate=starpu,dmdas:estimate=starpu",
-                        help="comma-separated; with ';' instead, each may be a tilelens spec with parameters (dmda:paper=1,beta=2)")
+    # StarPU's estimate and its Ready without a tie-break (docs/schedulers.md).
+    parser.add_argument("--schedulers", default="eager;starpu-random;ws;lws:starpu=1;dmda:estimate=starpu;"
+                                                "dmdar:estimate=starpu,loading_tiebreak=0;dmdas:estimate=starpu,loading_tiebreak=0",
+                        help="comma-separated; with ';' instead, each may be a tilelens spec with parameters (dmdar:estimate=starpu,loading_tiebreak=0)")
     parser.add_argument("--gpus", default="1,2")
     parser.add_argument("--fractions", default="1,0.5,0.25,0.125")
     parser.add_argument("--bandwidth", default="12GB/s")
@@ -100,7 +101,7 @@ def main():
     os.makedirs(folder, exist_ok=True)
     outside = []
     simgrid_s = replay_s = 0.0
-    print("%-28s %-21s %4s %9s | %7s %7s %6s | %7s %7s %6s | %9s %9s %6s" % (
+    print("%-28s %-40s %4s %9s | %7s %7s %6s | %7s %7s %6s | %9s %9s %6s" % (
         "workload", "sched", "gpus", "memory", "loads", "starpu", "ratio", "wbacks", "starpu", "ratio", "ms", "starpu", "ratio"))
     for workload in args.workloads.split(","):
         working_set, largest = sizes(args.tilelens, workload, folder)
@@ -157,7 +158,7 @@ def main():
                         a, b = replay[name], starpu[name]
                         ratio = (a / b) if b else (1.0 if a == 0 else float("inf"))
                         cells.append((a, b, ratio, name))
-                    line = "%-28s %-21s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
+                    line = "%-28s %-40s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
                         workload, scheduler, gpus, memory, cells[0][0], cells[0][1], cells[0][2], cells[1][0], cells[1][1],
                         cells[1][2], cells[2][0] / 1e6, cells[2][1] / 1e6, cells[2][2])
                     print(line, flush=True)
