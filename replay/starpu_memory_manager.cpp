@@ -97,7 +97,8 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
   while (!queue.empty()) {
     const TaskId task = queue.front();
     // First hops of higher priority than this task's go first (one priority list in StarPU).
-    if (!relays_[n].empty() && !serve_relays(n, true, request_priority(task) + 1)) return false;
+    const std::int64_t priority = request_priority(task);
+    if (!relays_[n].empty() && priority < std::numeric_limits<std::int64_t>::max() && !serve_relays(n, true, priority + 1)) return false;
     if (!s_.popped[task]) {  // once in a buffer, its requests are the buffer's
       for (const Access& access : s_.w.accesses(task)) {
         if (!reads(access.mode)) continue;  // StarPU prefetches only what a task reads
