@@ -2,6 +2,7 @@
 #include "replay/node_memory.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "model/units.hpp"
 
@@ -12,6 +13,7 @@ void NodeMemory::reset(SchedulerContext& context) {
   const std::size_t slots = N * s_.nd;
   books_.reset(N, s_.w);
   open_load_.assign(slots, kNoId);
+  load_writer_.assign(slots, kNoId);
   protect_.assign(slots, 0);
   evict_for_.assign(slots, kNoId);
   held_uses_.assign(slots, 0);
@@ -315,6 +317,11 @@ void NodeMemory::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionC
 
 void NodeMemory::request_load(std::uint32_t n, DataId d, TaskId for_task) {
   books_.begin_load(n, d);
+  if (write_at_load() && for_task != kNoId) {
+    for (const Access& access : s_.w.accesses(for_task)) {
+      if (access.data == d && writes(access.mode)) load_writer_[s_.slot(n, d)] = for_task;
+    }
+  }
   s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_load_requested(v, d); });
   open_load_[s_.slot(n, d)] = open_loads_.add({kFromHost, s_.now, 0});
 
@@ -386,6 +393,7 @@ void NodeMemory::finish_transfer(std::uint32_t id) {
     open_loads_[open_load_[s_.slot(n, d)]].end_ns = s_.now;
     s_.policy.on_inserted(n, d);
     s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_loaded(v, d); });
+    if (const TaskId writer = std::exchange(load_writer_[s_.slot(n, d)], kNoId); writer != kNoId) loaded_for_write(n, d, writer);
     return;
   }
   if (transfer.cause == WritebackCause::Eviction) --eviction_writebacks_[n];
@@ -425,6 +433,20 @@ void NodeMemory::invalidate_copies(DataId d, std::uint32_t keep, TaskId writer) 
     }
   }
   books_.written(d, keep);
+}
+
+// StarPU updates the states when a request completes with the request's mode
+// (_starpu_update_data_state, coherency.c:170-200): with W in it, every other copy is invalid,
+// the home's too, and the chunk is dirty, though the task has not run yet.
+void NodeMemory::loaded_for_write(std::uint32_t n, DataId d, TaskId writer) {
+  for (std::uint32_t h = 0; h < s_.N; ++h) {
+    const Copy copy = books_.copy(h, d);
+    if (h != n && copy != Copy::Resident && copy != Copy::Absent) return;  // another node moves it: left to the task's end
+  }
+  if (!books_.host_valid(d) || books_.writeback_from(d) >= 0) return;  // already the only valid copy, or going home
+  invalidate_copies(d, n, writer);
+  dirty_.set(n, d);
+  if (tidy_) tidy_->written(n, d, !homeless_[d]);
 }
 
 void NodeMemory::emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task) {

@@ -61,6 +61,9 @@ class NodeMemory : public MemoryManager {
   virtual bool may_allocate(std::uint32_t) const { return true; }
   // Whether a task starting makes its data the most recently used on its node.
   virtual bool touch_at_start() const { return true; }
+  // Whether a load for a task that writes the datum makes the loaded copy the only valid one as
+  // it arrives (StarPU's request carries the access mode), rather than when the task ends.
+  virtual bool write_at_load() const { return false; }
 
   // Which of a worker's held tasks a call requests for: all in buffer order, the next one to
   // run (a fetch), or those after it (prefetches). False when a request had to wait.
@@ -138,6 +141,8 @@ class NodeMemory : public MemoryManager {
   void evict(std::uint32_t n, DataId d, TaskId for_task);
   void free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back);
   void invalidate_copies(DataId d, std::uint32_t keep, TaskId writer);
+  // With write_at_load, a load for `writer` that arrived on node n: its copy is the only valid one.
+  void loaded_for_write(std::uint32_t n, DataId d, TaskId writer);
   // A load into node n from the host (kFromHost) or from node `source`.
   void start_load(std::uint32_t n, DataId d, std::int32_t source);
   void emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task);
@@ -172,6 +177,7 @@ class NodeMemory : public MemoryManager {
   std::vector<std::uint32_t> held_writes_;  // per (node, data): those of them that write it
   std::vector<std::uint64_t> epoch_;      // per node: bumped when a copy that a held task accesses leaves
   std::vector<std::uint32_t> open_load_;  // per (node, data): its load's id in open_loads_, or kNoId
+  std::vector<TaskId> load_writer_;       // per (node, data): the task writing d whose load is under way, or kNoId
   SlotPool<OpenLoad> open_loads_;
   SlotPool<Transfer> transfers_;  // in flight, by the id the device reports them ended with
   bool follows_future_ = false;   // the policy wants on_future_changed

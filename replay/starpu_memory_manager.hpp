@@ -44,6 +44,7 @@ class StarpuMemoryManager final : public NodeMemory {
   // (reclaiming[node], memalloc.c:1545-1550, copy_driver.c:218).
   bool may_allocate(std::uint32_t n) const override { return !(rules_.sync_reclaim && eviction_writebacks_[n] > 0); }
   bool touch_at_start() const override { return !rules_.recency_at_request; }
+  bool write_at_load() const override { return rules_.write_at_load; }
   // With relay_requests, the first hop waits in the source node's requests (relays_).
   void relay_through_host(std::uint32_t n, DataId d, std::uint32_t source, TaskId for_task) override;
 

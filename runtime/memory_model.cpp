@@ -35,6 +35,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
        "a fetch's eviction write-backs stop its node's workers from starting tasks until they end"},
       {"target_clean", format_exact(defaults.target_clean), "percent of clean replicas at which idle write-back stops"},
       {"touch_on_request", flag(defaults.touch_on_request), "a prefetch finding its data there makes it the most recently used"},
+      {"write_at_load", flag(defaults.write_at_load),
+       "a load for a task that writes the datum makes that copy the only valid one when it arrives, not when the task ends"},
       {"wait_for_writebacks", flag(defaults.wait_for_writebacks),
        "a task waits for the write-backs of its data leaving its node; a queued idle one it needs goes at once"},
   };
@@ -61,6 +63,7 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.suballocate = false;
   rules.relay_requests = false;
   rules.pop_when_fetched = false;
+  rules.write_at_load = false;
   return rules;
 }
 
@@ -81,7 +84,8 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"suballocate", &rules.suballocate},
                                    {"sync_reclaim", &rules.sync_reclaim},
                                    {"touch_on_request", &rules.touch_on_request},
-                                   {"wait_for_writebacks", &rules.wait_for_writebacks}});
+                                   {"wait_for_writebacks", &rules.wait_for_writebacks},
+                                   {"write_at_load", &rules.write_at_load}});
       !status) {
     return status.error();
   }

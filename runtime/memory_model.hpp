@@ -88,6 +88,11 @@ struct StarpuMemoryRules {
   // (task_transferring, driver_common.c:521-531), so one fetch at a time, and pops again once
   // that task is launched. 0: a worker with room in its buffer takes a task at once.
   bool pop_when_fetched = true;
+  // A load for a task that writes the datum (read-write) makes the loaded copy the only valid
+  // one as it arrives, the home's copy invalid and the replica dirty: StarPU's request carries
+  // the task's mode and its completion updates the states with it (_starpu_update_data_state,
+  // coherency.c:170-200), prefetches included. 0: when the task ends.
+  bool write_at_load = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

@@ -100,7 +100,7 @@ TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to
   const std::string as_fgcs =
       "starpu:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,"
       "prefetch_at_push=0,prefetch_evicts=1,recency_at_request=0,reclaim=1,suballocate=0,sync_reclaim=0,touch_on_request=0,"
-      "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0";
+      "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {
@@ -476,4 +476,33 @@ TEST_CASE("StarPU's model: a GPU-to-GPU load through the host waits among the so
     CHECK(waited(at_once) == 0);
     CHECK(waited(queued) > 0);
   }
+}
+
+// StarPU's request carries its task's mode: a read-write tile that arrives is the only valid
+// copy at once (_starpu_update_data_state), so StarPU's idle write-back may send it home before
+// its writer even runs. With write_at_load=0 the home copy stays valid until the writer ends.
+TEST_CASE("StarPU's model: a read-write load leaves the loaded copy the only valid one", "[memory-model][engine]") {
+  const Workload w = generated("lu:N=12,b=32");
+  const Platform p = small_platform(4.0 * static_cast<double>(w.data_count() * w.largest_data_bytes()), 1);
+  const auto early_writebacks = [&](const test::Run& run) {
+    std::map<DataId, std::int64_t> first_write_end;
+    for (const auto& t : run.trace.tasks) {
+      for (const Access& a : w.accesses(t.task)) {
+        if (!writes(a.mode)) continue;
+        auto [it, fresh] = first_write_end.emplace(a.data, t.end_ns);
+        if (!fresh) it->second = std::min(it->second, t.end_ns);
+      }
+    }
+    std::size_t early = 0;
+    for (const auto& wb : run.trace.writebacks) {
+      if (wb.start_ns < first_write_end.at(wb.data)) ++early;
+    }
+    return early;
+  };
+  const auto at_load = run_replay(w, "ws", "lru", p, 2);
+  const auto at_end = run_replay(w, "ws", "lru", p, 2, "starpu:write_at_load=0");
+  CHECK(check_invariants(w, p, at_load).empty());
+  CHECK(early_writebacks(at_end) == 0);
+  CHECK(early_writebacks(at_load) > 0);
+  CHECK(at_load.summary.writebacks > at_end.summary.writebacks);
 }
