@@ -55,6 +55,7 @@ class Dmda final : public Scheduler {
     clocks_.assign(workers, {});
     candidate_end_.assign(workers, 0);
     candidate_penalty_.assign(workers, 0);
+    candidate_compute_.assign(workers, 0);
     if (estimate_ == DmdaEstimate::Starpu) {
       predicted_.assign(workload.task_count(), 0);
       predicted_transfer_.assign(workload.task_count(), 0);
@@ -205,13 +206,9 @@ class Dmda final : public Scheduler {
     const double over_bus = latency + bytes / platform_->bus_bandwidth * sharing;
     const MemoryView& memory = *context_->memory;
     if (platform_->is_cpu_worker(g) || memory.host_state(d) == ReplicaState::Resident) return over_bus;
-    if (platform_->gpu_link_bandwidth > 0) {
-      for (GpuId h = 0; h < platform_->gpus; ++h) {
-        if (h != g && memory.state(h, d) == ReplicaState::Resident) return latency + bytes / platform_->gpu_link_bandwidth * sharing;
-      }
-    }
     for (GpuId h = 0; h < platform_->gpus; ++h) {
-      if (h != g && memory.state(h, d) == ReplicaState::Resident) return 2 * over_bus;
+      if (h == g || memory.state(h, d) != ReplicaState::Resident) continue;
+      return platform_->gpu_link_bandwidth > 0 ? latency + bytes / platform_->gpu_link_bandwidth * sharing : 2 * over_bus;
     }
     return over_bus;
   }
@@ -233,6 +230,7 @@ class Dmda final : public Scheduler {
       const QueueClock& q = clocks_[g];
       const double start = std::max(std::max(q.exp_start, now) + q.exp_len, now + penalty);
       candidate_end_[g] = start + compute;
+      candidate_compute_[g] = compute;
       candidate_penalty_[g] = penalty;
       if (!any || candidate_end_[g] < best_end) best_end = candidate_end_[g];
       any = true;
@@ -243,7 +241,7 @@ class Dmda final : public Scheduler {
       if (candidate_end_[g] < 0) continue;
       const double fitness = candidate_end_[g] - best_end + candidate_penalty_[g];
       if (chosen.worker == kNoId || fitness < chosen_fitness) {
-        chosen = {g, compute_seconds(g, t), candidate_penalty_[g]};
+        chosen = {g, candidate_compute_[g], candidate_penalty_[g]};
         chosen_fitness = fitness;
       }
     }
@@ -275,7 +273,7 @@ class Dmda final : public Scheduler {
   };
   std::vector<QueueClock> clocks_;
   std::vector<double> predicted_, predicted_transfer_;  // per task, as queued (StarPU's estimate)
-  std::vector<double> candidate_end_, candidate_penalty_;  // per worker, one push's scratch
+  std::vector<double> candidate_end_, candidate_compute_, candidate_penalty_;  // per worker, one push's scratch
   const Workload* workload_ = nullptr;
   const Platform* platform_ = nullptr;
   const SchedulerContext* context_ = nullptr;
