@@ -59,6 +59,10 @@ if [ "$(nice -n -20 nice 2>/dev/null)" != "-20" ]; then
   exit 77
 fi
 starpu_priority=(nice -n -20)
+# fail MESSAGE FILE: says what failed, shows the output it left in FILE, and stops (status 1).
+fail() {
+  echo "$1:"; cat "$2"; exit 1
+}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -69,8 +73,7 @@ unset STARPU_SCHED STARPU_LIMIT_CPU_MEM STARPU_DISK_SWAP STARPU_BUS_STATS STARPU
 # DMDA's history-based models are measured first, without a memory limit.
 for calibration in 1 2; do
   STARPU_SCHED=dmda STARPU_CALIBRATE=1 "${starpu_priority[@]}" ./ooc_cholesky --tiles "$tiles" --tile "$side" --workload dag.workload >calibration.txt 2>&1 || {
-    status=$?
-    echo "StarPU's calibration run $calibration failed (exit status $status):"; cat calibration.txt; exit 1
+    fail "StarPU's calibration run $calibration failed (exit status $?)" calibration.txt
   }
 done
 
@@ -91,8 +94,7 @@ run() {
   rm -rf swap && mkdir swap
   STARPU_SCHED=$1 STARPU_LIMIT_CPU_MEM=$2 STARPU_DISK_SWAP="$work/swap" STARPU_DISK_SWAP_BACKEND=unistd STARPU_DISK_SWAP_SIZE=1000 \
     STARPU_BUS_STATS=1 "${starpu_priority[@]}" ./ooc_cholesky --tiles "$tiles" --tile "$side" >"$3" 2>&1 || {
-    local status=$?
-    echo "StarPU failed under $1 at $2 MiB (exit status $status):"; cat "$3"; exit 1
+    fail "StarPU failed under $1 at $2 MiB (exit status $?)" "$3"
   }
 }
 # The swap's bandwidth, disk to RAM, as StarPU calibrated it (in STARPU_HOME). Its latency is
@@ -103,12 +105,15 @@ run eager "${limits%% *}" probe.txt
 bandwidth=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* MB\/s/ {print $4; exit}' probe.txt)
 latency=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* us/ {print $4; exit}' probe.txt)
 if [ -z "$bandwidth" ] || [ -z "$latency" ]; then
-  echo "StarPU printed no bandwidth for its swap disk:"; cat probe.txt; exit 1
+  fail "StarPU printed no bandwidth for its swap disk" probe.txt
 fi
 echo "StarPU 1.3 $(pkg-config --modversion starpu-1.3), ${tiles}x${tiles} tiles of ${side}x${side} doubles, 2 CPU workers, swap disk $bandwidth MB/s (calibrated latency ${latency} us, not replayed)"
 printf '%-8s %5s %22s %22s %7s %7s\n' scheduler MiB "StarPU reads (runs)" "replay loads (replays)" ratio unused
+# Each replay's rates scaled by a factor in [1 - spread/2, 1 + spread/2] (none for one replay a run).
+spread=$([ "$jitter" -gt 1 ] && echo 0.04 || echo 0)
 failed=0
 for scheduler in $schedulers; do
+  replayed_as=$(tilelens_scheduler "$scheduler")
   for limit in $limits; do
     reads=() loads=() unused=()
     for _ in $(seq "$repeats"); do
@@ -116,7 +121,7 @@ for scheduler in $schedulers; do
       count=$(awk '/Disk [0-9]+ -> NUMA 0/ && match($0, /transfers : [0-9]+/) {print substr($0, RSTART + 12, RLENGTH - 12)}' out.txt)
       if [ -z "$count" ]; then
         # No line: StarPU read nothing from the disk (everything fit).
-        grep -q "Data transfer stats" out.txt || { echo "StarPU failed under $scheduler at $limit MiB:"; cat out.txt; exit 1; }
+        grep -q "Data transfer stats" out.txt || fail "StarPU failed under $scheduler at $limit MiB" out.txt
         count=0
       fi
       reads+=("$count")
@@ -125,14 +130,13 @@ for scheduler in $schedulers; do
       # swap disk serves one request at a time, reads and writes alike.
       run_index=${#reads[@]}
       for replay_index in $(seq "$jitter"); do
-        rates=$(awk -v seed="$((run_index * 1000 + replay_index))" -v spread="$([ "$jitter" -gt 1 ] && echo 0.04 || echo 0)" '
+        rates=$(awk -v seed="$((run_index * 1000 + replay_index))" -v spread="$spread" '
           BEGIN { srand(seed) }
           $1 == "kernel" && $5 > 0 { printf "%s%s=%.9gGFlop/s", sep, $2, $5 * (1 + (rand() - 0.5) * spread); sep = "," }' out.txt)
-        summary=$("$tilelens" replay --workload dag.workload --scheduler "$(tilelens_scheduler "$scheduler")" --gpus 2 --workers-per-memory 2 \
+        summary=$("$tilelens" replay --workload dag.workload --scheduler "$replayed_as" --gpus 2 --workers-per-memory 2 \
           --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$rates" \
           --buffer 1 --copy-engines 1 --half-duplex 1 --json $replay_options 2>replay.err) || {
-          status=$?
-          echo "tilelens replay failed under $scheduler at $limit MiB, rates $rates (exit status $status):"; cat replay.err; exit 1
+          fail "tilelens replay failed under $scheduler at $limit MiB, rates $rates (exit status $?)" replay.err
         }
         loads+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
         unused+=("$(echo "$summary" | sed -n 's/.*"unused_loads":\([0-9]*\).*/\1/p')")
