@@ -34,6 +34,12 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
         {"steal_head", "0", "steal the oldest task instead, as StarPU 1.3.10's lws does"},
         {"starpu", "0", "StarPU 1.3.10's lws as built without hwloc (StarPU-SimGrid): its ws, victims round robin (prio, steal_head ignored)"}},
        make_lws},
+      {"fixed",
+       "each worker runs the tasks a schedule file gives it, in its order: a runtime's own run (StarPU's, "
+       "TILELENS_ORDER_OUT) or a replay's (--order-out), under tilelens's memory model",
+       {{"file", "", "the schedule: CSV with task and worker (or gpu) columns, ordered by start_us, start_ns or gpu_order"},
+        {"prefetch", "0", "announce each task's worker when it is pushed, so the memory model prefetches it there (StarPU's dmda family)"}},
+       make_fixed_order},
       {"ws", "StarPU 1.3.10's work stealing: lws's queues, pushes round robin from the second GPU, steals the head of a "
              "victim chosen round robin",
        {}, make_work_stealing},

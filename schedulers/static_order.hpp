@@ -104,6 +104,7 @@ Result<std::unique_ptr<Scheduler>> make_laheteroprio(const Params& params);    /
 std::unique_ptr<Scheduler> make_absolute_priority(const Params& params);       // "ap", lws.cpp
 Result<std::unique_ptr<Scheduler>> make_partitioned(const Params& params);     // "partition", partition.cpp
 Result<std::unique_ptr<Scheduler>> make_optimum(const Params& params);         // optimum.cpp
+Result<std::unique_ptr<Scheduler>> make_fixed_order(const Params& params);     // "fixed", fixed_order.cpp
 
 // The orders themselves, for tests and for the app: vertex indices are submission positions.
 std::vector<TaskId> cuthill_mckee_order(const Workload& workload, bool reverse);

@@ -140,6 +140,7 @@ TEST_CASE("no schedule of any scheduler loads less than the compulsory bound, on
         if (cpus) p.cpu_kind_gflops["B"] = 0;  // kind B runs on GPUs only: its reads stay compulsory
         const double bound = reference_curves(w, p).lower_bound_bytes;
         for (const auto& scheduler : scheduler_registry()) {
+          if (scheduler.name == "fixed") continue;  // replays a schedule file (tests/schedulers/test_fixed_order.cpp)
           for (const auto& eviction : eviction_registry()) {
             auto made = make_scheduler(scheduler.name);
             auto policy = make_eviction(eviction.name);

@@ -48,7 +48,8 @@ int main() {
                                               "cholesky-tasks:N=6,b=256",  "lu:N=6,b=256"};
   std::vector<std::string> schedulers;
   for (const auto& info : scheduler_registry()) {
-    if (info.name != "optimum") schedulers.push_back(info.name);  // the papers' replay model only: not an executor's policy
+    // optimum: the papers' replay model only, not an executor's policy; fixed: replays a schedule file.
+    if (info.name != "optimum" && info.name != "fixed") schedulers.push_back(info.name);
   }
 
   std::size_t runs = 0;

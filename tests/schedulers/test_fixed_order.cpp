@@ -1,0 +1,106 @@
+// FIXED: a schedule file replayed as given. A replay's own order (--order-out) fed back gives
+// the very same run; StarPU's order files (rows as tasks ended) are read by start time; a bad
+// file is refused naming the file, the line and the field.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "helpers.hpp"
+
+using namespace tilelens;
+using namespace tilelens::test;
+
+namespace {
+
+std::vector<std::string> replay_args(const std::string& workload, const std::string& scheduler, int gpus) {
+  return {"replay", "--workload", workload, "--scheduler", scheduler, "--gpus", std::to_string(gpus), "--memory", "60MiB", "--json"};
+}
+
+// The run's summary without the scheduler's name and the wall time of its own decisions.
+nlohmann::json measured(const std::string& json) {
+  auto summary = nlohmann::json::parse(json);
+  for (const char* key : {"scheduler", "scheduling_ns", "prepare_ns", "eviction_ns", "push_base_ns", "push_per_task_ns", "pop_base_ns",
+                          "pop_per_task_ns", "push_scanned", "pop_scanned", "push_decisions", "pop_decisions"}) {
+    summary.erase(key);
+  }
+  return summary;
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+}  // namespace
+
+TEST_CASE("a replay's own order replayed by fixed gives the same run, order and all", "[schedulers][fixed]") {
+  TempFile order("fixed-order.csv"), again("fixed-again.csv");
+  // dmda's family announces its choice at push (the memory model prefetches there): prefetch=1 does too.
+  for (const auto& [scheduler, prefetch] : {std::pair{"eager", "0"}, std::pair{"lws:steal_head=1", "0"}, std::pair{"ws", "0"},
+                                            std::pair{"dmdar", "1"}, std::pair{"dmda:estimate=starpu", "1"}}) {
+    for (const int gpus : {1, 2}) {
+      for (const std::string workload : {"cholesky:N=10", "lu:N=8"}) {
+        INFO(scheduler << " on " << gpus << " GPUs, " << workload);
+        auto args = replay_args(workload, scheduler, gpus);
+        args.insert(args.end(), {"--order-out", order.path});
+        const CliOutput original = cli(args);
+        REQUIRE(original.code == 0);
+        auto fixed_args = replay_args(workload, "fixed:file=" + order.path + ",prefetch=" + prefetch, gpus);
+        fixed_args.insert(fixed_args.end(), {"--order-out", again.path});
+        const CliOutput replayed = cli(fixed_args);
+        REQUIRE(replayed.code == 0);
+        CHECK(measured(replayed.out) == measured(original.out));
+        CHECK(file_text(again.path) == file_text(order.path));
+      }
+    }
+  }
+}
+
+TEST_CASE("fixed reads StarPU's order files: rows as tasks ended, each worker's tasks by start time", "[schedulers][fixed]") {
+  TempFile order("fixed-order.csv"), starpu("fixed-starpu.csv");
+  REQUIRE(cli({"replay", "--workload", "cholesky:N=8", "--scheduler", "lws", "--gpus", "2", "--memory", "40MiB", "--order-out", order.path})
+              .code == 0);
+  // The replay's rows (order,gpu,gpu_order,task,kind,i,j,k,start_ns,end_ns,...) as StarPU's
+  // programs write them (task,worker,start_us,end_us), latest start first: fixed sorts them back.
+  std::istringstream rows(file_text(order.path));
+  std::string line;
+  std::getline(rows, line);
+  std::vector<std::string> lines;
+  while (std::getline(rows, line)) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string field; f.size() < 10 && std::getline(fields, field, ',');) f.push_back(field);
+    REQUIRE(f.size() == 10);
+    lines.push_back(f[3] + "," + f[1] + "," + std::to_string(std::stod(f[8]) / 1e3) + "," + std::to_string(std::stod(f[9]) / 1e3));
+  }
+  std::string text = "task,worker,start_us,end_us\n";
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) text += *it + "\n";
+  write(starpu.path, text);
+  const CliOutput a = cli(replay_args("cholesky:N=8", "lws", 2));
+  const CliOutput b = cli(replay_args("cholesky:N=8", "fixed:file=" + starpu.path, 2));
+  REQUIRE(b.code == 0);
+  CHECK(measured(b.out) == measured(a.out));
+}
+
+TEST_CASE("fixed refuses a bad schedule file, naming the file, the line and the field", "[schedulers][fixed][errors]") {
+  TempFile file("fixed-bad.csv");
+  const auto refused = [&](const std::string& text, int gpus = 1) {
+    write(file.path, text);
+    const CliOutput out = cli(replay_args("matmul2d:N=2", "fixed:file=" + file.path, gpus));
+    CHECK((out.code == 1 || out.code == 2));
+    return out.err;
+  };
+  CHECK_THAT(cli(replay_args("matmul2d:N=2", "fixed", 1)).err, Catch::Contains("fixed:file=PATH"));
+  CHECK_THAT(cli(replay_args("matmul2d:N=2", "fixed:file=/nonexistent/schedule.csv", 1)).err,
+             Catch::Contains("schedule file '/nonexistent/schedule.csv': cannot open it"));
+  CHECK_THAT(refused("order,start\n1,2\n"), Catch::Contains("line 1: the header needs a 'task' column"));
+  CHECK_THAT(refused("task,worker\n0,0\nx,0\n"), Catch::Contains("line 3: task 'x' is not a task id"));
+  CHECK_THAT(refused("task,worker\n0,-1\n"), Catch::Contains("line 2: worker '-1' is not a worker id"));
+  CHECK_THAT(refused("task,worker,start_us\n0,0,soon\n"), Catch::Contains("line 2: start_us 'soon' is not a number"));
+  CHECK_THAT(refused("task,worker\n0,0\n1,0\n2,0\n3,0\n0,0\n"), Catch::Contains("line 6: task 0 is listed twice (first at line 2)"));
+  CHECK_THAT(refused("task,worker\n0,0\n1,0\n2,0\n3,1\n"), Catch::Contains("line 5: worker 1, and the platform has 1 workers"));
+  CHECK_THAT(refused("task,worker\n0,0\n1,0\n2,0\n9,0\n"), Catch::Contains("line 5: task 9 is not in the workload (4 tasks)"));
+  CHECK_THAT(refused("task,worker\n0,0\n1,0\n3,0\n"), Catch::Contains("gives task"));
+  CHECK_THAT(refused("task,worker\n0,0\n1,0\n3,0\n"), Catch::Contains("(2) to no worker"));
+}
