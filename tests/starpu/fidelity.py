@@ -5,7 +5,10 @@ deterministic), with loads, write-backs and makespan side by side and their rati
 
 usage: fidelity.py TILELENS [--workloads W,...] [--schedulers S,... or S;...] [--gpus 1,2,4]
                    [--fractions 1,0.5,0.25,0.125] [--bandwidth 12GB/s] [--buffer 2] [--copy-engines 1] [--check TOL]
-                   [--measures loads,writebacks,makespan_ns] [--folder DIR]
+                   [--measures loads,writebacks,makespan_ns] [--folder DIR] [--fixed-order]
+With --fixed-order each cell gets a second line: StarPU-SimGrid's own order and mapping of the
+tasks replayed as they ran (the `fixed` scheduler), so that what is left there is the memory
+manager's and the clock's part of the difference, and the rest the policy's.
 Each memory is a fraction of the workload's working set, rounded down to whole MiB (StarPU
 limits memory in MiB) and kept above the largest task's footprint and one 32 MiB chunk (StarPU's
 suballocator can place nothing in less). A StarPU-SimGrid run that takes more than 900 s stops
@@ -89,6 +92,8 @@ def main():
     parser.add_argument("--speed", action="store_true",
                         help="time each replay as the fastest of three batches of five processes, each batch averaged, "
                              "for the speed ratio to StarPU-SimGrid")
+    parser.add_argument("--fixed-order", action="store_true",
+                        help="also replay StarPU-SimGrid's own order and mapping (scheduler fixed), a second line per cell")
     parser.add_argument("--check", type=float, default=None)
     parser.add_argument("--measures", default="loads,writebacks,makespan_ns", help="the measures --check compares")
     parser.add_argument("--folder", default=None)
@@ -100,6 +105,7 @@ def main():
     folder = args.folder or tempfile.mkdtemp(prefix="tilelens-fidelity-")
     os.makedirs(folder, exist_ok=True)
     outside = []
+    within = {"policy": [0, 0], "fixed order": [0, 0]}  # cells within 5%, cells
     simgrid_s = replay_s = 0.0
     print("%-28s %-40s %4s %9s | %7s %7s %6s | %7s %7s %6s | %9s %9s %6s" % (
         "workload", "sched", "gpus", "memory", "loads", "starpu", "ratio", "wbacks", "starpu", "ratio", "ms", "starpu", "ratio"))
@@ -123,7 +129,9 @@ def main():
                         starpu_scheduler = starpu_scheduler[len("starpu-"):]
                     answer = os.path.join(machine, "starpu-%s.json" % starpu_scheduler)
                     seconds = answer[:-len(".json")] + ".seconds"  # how long StarPU-SimGrid took, kept for --reuse
-                    if args.reuse and os.path.exists(answer):
+                    order = answer[:-len(".json")] + ".order.csv"  # StarPU's tasks as they ended, with --fixed-order
+                    environment = dict(os.environ, TILELENS_ORDER_OUT=order) if args.fixed_order else None
+                    if args.reuse and os.path.exists(answer) and (os.path.exists(order) or not args.fixed_order):
                         with open(answer) as f:
                             starpu = json.load(f)
                         if os.path.exists(seconds):
@@ -131,7 +139,8 @@ def main():
                                 simgrid_s += float(f.read())
                     else:
                         begin = cpu_seconds()
-                        text = run([os.path.join(HERE, "simgrid_run.sh"), machine, starpu_scheduler], timeout=STARPU_TIMEOUT_S)
+                        text = run([os.path.join(HERE, "simgrid_run.sh"), machine, starpu_scheduler], timeout=STARPU_TIMEOUT_S,
+                                   env=environment)
                         took = cpu_seconds() - begin
                         simgrid_s += took
                         starpu = json.loads(text)
@@ -153,18 +162,34 @@ def main():
                         took = (cpu_seconds() - begin) / per_batch
                         fastest = took if fastest is None else min(fastest, took)
                     replay_s += fastest
-                    cells = []
-                    for name in ("loads", "writebacks", "makespan_ns"):  # both sides print the same keys
-                        a, b = replay[name], starpu[name]
-                        ratio = (a / b) if b else (1.0 if a == 0 else float("inf"))
-                        cells.append((a, b, ratio, name))
-                    line = "%-28s %-40s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
-                        workload, scheduler, gpus, memory, cells[0][0], cells[0][1], cells[0][2], cells[1][0], cells[1][1],
-                        cells[1][2], cells[2][0] / 1e6, cells[2][1] / 1e6, cells[2][2])
-                    print(line, flush=True)
-                    for a, b, ratio, name in cells:
-                        if args.check is not None and name in args.measures.split(",") and abs(ratio - 1) > args.check:
-                            outside.append("%s %s %d GPU %d MiB: %s %.2fx" % (workload, scheduler, gpus, memory, name, ratio))
+                    replays = [("policy", scheduler, replay)]
+                    if args.fixed_order:
+                        # The dmda family tells StarPU's memory manager its choice at push, which prefetches there.
+                        prefetch = "1" if starpu_scheduler.startswith("dmda") else "0"
+                        fixed = json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
+                                                "--scheduler", "fixed:file=%s,prefetch=%s" % (order, prefetch), *platform,
+                                                "--buffer", args.buffer, "--json", *args.replay_args.split()]))
+                        replays.append(("fixed order", "  StarPU's order (fixed)", fixed))
+                    for kind, label, replayed in replays:
+                        cells = []
+                        for name in ("loads", "writebacks", "makespan_ns"):  # both sides print the same keys
+                            a, b = replayed[name], starpu[name]
+                            ratio = (a / b) if b else (1.0 if a == 0 else float("inf"))
+                            cells.append((a, b, ratio, name))
+                            within[kind][0] += abs(ratio - 1) <= 0.05
+                            within[kind][1] += 1
+                        line = "%-28s %-40s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
+                            workload, label, gpus, memory, cells[0][0], cells[0][1], cells[0][2], cells[1][0], cells[1][1],
+                            cells[1][2], cells[2][0] / 1e6, cells[2][1] / 1e6, cells[2][2])
+                        print(line, flush=True)
+                        for a, b, ratio, name in cells:
+                            if (kind == "policy" and args.check is not None and name in args.measures.split(",")
+                                    and abs(ratio - 1) > args.check):
+                                outside.append("%s %s %d GPU %d MiB: %s %.2fx" % (workload, scheduler, gpus, memory, name, ratio))
+    for kind, (good, cells) in within.items():
+        if cells:
+            print("%s: %d of %d cells within 5%%" % ("the policies' replays" if kind == "policy" else "StarPU's own orders replayed",
+                                                   good, cells))
     if simgrid_s:
         print("CPU time: StarPU-SimGrid %.1f s, tilelens replay %.3f s (whole processes): tilelens %.0fx faster" % (
             simgrid_s, replay_s, simgrid_s / replay_s if replay_s else 0))
