@@ -10,6 +10,10 @@
  * time its kernels took per kind and the rate that makes ("kernel KIND TASKS SECONDS GFLOPS"),
  * for the replay's rates.
  *
+ * With TILELENS_ORDER_OUT=FILE it also writes each task as it ended, "task,worker,start_us,end_us"
+ * (the task's id in the workload file, StarPU's worker), to compare StarPU's order and mapping
+ * with a replay's (--order-out).
+ *
  * usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE]
  */
 #include <stdint.h>
@@ -25,6 +29,15 @@
 enum kind { PLGSY, POTRF, TRSM, SYRK, GEMM, KINDS };
 static const char *const kind_names[KINDS] = {"plgsy", "potrf", "trsm", "syrk", "gemm"};
 static int64_t kernel_ns[KINDS];
+/* TILELENS_ORDER_OUT: the tasks as they ended (appended by the workers' callbacks). */
+struct ended_task {
+  long task;
+  int worker;
+  int64_t start_ns, end_ns;
+};
+static struct ended_task *ended;
+static long ended_count;
+static starpu_pthread_mutex_t ended_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static int64_t kernel_count[KINDS];
 static double kernel_flops[KINDS]; /* per task of the kind, B being fixed */
 static int matrix_tiles = 1;
@@ -129,6 +142,22 @@ static void record_task(enum kind kind, double flops, int i, int j, int k, int n
 
 static starpu_data_handle_t *handles;
 
+static void task_ended(void *arg) {
+  struct starpu_task *task = starpu_task_get_current();
+  int64_t start = 0, end = now_ns();
+  if (task && task->profiling_info) {
+    start = (int64_t)(starpu_timing_timespec_to_us(&task->profiling_info->start_time) * 1000);
+    end = (int64_t)(starpu_timing_timespec_to_us(&task->profiling_info->end_time) * 1000);
+  }
+  STARPU_PTHREAD_MUTEX_LOCK(&ended_lock);
+  ended[ended_count].task = (long)(intptr_t)arg;
+  ended[ended_count].worker = starpu_worker_get_id();
+  ended[ended_count].start_ns = start;
+  ended[ended_count].end_ns = end;
+  ended_count++;
+  STARPU_PTHREAD_MUTEX_UNLOCK(&ended_lock);
+}
+
 static void submit(enum kind kind, double flops, int i, int j, int k, int n, const struct access *a) {
   struct starpu_task *task = starpu_task_create();
   int x;
@@ -137,6 +166,10 @@ static void submit(enum kind kind, double flops, int i, int j, int k, int n, con
   if (kind == PLGSY && i == j) task->cl_arg = &codelets; /* any non-NULL pointer: a diagonal tile */
   if (flops > 0) task->flops = flops;
   kernel_flops[kind] = flops;
+  if (ended) {
+    task->callback_func = task_ended;
+    task->callback_arg = (void *)(intptr_t)task_count; /* the id record_task gives it */
+  }
   if (starpu_task_submit(task) != 0) {
     fprintf(stderr, "ooc_cholesky: a %s task could not be submitted\n", kind_names[kind]);
     exit(1);
@@ -183,7 +216,14 @@ int main(int argc, char **argv) {
       for (j = 0; j <= i; j++) fprintf(workload, "data %lu A %d %d A_%d_%d\n", (unsigned long)side * side * sizeof(double), i, j, i, j);
   }
 
+  const char *order_out = getenv("TILELENS_ORDER_OUT");
+  if (order_out) {
+    const long total = (long)tiles_count + (long)tiles * (tiles + 1) * (tiles + 2) / 6 + tiles * tiles;
+    ended = calloc((size_t)total, sizeof *ended);
+    if (!ended) return 1;
+  }
   if (starpu_init(NULL) != 0) return 1;
+  if (order_out) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   for (i = 0; i < tiles; i++)
     for (j = 0; j <= i; j++) starpu_matrix_data_register(&handles[tile_id(i, j)], -1, 0, side, side, side, sizeof(double));
 
@@ -212,6 +252,21 @@ int main(int argc, char **argv) {
   for (i = 0; i < tiles_count; i++) starpu_data_unregister(handles[i]);
   starpu_shutdown();
   if (workload && fclose(workload) != 0) return 1;
+  if (order_out) {
+    FILE *f = fopen(order_out, "w");
+    long e;
+    int64_t begin = ended_count ? ended[0].start_ns : 0;
+    if (!f) {
+      perror(order_out);
+      return 1;
+    }
+    for (e = 0; e < ended_count; e++)
+      if (ended[e].start_ns < begin) begin = ended[e].start_ns;
+    fprintf(f, "task,worker,start_us,end_us\n");
+    for (e = 0; e < ended_count; e++)
+      fprintf(f, "%ld,%d,%.3f,%.3f\n", ended[e].task, ended[e].worker, (ended[e].start_ns - begin) / 1e3, (ended[e].end_ns - begin) / 1e3);
+    if (fclose(f) != 0) return 1;
+  }
   for (k = 0; k < KINDS; k++) {
     const double seconds = kernel_ns[k] * 1e-9;
     printf("kernel %s %ld %.9f %.6f\n", kind_names[k], (long)kernel_count[k], seconds,

@@ -24,16 +24,21 @@
 # Exit status: 0 all within tolerance, 1 a setting outside it or a failure, 77 (CTest's skip)
 # when no StarPU is installed or StarPU's priority cannot be raised.
 #
+# With --fixed-order 1, each StarPU run also writes the order and mapping its tasks ran in
+# (TILELENS_ORDER_OUT, with StarPU's profiling on), and a last column gives the mean loads of
+# that very schedule replayed (the `fixed` scheduler): what the memory model makes of StarPU's
+# own choices, beside what the replayed policy chose (docs/replay.md). Not part of the verdict.
+#
 # usage: starpu_vs_replay.sh TILELENS [--tiles T] [--tile B] [--limits "MiB ..."]
 #        [--schedulers "NAME ..."] [--repeats R] [--jitter K] [--tolerance PERCENT]
-#        [--replay-options "..."]
+#        [--replay-options "..."] [--fixed-order 0|1]
 # (--replay-options: more `tilelens replay` options, e.g. "--memory-model fgcs --buffer 2")
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tilelens=$(realpath "${1:?usage: starpu_vs_replay.sh TILELENS [options]}")
 shift
-tiles=12 side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options=""
+tiles=12 side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles=$2 ;;
@@ -44,6 +49,7 @@ while [ $# -gt 0 ]; do
     --jitter) jitter=$2 ;;
     --tolerance) tolerance=$2 ;;
     --replay-options) replay_options=$2 ;;
+    --fixed-order) fixed_order=$2 ;;
     *) echo "starpu_vs_replay.sh: unknown option $1" >&2; exit 1 ;;
   esac
   shift 2
@@ -92,7 +98,9 @@ tilelens_scheduler() {
 # run SCHEDULER LIMIT OUT: one StarPU run, its output (stdout and stderr) in OUT.
 run() {
   rm -rf swap && mkdir swap
-  STARPU_SCHED=$1 STARPU_LIMIT_CPU_MEM=$2 STARPU_DISK_SWAP="$work/swap" STARPU_DISK_SWAP_BACKEND=unistd STARPU_DISK_SWAP_SIZE=1000 \
+  local order_out=""
+  [ "$fixed_order" = 1 ] && order_out="$work/order.csv"
+  TILELENS_ORDER_OUT=$order_out STARPU_SCHED=$1 STARPU_LIMIT_CPU_MEM=$2 STARPU_DISK_SWAP="$work/swap" STARPU_DISK_SWAP_BACKEND=unistd STARPU_DISK_SWAP_SIZE=1000 \
     STARPU_BUS_STATS=1 "${starpu_priority[@]}" ./ooc_cholesky --tiles "$tiles" --tile "$side" >"$3" 2>&1 || {
     fail "StarPU failed under $1 at $2 MiB (exit status $?)" "$3"
   }
@@ -108,14 +116,15 @@ if [ -z "$bandwidth" ] || [ -z "$latency" ]; then
   fail "StarPU printed no bandwidth for its swap disk" probe.txt
 fi
 echo "StarPU 1.3 $(pkg-config --modversion starpu-1.3), ${tiles}x${tiles} tiles of ${side}x${side} doubles, 2 CPU workers, swap disk $bandwidth MB/s (calibrated latency ${latency} us, not replayed)"
-printf '%-8s %5s %22s %22s %7s %7s\n' scheduler MiB "StarPU reads (runs)" "replay loads (replays)" ratio unused
+printf '%-8s %5s %22s %22s %7s %7s%s\n' scheduler MiB "StarPU reads (runs)" "replay loads (replays)" ratio unused \
+  "$([ "$fixed_order" = 1 ] && echo "  StarPU's order replayed")"
 # Each replay's rates scaled by a factor in [1 - spread/2, 1 + spread/2] (none for one replay a run).
 spread=$([ "$jitter" -gt 1 ] && echo 0.04 || echo 0)
 failed=0
 for scheduler in $schedulers; do
   replayed_as=$(tilelens_scheduler "$scheduler")
   for limit in $limits; do
-    reads=() loads=() unused=()
+    reads=() loads=() unused=() own=()
     for _ in $(seq "$repeats"); do
       run "$scheduler" "$limit" out.txt
       count=$(awk '/Disk [0-9]+ -> NUMA 0/ && match($0, /transfers : [0-9]+/) {print substr($0, RSTART + 12, RLENGTH - 12)}' out.txt)
@@ -129,6 +138,18 @@ for scheduler in $schedulers; do
       # workers take one task at a time (--buffer 1: driver_cpu.c pops only when idle), and its
       # swap disk serves one request at a time, reads and writes alike.
       run_index=${#reads[@]}
+      if [ "$fixed_order" = 1 ]; then
+        exact=$(awk '$1 == "kernel" && $5 > 0 { printf "%s%s=%.9gGFlop/s", sep, $2, $5; sep = "," }' out.txt)
+        # StarPU's dmda family prefetches a task's inputs to its worker's memory when it pushes it.
+        prefetch=0
+        case "$scheduler" in dmda*) prefetch=1 ;; esac
+        summary=$("$tilelens" replay --workload dag.workload --scheduler "fixed:file=$work/order.csv,prefetch=$prefetch" --gpus 2 --workers-per-memory 2 \
+          --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$exact" \
+          --buffer 1 --copy-engines 1 --half-duplex 1 --json $replay_options 2>replay.err) || {
+          fail "tilelens replay of StarPU's own order failed under $scheduler at $limit MiB (exit status $?)" replay.err
+        }
+        own+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
+      fi
       for replay_index in $(seq "$jitter"); do
         rates=$(awk -v seed="$((run_index * 1000 + replay_index))" -v spread="$spread" '
           BEGIN { srand(seed) }
@@ -157,6 +178,12 @@ for scheduler in $schedulers; do
         printf "%6.0f (%s..%s) %10.0f (%s..%s) %7.2f %6.1f%%%s", r["mean"], r["min"], r["max"], l["mean"], l["min"], l["max"], ratio, share,
                (within ? "" : overlap ? "  outside (ranges overlap)" : "  outside")
       }')
+    if [ "$fixed_order" = 1 ]; then
+      line+=$(awk -v own="${own[*]}" -v reads="${reads[*]}" 'BEGIN {
+        n = split(own, o, " "); split(reads, r, " "); so = sr = 0
+        for (i = 1; i <= n; i++) { so += o[i]; sr += r[i] }
+        printf "  %6.0f (%.2fx)", so / n, (sr > 0 ? so / sr : 0) }')
+    fi
     printf '%-8s %5s %s\n' "$scheduler" "$limit" "$line"
     case "$line" in *outside*) failed=1 ;; esac
   done
