@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
-#include <map>
 
 #include "schedulers/static_order.hpp"
+#include "util/quoted.hpp"
 
 namespace tilelens {
 namespace {
@@ -83,11 +83,7 @@ class FixedOrder final : public Scheduler, public TaskFuture {
       auto& order = orders_[w];
       std::stable_sort(order.begin(), order.end(), [](const Assignment& a, const Assignment& b) { return a.rank < b.rank; });
       uses_[w].reset(workload.data_count());
-      for (std::size_t p = 0; p < order.size(); ++p) {
-        for (const Access& access : workload.accesses(order[p].task)) {
-          if (reads(access.mode)) uses_[w].append(access.data, p);
-        }
-      }
+      for (std::size_t p = 0; p < order.size(); ++p) uses_[w].append_reads(workload, order[p].task, p);
     }
   }
   std::string failure() const override { return failure_; }
@@ -157,11 +153,11 @@ Result<std::vector<Assignment>> read_schedule(const std::string& path) {
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
       return ec == std::errc() && end == text.data() + text.size() && !text.empty();
     };
-    if (!whole(field(task_column), a.task)) return make_error(where + "task '" + field(task_column) + "' is not a task id");
-    if (!whole(field(worker_column), a.worker)) return make_error(where + "worker '" + field(worker_column) + "' is not a worker id");
+    if (!whole(field(task_column), a.task)) return make_error(where + "task " + quote_input(field(task_column)) + " is not a task id");
+    if (!whole(field(worker_column), a.worker)) return make_error(where + "worker " + quote_input(field(worker_column)) + " is not a worker id");
     a.rank = static_cast<double>(assignments.size());
     if (rank_column >= 0 && !whole(field(rank_column), a.rank)) {
-      return make_error(where + header[static_cast<std::size_t>(rank_column)] + " '" + field(rank_column) + "' is not a number");
+      return make_error(where + header[static_cast<std::size_t>(rank_column)] + " " + quote_input(field(rank_column)) + " is not a number");
     }
     assignments.push_back(a);
   }

@@ -440,11 +440,8 @@ class Hfp final : public Scheduler, public TaskFuture {
     for (auto& uses : uses_) uses.reset(workload.data_count());
     QueueServer::Options serving = serving_;
     serving.count_scans = context.count_scans;
-    server_.reset(workload, platform.gpus, *context.memory, serving, [this](GpuId g, TaskId task, std::size_t position) {
-      for (const Access& access : workload_->accesses(task)) {
-        if (reads(access.mode)) uses_[g].append(access.data, position);
-      }
-    });
+    server_.reset(workload, platform.gpus, *context.memory, serving,
+                  [this](GpuId g, TaskId task, std::size_t position) { uses_[g].append_reads(*workload_, task, position); });
     for (GpuId g = 0; g < platform.gpus && g < packing.packages.size(); ++g) {
       for (TaskId task : packing.packages[g]) server_.append(g, task);
     }

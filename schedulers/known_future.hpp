@@ -27,11 +27,7 @@ class KnownFutureScheduler final : public Scheduler, public TaskFuture {
       uses_[w].reset(workload.data_count());
       auto& order = orders_[w];
       std::erase_if(order, [&](TaskId t) { return t >= workload.task_count() || std::exchange(listed[t], 1) != 0; });
-      for (std::size_t p = 0; p < order.size(); ++p) {
-        for (const Access& access : workload.accesses(order[p])) {
-          if (reads(access.mode)) uses_[w].append(access.data, p);
-        }
-      }
+      for (std::size_t p = 0; p < order.size(); ++p) uses_[w].append_reads(workload, order[p], p);
     }
   }
   void push(TaskId task) override { inner_.push(task); }

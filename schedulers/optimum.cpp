@@ -29,11 +29,7 @@ class OptimumScheduler final : public Scheduler, public TaskFuture {
     if (context.future_needed) {
       for (std::size_t g = 0; g < lists_.size(); ++g) {
         uses_[g].reset_for_every_read(workload);
-        for (std::uint32_t position = 0; position < lists_[g].size(); ++position) {
-          for (const Access& access : workload.accesses(lists_[g][position])) {
-            if (reads(access.mode)) uses_[g].append(access.data, position);
-          }
-        }
+        for (std::uint32_t position = 0; position < lists_[g].size(); ++position) uses_[g].append_reads(workload, lists_[g][position], position);
       }
     }
   }

@@ -13,11 +13,7 @@ void OrderedScheduler::prepare(const Workload& workload, const Platform& platfor
   served_.assign(order_.size(), 0);
   if (context.future_needed) {
     uses_.reset_for_every_read(workload);
-    for (std::uint32_t p = 0; p < order_.size(); ++p) {
-      for (const Access& access : workload.accesses(order_[p])) {
-        if (reads(access.mode)) uses_.append(access.data, p);
-      }
-    }
+    for (std::uint32_t p = 0; p < order_.size(); ++p) uses_.append_reads(workload, order_[p], p);
   }
   sequential_ = !workload.has_dependencies();
   pushed_ = 0;

@@ -31,6 +31,12 @@ class NextUseIndex {
     for (DataId d = 0; d < workload.data_count(); ++d) uses_[d].reserve(reads_of[d]);
   }
   void append(DataId data, std::uint64_t position) { uses_[data].push_back(position); }
+  // Every datum `task` reads, used at `position` (a task in an order).
+  void append_reads(const Workload& workload, TaskId task, std::uint64_t position) {
+    for (const Access& access : workload.accesses(task)) {
+      if (reads(access.mode)) append(access.data, position);
+    }
+  }
   template <class Consumed>
   std::uint64_t next(DataId data, Consumed&& consumed) const {
     const auto& list = uses_[data];
