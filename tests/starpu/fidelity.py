@@ -121,6 +121,13 @@ def main():
                             "--copy-engines", args.copy_engines]
                 run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--buffer", args.buffer,
                      "--out", machine])
+
+                def replay_summary(spec):
+                    """tilelens's replay of this machine's workload under scheduler `spec`, its JSON summary."""
+                    return json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
+                                           "--scheduler", spec, *platform, "--buffer", args.buffer, "--json",
+                                           *args.replay_args.split()]))
+
                 for scheduler in args.schedulers.split(";" if ";" in args.schedulers else ","):
                     # A tilelens spec (lws:steal_head=1) runs against StarPU's scheduler of that name,
                     # starpu-NAME (tilelens's model of a StarPU policy) against StarPU's NAME.
@@ -156,9 +163,7 @@ def main():
                     for _ in range(batches):
                         begin = cpu_seconds()
                         for _ in range(per_batch):
-                            replay = json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
-                                                     "--scheduler", scheduler, *platform, "--buffer", args.buffer, "--json",
-                                                     *args.replay_args.split()]))
+                            replay = replay_summary(scheduler)
                         took = (cpu_seconds() - begin) / per_batch
                         fastest = took if fastest is None else min(fastest, took)
                     replay_s += fastest
@@ -166,10 +171,7 @@ def main():
                     if args.fixed_order:
                         # The dmda family tells StarPU's memory manager its choice at push, which prefetches there.
                         prefetch = "1" if starpu_scheduler.startswith("dmda") else "0"
-                        fixed = json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
-                                                "--scheduler", "fixed:file=%s,prefetch=%s" % (order, prefetch), *platform,
-                                                "--buffer", args.buffer, "--json", *args.replay_args.split()]))
-                        replays.append(("fixed order", "  StarPU's order (fixed)", fixed))
+                        replays.append(("fixed order", "  StarPU's order (fixed)", replay_summary("fixed:file=%s,prefetch=%s" % (order, prefetch))))
                     for kind, label, replayed in replays:
                         cells = []
                         for name in ("loads", "writebacks", "makespan_ns"):  # both sides print the same keys

@@ -29,6 +29,9 @@
 enum kind { PLGSY, POTRF, TRSM, SYRK, GEMM, KINDS };
 static const char *const kind_names[KINDS] = {"plgsy", "potrf", "trsm", "syrk", "gemm"};
 static int64_t kernel_ns[KINDS];
+static int64_t kernel_count[KINDS];
+static double kernel_flops[KINDS]; /* per task of the kind, B being fixed */
+static int matrix_tiles = 1;
 /* TILELENS_ORDER_OUT: the tasks as they ended (appended by the workers' callbacks). */
 struct ended_task {
   long task;
@@ -38,9 +41,6 @@ struct ended_task {
 static struct ended_task *ended;
 static long ended_count;
 static starpu_pthread_mutex_t ended_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-static int64_t kernel_count[KINDS];
-static double kernel_flops[KINDS]; /* per task of the kind, B being fixed */
-static int matrix_tiles = 1;
 
 static int64_t now_ns(void) {
   struct timespec t;
@@ -218,7 +218,9 @@ int main(int argc, char **argv) {
 
   const char *order_out = getenv("TILELENS_ORDER_OUT");
   if (order_out) {
-    const long total = (long)tiles_count + (long)tiles * (tiles + 1) * (tiles + 2) / 6 + tiles * tiles;
+    /* plgsy per tile, potrf per step, trsm and syrk per tile below the diagonal, gemm per (i, j, k), k < j < i */
+    const long below = (long)tiles * (tiles - 1) / 2;
+    const long total = (long)tiles_count + tiles + 2 * below + (long)tiles * (tiles - 1) * (tiles - 2) / 6;
     ended = calloc((size_t)total, sizeof *ended);
     if (!ended) return 1;
   }

@@ -120,6 +120,23 @@ printf '%-8s %5s %22s %22s %7s %7s%s\n' scheduler MiB "StarPU reads (runs)" "rep
   "$([ "$fixed_order" = 1 ] && echo "  StarPU's order replayed")"
 # Each replay's rates scaled by a factor in [1 - spread/2, 1 + spread/2] (none for one replay a run).
 spread=$([ "$jitter" -gt 1 ] && echo 0.04 || echo 0)
+# kernel_rates SEED SPREAD: the --rate of the run in out.txt, each kind's rate scaled by a factor
+# drawn from SEED in [1 - SPREAD/2, 1 + SPREAD/2].
+kernel_rates() {
+  awk -v seed="$1" -v spread="$2" '
+    BEGIN { srand(seed) }
+    $1 == "kernel" && $5 > 0 { printf "%s%s=%.9gGFlop/s", sep, $2, $5 * (1 + (rand() - 0.5) * spread); sep = "," }' out.txt
+}
+# replay SCHEDULER RATES WHAT: one replay of the run's DAG on the platform it measured, its JSON
+# summary in `summary`. StarPU's CPU workers take one task at a time (--buffer 1: driver_cpu.c
+# pops only when idle), and its swap disk serves one request at a time, reads and writes alike.
+replay() {
+  summary=$("$tilelens" replay --workload dag.workload --scheduler "$1" --gpus 2 --workers-per-memory 2 \
+    --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$2" \
+    --buffer 1 --copy-engines 1 --half-duplex 1 --json $replay_options 2>replay.err) || {
+    fail "tilelens replay of $3 failed under $scheduler at $limit MiB (exit status $?)" replay.err
+  }
+}
 failed=0
 for scheduler in $schedulers; do
   replayed_as=$(tilelens_scheduler "$scheduler")
@@ -134,31 +151,18 @@ for scheduler in $schedulers; do
         count=0
       fi
       reads+=("$count")
-      # The replays of this very run: its kernels' rates, jittered (see the header). StarPU's CPU
-      # workers take one task at a time (--buffer 1: driver_cpu.c pops only when idle), and its
-      # swap disk serves one request at a time, reads and writes alike.
+      # The replays of this very run: its kernels' rates, jittered (see the header).
       run_index=${#reads[@]}
       if [ "$fixed_order" = 1 ]; then
-        exact=$(awk '$1 == "kernel" && $5 > 0 { printf "%s%s=%.9gGFlop/s", sep, $2, $5; sep = "," }' out.txt)
         # StarPU's dmda family prefetches a task's inputs to its worker's memory when it pushes it.
         prefetch=0
         case "$scheduler" in dmda*) prefetch=1 ;; esac
-        summary=$("$tilelens" replay --workload dag.workload --scheduler "fixed:file=$work/order.csv,prefetch=$prefetch" --gpus 2 --workers-per-memory 2 \
-          --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$exact" \
-          --buffer 1 --copy-engines 1 --half-duplex 1 --json $replay_options 2>replay.err) || {
-          fail "tilelens replay of StarPU's own order failed under $scheduler at $limit MiB (exit status $?)" replay.err
-        }
+        replay "fixed:file=$work/order.csv,prefetch=$prefetch" "$(kernel_rates 0 0)" "StarPU's own order"
         own+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
       fi
       for replay_index in $(seq "$jitter"); do
-        rates=$(awk -v seed="$((run_index * 1000 + replay_index))" -v spread="$spread" '
-          BEGIN { srand(seed) }
-          $1 == "kernel" && $5 > 0 { printf "%s%s=%.9gGFlop/s", sep, $2, $5 * (1 + (rand() - 0.5) * spread); sep = "," }' out.txt)
-        summary=$("$tilelens" replay --workload dag.workload --scheduler "$replayed_as" --gpus 2 --workers-per-memory 2 \
-          --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$rates" \
-          --buffer 1 --copy-engines 1 --half-duplex 1 --json $replay_options 2>replay.err) || {
-          fail "tilelens replay failed under $scheduler at $limit MiB, rates $rates (exit status $?)" replay.err
-        }
+        rates=$(kernel_rates "$((run_index * 1000 + replay_index))" "$spread")
+        replay "$replayed_as" "$rates" "the run, rates $rates"
         loads+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
         unused+=("$(echo "$summary" | sed -n 's/.*"unused_loads":\([0-9]*\).*/\1/p')")
       done
