@@ -167,22 +167,36 @@ PolicyEntry parse_policy_entry(std::string text) {
     entry.charged = true;
     text.resize(text.size() - 5);
   }
-  // "SCHEDULER/EVICTION": the first '/' after a scheduler's name, or after a plugin's file
-  // name (.so), so that a plugin's path keeps its own slashes (./libmine.so/lru,
-  // hfp//opt/libvictim.so, /opt/lib/libmine.so).
-  const auto names_a_scheduler = [](std::string_view left) {
+  // "SCHEDULER/EVICTION": the first '/' with a scheduler on its left (a registered name, or a
+  // plugin's file name, .so) and an eviction policy on its right (a registered name, or a
+  // plugin's file), so that paths keep their slashes: ./libmine.so/lru, hfp//opt/libvictim.so,
+  // /opt/lib/libmine.so, fixed:file=/runs/order.csv/belady. Failing that, the first '/' after a
+  // scheduler's bare name, so that a mistyped policy (eager/lruu) is named as the unknown
+  // eviction it is; a scheduler with parameters and no policy keeps its slashes whole
+  // (fixed:file=/runs/order.csv).
+  const auto names_a_plugin = [](std::string_view name) { return name.size() > 3 && name.substr(name.size() - 3) == ".so"; };
+  const auto names_a_scheduler = [&](std::string_view left) {
     const std::string_view name = left.substr(0, left.find(':'));
-    if (name.size() > 3 && name.substr(name.size() - 3) == ".so") return true;
-    for (const auto& info : scheduler_registry()) {
-      if (info.name == name) return true;
-    }
-    return false;
+    if (names_a_plugin(name)) return true;
+    return std::any_of(scheduler_registry().begin(), scheduler_registry().end(), [&](const auto& info) { return info.name == name; });
   };
-  for (std::size_t slash = text.find('/'); slash != std::string::npos; slash = text.find('/', slash + 1)) {
-    if (slash == 0 || !names_a_scheduler(std::string_view(text).substr(0, slash))) continue;
-    entry.eviction = text.substr(slash + 1);
-    text.resize(slash);
-    break;
+  const auto names_an_eviction = [&](std::string_view right) {
+    const std::string_view name = right.substr(0, right.find(':'));
+    if (names_a_plugin(name)) return true;
+    return std::any_of(eviction_registry().begin(), eviction_registry().end(), [&](const auto& info) { return info.name == name; });
+  };
+  std::size_t split = std::string::npos;
+  for (std::size_t slash = text.find('/'); slash != std::string::npos && split == std::string::npos; slash = text.find('/', slash + 1)) {
+    const std::string_view left = std::string_view(text).substr(0, slash);
+    if (slash > 0 && names_a_scheduler(left) && names_an_eviction(std::string_view(text).substr(slash + 1))) split = slash;
+  }
+  for (std::size_t slash = text.find('/'); slash != std::string::npos && split == std::string::npos; slash = text.find('/', slash + 1)) {
+    const std::string_view left = std::string_view(text).substr(0, slash);
+    if (slash > 0 && left.find(':') == std::string_view::npos && names_a_scheduler(left)) split = slash;
+  }
+  if (split != std::string::npos) {
+    entry.eviction = text.substr(split + 1);
+    text.resize(split);
   }
   entry.scheduler = std::move(text);
   return entry;

@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ catch2 nlohmann-json3-dev bc libsqlite3-dev sqlite3 libmetis-dev qt6-base-dev qt6-charts-dev qt6-svg-dev xvfb xauth
           xdotool imagemagick libstarpu-dev starpu-tools pkg-config vite slurm-wlm munge
           libsimgrid-dev libhwloc-dev libltdl-dev libboost-dev build-essential dpkg-dev python3
-          pybind11-dev python3-dev python3-pandas python3-pytest python3-matplotlib coinor-libcbc-dev)
+          pybind11-dev python3-dev python3-pandas python3-pytest python3-matplotlib coinor-libcbc-dev
+          stress-ng)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

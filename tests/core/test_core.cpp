@@ -48,6 +48,29 @@ TEST_CASE("a sweep's flags take 1 or 0, and nothing else", "[core][sweep]") {
   CHECK_THAT(bad.error().message, Catch::Contains("1 or 0") && !Catch::Contains("--"));
 }
 
+TEST_CASE("a sweep entry splits SCHEDULER/EVICTION where a policy follows, so paths keep their slashes", "[core][sweep]") {
+  const auto split = [](const std::string& text) {
+    const core::PolicyEntry entry = core::parse_policy_entry(text);
+    return entry.scheduler + " | " + entry.eviction.value_or("-");
+  };
+  CHECK(split("eager") == "eager | -");
+  CHECK(split("hfp/belady") == "hfp | belady");
+  CHECK(split("dmdar:estimate=starpu/lru") == "dmdar:estimate=starpu | lru");
+  // A schedule file's path, absolute or relative, with or without a policy after it.
+  CHECK(split("fixed:file=/runs/order.csv/belady") == "fixed:file=/runs/order.csv | belady");
+  CHECK(split("fixed:file=/runs/order.csv,prefetch=1/lru") == "fixed:file=/runs/order.csv,prefetch=1 | lru");
+  CHECK(split("fixed:file=/runs/order.csv") == "fixed:file=/runs/order.csv | -");
+  CHECK(split("fixed:file=./order.csv") == "fixed:file=./order.csv | -");
+  // Plugins keep their paths on either side.
+  CHECK(split("./libmine.so/lru") == "./libmine.so | lru");
+  CHECK(split("hfp//opt/libvictim.so") == "hfp | /opt/libvictim.so");
+  CHECK(split("/opt/lib/libmine.so") == "/opt/lib/libmine.so | -");
+  // A mistyped policy after a bare scheduler name is still the eviction, to be named unknown.
+  CHECK(split("eager/lruu") == "eager | lruu");
+  CHECK(split("hfp/belady+time") == "hfp | belady");
+  CHECK(core::parse_policy_entry("hfp/belady+time").charged);
+}
+
 TEST_CASE("an exception from the progress callback stops the sweep without terminating", "[core][sweep]") {
   TempFile db("core-sweep-throw.db");
   core::SweepGrid grid;
