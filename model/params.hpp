@@ -43,6 +43,9 @@ class Params {
   Status flags(std::initializer_list<std::pair<const char*, bool*>> targets) const;
   // The canonical spec with every parameter, e.g. "matmul2d:N=20,b=960,n=4": what a run records.
   std::string canonical() const;
+  // Sets a declared parameter to what the component found out itself (a file's digest), so
+  // that the canonical spec records it.
+  void record(const std::string& key, std::string value) { values_[key] = std::move(value); }
 
  private:
   std::string component_;

@@ -10,9 +10,10 @@
 // model prefetches its inputs there at once, as StarPU does for its dmda family's choices.
 #include <algorithm>
 #include <charconv>
-#include <fstream>
+#include <sstream>
 
 #include "schedulers/static_order.hpp"
+#include "util/content_hash.hpp"
 #include "util/quoted.hpp"
 
 namespace tilelens {
@@ -43,8 +44,8 @@ struct Assignment {
 
 class FixedOrder final : public Scheduler, public TaskFuture {
  public:
-  FixedOrder(std::string path, std::vector<Assignment> assignments, bool announce)
-      : path_(std::move(path)), assignments_(std::move(assignments)), announce_(announce) {}
+  FixedOrder(std::string path, std::string digest, std::vector<Assignment> assignments, bool announce)
+      : path_(std::move(path)), digest_(std::move(digest)), assignments_(std::move(assignments)), announce_(announce) {}
 
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) override {
     allocated_ = announce_ ? context.allocated : nullptr;
@@ -100,6 +101,8 @@ class FixedOrder final : public Scheduler, public TaskFuture {
   }
   bool follows_replicas() const override { return false; }
   bool uses_cpu_workers() const override { return true; }
+  // The file's content, not only its path: a changed file is another schedule (another run key).
+  std::vector<std::pair<std::string, std::string>> recorded_params() const override { return {{"digest", digest_}}; }
   const TaskFuture* future() const override { return this; }
   std::uint64_t next_use(GpuId gpu, DataId data) const override {
     if (gpu >= uses_.size()) return kNever;
@@ -108,6 +111,7 @@ class FixedOrder final : public Scheduler, public TaskFuture {
 
  private:
   std::string path_;
+  std::string digest_;
   std::vector<Assignment> assignments_;
   bool announce_ = false;
   std::function<void(TaskId, GpuId)> allocated_;  // set with prefetch=1: the executor's push-time prefetch
@@ -122,9 +126,8 @@ class FixedOrder final : public Scheduler, public TaskFuture {
 // The schedule file: a header naming its columns, then one task a line. The task's column is
 // "task"; the worker's "worker" (StarPU's) or "gpu" (a replay's); a worker runs its tasks by
 // start_us, start_ns or gpu_order, whichever the file has first, else in the file's order.
-Result<std::vector<Assignment>> read_schedule(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error("schedule file '" + path + "': cannot open it");
+Result<std::vector<Assignment>> read_schedule(const std::string& path, const std::string& bytes) {
+  std::istringstream in(bytes);
   std::string line;
   if (!std::getline(in, line)) return make_error("schedule file '" + path + "': empty (a header line, then one task a line)");
   const std::vector<std::string> header = csv_fields(line);
@@ -169,11 +172,18 @@ Result<std::vector<Assignment>> read_schedule(const std::string& path) {
 Result<std::unique_ptr<Scheduler>> make_fixed_order(const Params& params) {
   const std::string& path = params.text("file");
   if (path.empty()) return make_error("scheduler 'fixed': give the schedule file, fixed:file=PATH (docs/schedulers.md)");
-  auto assignments = read_schedule(path);
+  const auto bytes = read_file_bytes(path);
+  if (!bytes) return make_error("schedule file '" + path + "': cannot open it");
+  std::string digest = content_hash(*bytes);
+  if (const std::string& recorded = params.text("digest"); !recorded.empty() && recorded != digest) {
+    return make_error("schedule file '" + path + "' changed since the run that named it: the run recorded digest " + recorded +
+                      ", the file has " + digest + " now");
+  }
+  auto assignments = read_schedule(path, *bytes);
   if (!assignments) return assignments.error();
   auto prefetch = params.flag("prefetch");
   if (!prefetch) return prefetch.error();
-  return std::unique_ptr<Scheduler>(std::make_unique<FixedOrder>(path, std::move(*assignments), *prefetch));
+  return std::unique_ptr<Scheduler>(std::make_unique<FixedOrder>(path, std::move(digest), std::move(*assignments), *prefetch));
 }
 
 }  // namespace tilelens

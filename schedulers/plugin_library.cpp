@@ -3,10 +3,9 @@
 
 #include <dlfcn.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+
+#include "util/content_hash.hpp"
 
 namespace tilelens {
 
@@ -22,18 +21,11 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::open(const std::string& pa
   std::error_code error;
   const auto absolute = std::filesystem::absolute(path, error);
   if (error || !std::filesystem::is_regular_file(absolute, error)) return make_error("plugin " + quote_input(path) + ": no such file");
-  std::ifstream in(absolute, std::ios::binary);
-  if (!in) return make_error("plugin " + quote_input(path) + ": cannot be read");
-  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a
-  for (std::istreambuf_iterator<char> it(in), end; it != end; ++it) {
-    hash ^= static_cast<unsigned char>(*it);
-    hash *= 1099511628211ULL;
-  }
+  const auto bytes = read_file_bytes(absolute.string());
+  if (!bytes) return make_error("plugin " + quote_input(path) + ": cannot be read");
   std::shared_ptr<PluginLibrary> library(new PluginLibrary);
   library->path_ = absolute.lexically_normal().string();
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  library->hash_ = hex;
+  library->hash_ = content_hash(*bytes);
   // RTLD_LOCAL: two plugins may define the same symbols; RTLD_NOW: a missing symbol is an error
   // here, not a crash in the middle of a run.
   library->handle_ = dlopen(library->path_.c_str(), RTLD_NOW | RTLD_LOCAL);

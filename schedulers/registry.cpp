@@ -38,7 +38,8 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
        "each worker runs the tasks a schedule file gives it, in its order: a runtime's own run (StarPU's, "
        "TILELENS_ORDER_OUT) or a replay's (--order-out), under tilelens's memory model",
        {{"file", "", "the schedule: CSV with task and worker (or gpu) columns, ordered by start_us, start_ns or gpu_order"},
-        {"prefetch", "0", "announce each task's worker when it is pushed, so the memory model prefetches it there (StarPU's dmda family)"}},
+        {"prefetch", "0", "announce each task's worker when it is pushed, so the memory model prefetches it there (StarPU's dmda family)"},
+        {"digest", "", "the schedule file's content digest, which the run records; given, the file must still have it"}},
        make_fixed_order},
       {"ws", "StarPU 1.3.10's work stealing: lws's queues, pushes round robin from the second GPU, steals the head of a "
              "victim chosen round robin",
@@ -119,6 +120,7 @@ Result<MadeScheduler> make_scheduler(std::string_view text) {
       }
       auto scheduler = info.make(*params);
       if (!scheduler) return scheduler.error();
+      for (auto& [key, value] : (*scheduler)->recorded_params()) params->record(key, std::move(value));
       return MadeScheduler{std::move(*scheduler), params->canonical()};
     }
     valid += (valid.empty() ? "" : ", ") + info.name;

@@ -119,6 +119,9 @@ class Scheduler {
   virtual const PlanView* plan() const { return nullptr; }
   // Whether pop() serves the platform's CPU workers (Platform::cpus); the executor asks
   // only GPU workers otherwise, and refuses workloads with CPU-only kinds.
+  // Parameters the scheduler found out itself, recorded in the run's spec with the given ones
+  // so that the run can be checked again (fixed's schedule file digest).
+  virtual std::vector<std::pair<std::string, std::string>> recorded_params() const { return {}; }
   virtual bool uses_cpu_workers() const { return false; }
   // The tasks the scheduler's pushes and pops looked at so far, as StarPU's algorithm visits
   // them (a Ready pop scans its queue until a task needs nothing): what the per-task part of

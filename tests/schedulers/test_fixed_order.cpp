@@ -1,6 +1,6 @@
 // FIXED: a schedule file replayed as given. A replay's own order (--order-out) fed back gives
 // the very same run; StarPU's order files (rows as tasks ended) are read by start time; a bad
-// file is refused naming the file, the line and the field.
+// file is refused naming the file, the line and the field; the run records the file's digest.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -103,4 +103,29 @@ TEST_CASE("fixed refuses a bad schedule file, naming the file, the line and the 
   CHECK_THAT(refused("task,worker\n0,0\n1,0\n2,0\n9,0\n"), Catch::Contains("line 5: task 9 is not in the workload (4 tasks)"));
   CHECK_THAT(refused("task,worker\n0,0\n1,0\n3,0\n"), Catch::Contains("gives task"));
   CHECK_THAT(refused("task,worker\n0,0\n1,0\n3,0\n"), Catch::Contains("(2) to no worker"));
+}
+
+TEST_CASE("fixed records its file's digest: a changed file is refused by the recorded spec and is another run", "[schedulers][fixed]") {
+  TempFile order("fixed-digest.csv"), db("fixed-digest.db");
+  auto args = replay_args("cholesky:N=6", "eager", 1);
+  args.insert(args.end(), {"--order-out", order.path});
+  REQUIRE(cli(args).code == 0);
+  const CliOutput first = cli(replay_args("cholesky:N=6", "fixed:file=" + order.path, 1));
+  REQUIRE(first.code == 0);
+  const std::string recorded = nlohmann::json::parse(first.out).at("scheduler");
+  CHECK_THAT(recorded, Catch::Contains("digest="));
+  CHECK(cli(replay_args("cholesky:N=6", recorded, 1)).code == 0);  // the recorded spec replays while the file is unchanged
+
+  const auto sweep = [&] {
+    return cli({"sweep", "--db", db.path, "--workload", "cholesky:N=6", "--memory", "60MiB", "--scheduler", "fixed:file=" + order.path + "/belady",
+                "--quiet"});
+  };
+  CHECK_THAT(sweep().out, Catch::Contains("1 stored, 0 skipped"));
+  CHECK_THAT(sweep().out, Catch::Contains("0 stored, 1 skipped"));
+  // One blank line more: the same schedule, but no longer the file the runs recorded.
+  write(order.path, file_text(order.path) + "\n");
+  const CliOutput changed = cli(replay_args("cholesky:N=6", recorded, 1));
+  CHECK(changed.code != 0);
+  CHECK_THAT(changed.err, Catch::Contains("changed since the run that named it"));
+  CHECK_THAT(sweep().out, Catch::Contains("1 stored, 0 skipped"));
 }
