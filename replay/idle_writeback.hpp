@@ -48,6 +48,8 @@ class IdleWriteback {
   // Takes d's queued write-back off node n's queue: a task about to run needs d, and StarPU
   // promotes the pending request to a fetch (_starpu_update_prefetch_status, data_request.c:839).
   bool take_queued(std::uint32_t n, DataId d);
+  // Whether node n has an idle write-back of d queued.
+  bool queued(std::uint32_t n, DataId d) const { return queued_count_[n * data_count_ + d] > 0; }
   // Whether any node has an idle write-back queued (most events find none).
   bool any_queued() const {
     return std::any_of(queued_.begin(), queued_.end(), [](const std::deque<DataId>& queue) { return !queue.empty(); });

@@ -163,7 +163,7 @@ bool NodeMemory::issue_requests(GpuId g, Requests which) {
   if (which == Requests::Prefetch && index <= head && head < end) return false;  // the fetch waits: so do prefetches
   for (; index < end; ++index) {
     const TaskId task = worker.held[index];
-    for (const Access& access : s_.w.accesses(task)) {
+    for (const Access& access : request_order(task)) {
       const DataId d = access.data;
       const Copy copy = books_.copy(n, d);
       if (copy == Copy::Resident || copy == Copy::Loading) continue;
@@ -447,6 +447,21 @@ void NodeMemory::loaded_for_write(std::uint32_t n, DataId d, TaskId writer) {
   invalidate_copies(d, n, writer);
   dirty_.set(n, d);
   if (tidy_) tidy_->written(n, d, !homeless_[d]);
+}
+
+void NodeMemory::written_at_request(std::uint32_t n, DataId d, TaskId writer) {
+  loaded_for_write(n, d, writer);
+  // The home's copy may be invalid already (an idle write-back still queued): the replica, counted
+  // clean since the tidy asked for that write-back, is dirty again all the same (_starpu_memchunk_dirty).
+  if (tidy_) tidy_->written(n, d, !homeless_[d]);
+}
+
+bool NodeMemory::request_pending(DataId d) const {
+  if (books_.writeback_from(d) >= 0) return true;
+  for (std::uint32_t h = 0; h < s_.N; ++h) {
+    if (books_.copy(h, d) == Copy::Loading || (tidy_ && tidy_->queued(h, d))) return true;
+  }
+  return false;
 }
 
 void NodeMemory::emit_load(std::uint32_t n, DataId d, LoadKind kind, TaskId task) {

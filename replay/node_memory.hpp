@@ -64,6 +64,9 @@ class NodeMemory : public MemoryManager {
   // Whether a load for a task that writes the datum makes the loaded copy the only valid one as
   // it arrives (StarPU's request carries the access mode), rather than when the task ends.
   virtual bool write_at_load() const { return false; }
+  // The order in which a worker requests a task's data: the task's own, unless the model says
+  // otherwise (StarPU's sorted handles).
+  virtual std::span<const Access> request_order(TaskId task) const { return s_.w.accesses(task); }
 
   // Which of a worker's held tasks a call requests for: all in buffer order, the next one to
   // run (a fetch), or those after it (prefetches). False when a request had to wait.
@@ -100,6 +103,12 @@ class NodeMemory : public MemoryManager {
     start_writeback(source, d, WritebackCause::Request);
   }
   void start_writeback(std::uint32_t n, DataId d, WritebackCause cause);
+  // A request found d in place on node n for `writer`, a task that writes it, and the model
+  // updates the states with the request's mode: the copy becomes the only valid one and dirty.
+  void written_at_request(std::uint32_t n, DataId d, TaskId writer);
+  // Whether a request other than a resident copy's is pending for d anywhere: a load, a
+  // write-back in flight, or an idle write-back queued (StarPU's nwait, coherency.c:486-497).
+  bool request_pending(DataId d) const;
   // At the end: every datum whose only valid copy is on a node goes home, those without a home
   // (whose first access writes them) only when `homeless_too`.
   void write_home(bool homeless_too);

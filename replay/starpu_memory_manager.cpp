@@ -21,6 +21,19 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   relays_.assign(s_.N, {});
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
+  handle_order_.clear();
+  handle_order_offsets_.clear();
+  if (rules_.handle_order) {
+    handle_order_offsets_.reserve(s_.w.task_count() + 1);
+    handle_order_offsets_.push_back(0);
+    for (TaskId t = 0; t < s_.w.task_count(); ++t) {
+      const auto accesses = s_.w.accesses(t);
+      const auto first = static_cast<std::ptrdiff_t>(handle_order_.size());
+      handle_order_.insert(handle_order_.end(), accesses.begin(), accesses.end());
+      std::sort(handle_order_.begin() + first, handle_order_.end(), [](const Access& a, const Access& b) { return a.data < b.data; });
+      handle_order_offsets_.push_back(handle_order_.size());
+    }
+  }
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
   if (rules_.prefetch_at_push && !single_node_prefetch_) {
     context.allocated = [this](TaskId task, GpuId worker) {
@@ -58,12 +71,15 @@ void StarpuMemoryManager::prefetch_on_push(TaskId task) {
   if (single_node_prefetch_) queue_prefetch(0, task);
 }
 
-// StarPU posts a prefetch at once: an input already there is refreshed then (a cache hit),
-// the others wait for room in the node's queue.
+// StarPU posts a prefetch at once: an input already there is a cache hit then, refreshed and,
+// for a task that writes it, made the only valid copy (a prefetch carries the task's mode and
+// hits whatever else is pending, coherency.c:505); the others wait for room in the node's queue.
 void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
-  if (rules_.touch_on_request) {
+  if (rules_.touch_on_request || rules_.write_at_hit) {
     for (const Access& access : s_.w.accesses(task)) {
-      if (reads(access.mode) && books_.copy(n, access.data) == Copy::Resident) touch(n, access.data);
+      if (!reads(access.mode) || books_.copy(n, access.data) != Copy::Resident) continue;
+      if (rules_.touch_on_request) touch(n, access.data);
+      if (rules_.write_at_hit && writes(access.mode)) written_at_request(n, access.data, task);
     }
   }
   push_prefetches_[n].push(request_priority(task), task);
@@ -145,12 +161,19 @@ bool StarpuMemoryManager::serve_relays(std::uint32_t h, bool prefetches, std::in
   }
 }
 
+// The worker's fetch for the task, in handle order: each datum in place is a cache hit, unless
+// the task writes it and another request on it is pending (then the fetch waits for that one,
+// coherency.c:486-506, and finds nothing yet).
 void StarpuMemoryManager::task_buffered(GpuId g, TaskId task) {
   NodeMemory::task_buffered(g, task);
   const Worker& worker = s_.workers[g];
-  if (!rules_.recency_at_request || worker.cpu) return;
-  for (const Access& access : s_.w.accesses(task)) {
-    if (books_.copy(worker.node, access.data) == Copy::Resident) touch(worker.node, access.data);
+  if (worker.cpu || !(rules_.recency_at_request || rules_.write_at_hit)) return;
+  for (const Access& access : request_order(task)) {
+    const DataId d = access.data;
+    if (books_.copy(worker.node, d) != Copy::Resident) continue;
+    if (writes(access.mode) && request_pending(d)) continue;
+    if (rules_.recency_at_request) touch(worker.node, d);
+    if (rules_.write_at_hit && writes(access.mode)) written_at_request(worker.node, d, task);
   }
 }
 
@@ -159,7 +182,7 @@ bool StarpuMemoryManager::may_start(GpuId g, TaskId task) const {
   if (!rules_.wait_for_writebacks) return true;
   const auto n = static_cast<std::int32_t>(s_.workers[g].node);
   for (const Access& access : s_.w.accesses(task)) {
-    if (books_.writeback_from(access.data) == n) return false;
+    if (writes(access.mode) && books_.writeback_from(access.data) == n) return false;
   }
   return true;
 }
@@ -177,8 +200,8 @@ bool StarpuMemoryManager::may_pop(GpuId g) const {
   return true;
 }
 
-// A held task (StarPU's driver fetched for it when it popped it, driver_cuda.c:1025) whose datum
-// waits in the idle list: StarPU promotes that request to a fetch, which goes at once, and the
+// A held task (StarPU's driver fetched for it when it popped it, driver_cuda.c:1025) that writes a datum
+// waiting in the idle list: StarPU promotes that request to a fetch, which goes at once, and the
 // task waits for it.
 void StarpuMemoryManager::promote_idle_writebacks() {
   for (GpuId g = 0; g < s_.W; ++g) {
@@ -188,7 +211,7 @@ void StarpuMemoryManager::promote_idle_writebacks() {
     for (TaskId task : worker.held) {
       for (const Access& access : s_.w.accesses(task)) {
         const DataId d = access.data;
-        if (!tidy_->take_queued(n, d)) continue;
+        if (!writes(access.mode) || !tidy_->take_queued(n, d)) continue;
         // Recorded as a request's write-back: a task waits for it, at fetch level (StarPU's trace types it F).
         if (still_dirty_here(n, d)) start_writeback(n, d, WritebackCause::Request);
       }
@@ -224,6 +247,7 @@ void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
 }
 
 void StarpuMemoryManager::before_pops() {
+  if (rules_.progress_before_pop && rules_.fetches_first) issue_by_level();
   if (!tidy_) return;
   for (std::uint32_t n = 0; n < s_.N; ++n) {
     if (in_flight_[n] == 0 && !fetch_waiting(n)) write_back_idle(n);

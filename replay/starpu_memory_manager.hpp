@@ -26,13 +26,14 @@ class StarpuMemoryManager final : public NodeMemory {
   // pending, datawizard.c:29-66) before it pops the task whose fetch would keep it busy.
   void before_pops() override;
   void flush() override { write_home(rules_.flush_homeless); }
-  // A task waits for any write-back of its data leaving its node (idle, promoted, or asked by
-  // another node): StarPU's fetch of a datum with a pending request waits for it
-  // (coherency.c:506, nwait counts every request on the handle).
+  // A task waits for any write-back leaving its node of data it writes (idle, promoted, or asked
+  // by another node): StarPU's fetch to write a datum with a pending request waits for it
+  // (coherency.c:486-506, nwait, counted for a write only).
   bool may_start(GpuId g, TaskId task) const override;
   // With pop_when_fetched, not while a task g holds and has not started waits for its data.
   bool may_pop(GpuId g) const override;
-  // With recency_at_request, the task's fetch hits refresh its data now (and its start does not).
+  // The task's fetch: with recency_at_request its hits refresh their data now (and its start does
+  // not), with write_at_hit a hit for writing makes that copy the only valid one.
   void task_buffered(GpuId g, TaskId task) override;
 
  private:
@@ -45,6 +46,10 @@ class StarpuMemoryManager final : public NodeMemory {
   bool may_allocate(std::uint32_t n) const override { return !(rules_.sync_reclaim && eviction_writebacks_[n] > 0); }
   bool touch_at_start() const override { return !rules_.recency_at_request; }
   bool write_at_load() const override { return rules_.write_at_load; }
+  std::span<const Access> request_order(TaskId task) const override {
+    if (handle_order_offsets_.empty()) return s_.w.accesses(task);
+    return {handle_order_.data() + handle_order_offsets_[task], handle_order_offsets_[task + 1] - handle_order_offsets_[task]};
+  }
   // With relay_requests, the first hop waits in the source node's requests (relays_).
   void relay_through_host(std::uint32_t n, DataId d, std::uint32_t source, TaskId for_task) override;
 
@@ -67,7 +72,7 @@ class StarpuMemoryManager final : public NodeMemory {
   void write_back_idle(std::uint32_t n);
   // Whether a worker of node n waits for data of its next task that is not even loading.
   bool fetch_waiting(std::uint32_t n) const;
-  // The queued idle write-backs of the data of every task a worker holds start now, as fetches.
+  // The queued idle write-backs of the data that a task a worker holds writes start now, as fetches.
   void promote_idle_writebacks();
   // Whether a queued idle write-back of d from node n still has something to carry home.
   bool still_dirty_here(std::uint32_t n, DataId d) const {
@@ -88,6 +93,9 @@ class StarpuMemoryManager final : public NodeMemory {
     std::int64_t priority = 0;
   };
   std::vector<std::vector<Relay>> relays_;
+  // With handle_order: every task's accesses by data id, task after task (offsets per task).
+  std::vector<Access> handle_order_;
+  std::vector<std::size_t> handle_order_offsets_;
 };
 
 }  // namespace tilelens::replay_detail

@@ -16,6 +16,7 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"fetches_first", flag(defaults.fetches_first),
        "a node serves every worker's fetch before any prefetch, and pauses prefetching at the first one it cannot place"},
       {"flush_homeless", flag(defaults.flush_homeless), "write back at the end data whose first access writes them (no home)"},
+      {"handle_order", flag(defaults.handle_order), "a task's fetches go in the order of its data (StarPU sorts its handles)"},
       {"idle_writeback", flag(defaults.idle_writeback), "write the oldest dirty replicas back while the node has no transfer in flight"},
       {"max_fetches", std::to_string(defaults.max_fetches), "transfers in flight on a node before fetches wait (0: no limit)"},
       {"max_prefetches", std::to_string(defaults.max_prefetches), "transfers in flight on a node before prefetches wait (0: no limit)"},
@@ -24,6 +25,7 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"prefetch_at_push", flag(defaults.prefetch_at_push), "prefetch a task's inputs when the scheduler allocates it to a worker"},
       {"prefetch_evicts", flag(defaults.prefetch_evicts), "requests for buffered tasks after the next one may evict"},
       {"prioritized_requests", flag(defaults.prioritized_requests), "a node serves waiting push-time prefetches by task priority, highest first"},
+      {"progress_before_pop", flag(defaults.progress_before_pop), "with fetches_first, a node serves its requests before its workers pop"},
       {"recency_at_request", flag(defaults.recency_at_request),
        "a replica is most recently used when a buffered task's request finds it, not when a task starts with it"},
       {"relay_requests", flag(defaults.relay_requests),
@@ -38,7 +40,9 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"write_at_load", flag(defaults.write_at_load),
        "a load for a task that writes the datum makes that copy the only valid one when it arrives, not when the task ends"},
       {"wait_for_writebacks", flag(defaults.wait_for_writebacks),
-       "a task waits for the write-backs of its data leaving its node; a queued idle one it needs goes at once"},
+       "a task waits for the write-backs leaving its node of data it writes; a queued idle one goes at once"},
+      {"write_at_hit", flag(defaults.write_at_hit),
+       "a request finding its datum in place for a task that writes it makes that copy the only valid one at once"},
   };
 }
 
@@ -64,6 +68,9 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.relay_requests = false;
   rules.pop_when_fetched = false;
   rules.write_at_load = false;
+  rules.write_at_hit = false;
+  rules.progress_before_pop = false;
+  rules.handle_order = false;
   return rules;
 }
 
@@ -74,10 +81,12 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
   if (auto status = params->flags({{"clean_first", &rules.clean_first},
                                    {"fetches_first", &rules.fetches_first},
                                    {"flush_homeless", &rules.flush_homeless},
+                                   {"handle_order", &rules.handle_order},
                                    {"idle_writeback", &rules.idle_writeback},
                                    {"pop_when_fetched", &rules.pop_when_fetched},
                                    {"prefetch_at_push", &rules.prefetch_at_push},
                                    {"prefetch_evicts", &rules.prefetch_evicts},
+                                   {"progress_before_pop", &rules.progress_before_pop},
                                    {"prioritized_requests", &rules.prioritized_requests},
                                    {"recency_at_request", &rules.recency_at_request},
                                    {"relay_requests", &rules.relay_requests},
@@ -85,7 +94,8 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"sync_reclaim", &rules.sync_reclaim},
                                    {"touch_on_request", &rules.touch_on_request},
                                    {"wait_for_writebacks", &rules.wait_for_writebacks},
-                                   {"write_at_load", &rules.write_at_load}});
+                                   {"write_at_load", &rules.write_at_load},
+                                   {"write_at_hit", &rules.write_at_hit}});
       !status) {
     return status.error();
   }

@@ -53,10 +53,11 @@ struct StarpuMemoryRules {
   // request order among equals: StarPU keeps each node's data requests in priority lists and
   // gives a prefetch its task's priority (coherency.c, data_request.c). 0: in request order.
   bool prioritized_requests = true;
-  // A task waits for any write-back of its data leaving its node, whatever asked for it: StarPU's
-  // fetch of a datum with a pending request waits for it (coherency.c:506, nwait), and a queued
-  // idle write-back that the node's next task needs is promoted to a fetch at once
-  // (data_request.c:839). 0: a resident replica serves at once.
+  // A task waits for any write-back leaving its node of data it writes, whatever asked for it:
+  // StarPU's fetch for writing a datum with a pending request waits for it (coherency.c:486-506,
+  // nwait, counted for a write only), and a queued idle write-back that the node's next task
+  // writes is promoted to a fetch at once (data_request.c:839). Data it only reads serve at once.
+  // 0: a resident replica serves at once.
   bool wait_for_writebacks = true;
   // A fetch that evicts dirty replicas writes them back synchronously: the node's driver waits
   // for those write-backs and starts no task meanwhile (memalloc.c:324-345, transfer_subtree_to_node
@@ -64,7 +65,9 @@ struct StarpuMemoryRules {
   bool sync_reclaim = true;
   // A replica becomes the most recently used when a worker's request for it finds it there (a
   // task entering a buffer), not when a task runs with it: StarPU moves a chunk to its list's
-  // tail on a request's cache hit only (coherency.c:527, memalloc.c:1661). 0: when a task starts.
+  // tail on a request's cache hit only (coherency.c:527, memalloc.c:1661). A request to write a
+  // datum that has another request pending is no hit (it waits, coherency.c:486-506) and
+  // refreshes nothing. 0: when a task starts.
   bool recency_at_request = true;
   // GPU memory is handed out as StarPU's CUDA suballocator does (malloc.c:640-960): a datum of
   // at most 4 MiB takes 16 KiB blocks in 32 MiB chunks, and the memory limit counts whole
@@ -93,6 +96,21 @@ struct StarpuMemoryRules {
   // the task's mode and its completion updates the states with it (_starpu_update_data_state,
   // coherency.c:170-200), prefetches included. 0: when the task ends.
   bool write_at_load = true;
+  // A request that finds its datum in place for a task that writes it (a worker's fetch, or a
+  // push-time prefetch, which carries the task's mode in StarPU) makes that copy the only valid
+  // one and dirty at once: a hit updates the states with the request's mode
+  // (_starpu_create_request_to_fetch_data, coherency.c:505-511; prefetches, coherency.c:785-787).
+  // 0: when the task ends.
+  bool write_at_hit = true;
+  // At each event a node serves its requests (fetches, then prefetches) before its workers pop:
+  // StarPU's driver makes its memory node progress (datawizard.c:29-66) before it pops, so a
+  // prefetch that a transfer's end let through is placed before the popped task's own requests.
+  // With fetches_first only. 0: the workers pop first.
+  bool progress_before_pop = true;
+  // A task's requests go in the order of its data handles, which StarPU sorts before it fetches
+  // (_STARPU_JOB_GET_ORDERED_BUFFERS, coherency.c:1077): handles registered in data order, so by
+  // data id. Push-time prefetches keep the task's order (coherency.c:876). 0: the task's order.
+  bool handle_order = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

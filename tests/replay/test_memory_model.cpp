@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "helpers.hpp"
+#include "presets/platforms.hpp"
 #include "runtime/memory_model.hpp"
 #include "replay/platform_links.hpp"
 
@@ -100,7 +101,7 @@ TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to
   const std::string as_fgcs =
       "starpu:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,"
       "prefetch_at_push=0,prefetch_evicts=1,recency_at_request=0,reclaim=1,suballocate=0,sync_reclaim=0,touch_on_request=0,"
-      "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0";
+      "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0,write_at_hit=0,progress_before_pop=0,handle_order=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {
@@ -505,4 +506,39 @@ TEST_CASE("StarPU's model: a read-write load leaves the loaded copy the only val
   CHECK(early_writebacks(at_end) == 0);
   CHECK(early_writebacks(at_load) > 0);
   CHECK(at_load.summary.writebacks > at_end.summary.writebacks);
+}
+
+// Three rules read in StarPU's source (docs/starpu-memory-manager.md): a request that finds a
+// datum in place for a writer updates the states at once (write_at_hit), a node's requests go
+// before its workers pop (progress_before_pop), and a task's fetches go in handle order
+// (handle_order). On LU N = 12 with a quarter of its working set, each one changes the replay;
+// with room for everything, write_at_hit alone dirties replicas that the idle write-back then
+// sends home again (the fidelity CTest checks those counts against StarPU-SimGrid itself).
+TEST_CASE("StarPU's model: a hit for a writer, progress before the pop and handle order each change the replay", "[memory-model][engine]") {
+  const Workload w = generated("lu:N=12");
+  // The machine fidelity.py exports for StarPU-SimGrid: v100-fgcs, one copy engine a direction.
+  const auto platform = [&](double fraction) {
+    Platform p = *find_platform_preset("v100-fgcs");
+    p.memory_bytes = fraction * static_cast<double>(w.data_count() * w.largest_data_bytes());
+    p.copy_engines = 1;
+    return p;
+  };
+  const auto same = [](const test::Run& a, const test::Run& b) {
+    return a.summary.loads == b.summary.loads && a.summary.writebacks == b.summary.writebacks && a.summary.makespan_ns == b.summary.makespan_ns &&
+           a.trace.evictions.size() == b.trace.evictions.size();
+  };
+  const Platform tight = platform(0.25);
+  const auto all = run_replay(w, "eager", "lru", tight, 2);
+  CHECK(check_invariants(w, tight, all).empty());
+  for (const std::string rule : {"write_at_hit", "progress_before_pop", "handle_order"}) {
+    INFO(rule);
+    const auto without = run_replay(w, "eager", "lru", tight, 2, "starpu:" + rule + "=0");
+    CHECK(check_invariants(w, tight, without).empty());
+    CHECK_FALSE(same(all, without));
+  }
+  const Platform ample = platform(2);
+  const auto at_hit = run_replay(w, "eager", "lru", ample, 2);
+  const auto at_end = run_replay(w, "eager", "lru", ample, 2, "starpu:write_at_hit=0");
+  CHECK(at_hit.summary.loads == at_end.summary.loads);  // everything fits: each tile loads once either way
+  CHECK(at_hit.summary.writebacks > at_end.summary.writebacks);
 }
