@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -27,13 +28,17 @@ inline std::string content_hash(std::string_view bytes) {
   return hex;
 }
 
-// The whole file, or nothing when it cannot be read.
+// The whole file, or nothing when it cannot be read (a directory opens, and its read throws).
 inline std::optional<std::string> read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return std::nullopt;
-  return bytes;
+  try {
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return std::nullopt;
+    return bytes;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace tilelens

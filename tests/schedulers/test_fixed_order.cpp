@@ -94,6 +94,9 @@ TEST_CASE("fixed refuses a bad schedule file, naming the file, the line and the 
   CHECK_THAT(cli(replay_args("matmul2d:N=2", "fixed", 1)).err, Catch::Contains("fixed:file=PATH"));
   CHECK_THAT(cli(replay_args("matmul2d:N=2", "fixed:file=/nonexistent/schedule.csv", 1)).err,
              Catch::Contains("schedule file '/nonexistent/schedule.csv': cannot open it"));
+  const CliOutput directory = cli(replay_args("matmul2d:N=2", "fixed:file=/tmp", 1));  // a directory opens, and its read throws
+  CHECK((directory.code == 1 || directory.code == 2));
+  CHECK_THAT(directory.err, Catch::Contains("schedule file '/tmp': cannot open it"));
   CHECK_THAT(refused("order,start\n1,2\n"), Catch::Contains("line 1: the header needs a 'task' column"));
   CHECK_THAT(refused("task,worker\n0,0\nx,0\n"), Catch::Contains("line 3: task 'x' is not a task id"));
   CHECK_THAT(refused("task,worker\n0,-1\n"), Catch::Contains("line 2: worker '-1' is not a worker id"));
