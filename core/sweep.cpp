@@ -174,26 +174,20 @@ PolicyEntry parse_policy_entry(std::string text) {
   // scheduler's bare name, so that a mistyped policy (eager/lruu) is named as the unknown
   // eviction it is; a scheduler with parameters and no policy keeps its slashes whole
   // (fixed:file=/runs/order.csv).
-  const auto names_a_plugin = [](std::string_view name) { return name.size() > 3 && name.substr(name.size() - 3) == ".so"; };
-  const auto names_a_scheduler = [&](std::string_view left) {
-    const std::string_view name = left.substr(0, left.find(':'));
-    if (names_a_plugin(name)) return true;
-    return std::any_of(scheduler_registry().begin(), scheduler_registry().end(), [&](const auto& info) { return info.name == name; });
+  // Whether a spec's name (before its ':') is one of `registry`'s entries or a plugin's file.
+  const auto names_one_of = [](std::string_view spec, const auto& registry) {
+    const std::string_view name = spec.substr(0, spec.find(':'));
+    if (name.size() > 3 && name.substr(name.size() - 3) == ".so") return true;
+    return std::any_of(registry.begin(), registry.end(), [&](const auto& info) { return info.name == name; });
   };
-  const auto names_an_eviction = [&](std::string_view right) {
-    const std::string_view name = right.substr(0, right.find(':'));
-    if (names_a_plugin(name)) return true;
-    return std::any_of(eviction_registry().begin(), eviction_registry().end(), [&](const auto& info) { return info.name == name; });
-  };
-  std::size_t split = std::string::npos;
+  std::size_t split = std::string::npos, bare_split = std::string::npos;
   for (std::size_t slash = text.find('/'); slash != std::string::npos && split == std::string::npos; slash = text.find('/', slash + 1)) {
     const std::string_view left = std::string_view(text).substr(0, slash);
-    if (slash > 0 && names_a_scheduler(left) && names_an_eviction(std::string_view(text).substr(slash + 1))) split = slash;
+    if (slash == 0 || !names_one_of(left, scheduler_registry())) continue;
+    if (names_one_of(std::string_view(text).substr(slash + 1), eviction_registry())) split = slash;
+    else if (bare_split == std::string::npos && left.find(':') == std::string_view::npos) bare_split = slash;
   }
-  for (std::size_t slash = text.find('/'); slash != std::string::npos && split == std::string::npos; slash = text.find('/', slash + 1)) {
-    const std::string_view left = std::string_view(text).substr(0, slash);
-    if (slash > 0 && left.find(':') == std::string_view::npos && names_a_scheduler(left)) split = slash;
-  }
+  if (split == std::string::npos) split = bare_split;
   if (split != std::string::npos) {
     entry.eviction = text.substr(split + 1);
     text.resize(split);

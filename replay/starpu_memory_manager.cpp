@@ -19,8 +19,6 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   prefetch_paused_.assign(s_.N, 0);
   push_prefetches_.assign(s_.N, {});
   relays_.assign(s_.N, {});
-  // StarPU prefetches a task at push when its architecture has a single memory node (every
-  // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   handle_order_.clear();
   handle_order_offsets_.clear();
   if (rules_.handle_order) {
@@ -34,6 +32,8 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
       handle_order_offsets_.push_back(handle_order_.size());
     }
   }
+  // StarPU prefetches a task at push when its architecture has a single memory node (every
+  // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
   if (rules_.prefetch_at_push && !single_node_prefetch_) {
     context.allocated = [this](TaskId task, GpuId worker) {
