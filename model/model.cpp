@@ -314,6 +314,15 @@ Result<Workload> WorkloadBuilder::finish() && {
     }
   }
   for (const Task& task : w.tasks_) w.total_flops_ += task.flops;
+  const auto by_data = [](const Access& a, const Access& b) { return a.data < b.data; };
+  for (TaskId t = 0; t < w.tasks_.size() && w.by_data_.empty(); ++t) {
+    const auto accesses = w.accesses(t);
+    if (!std::is_sorted(accesses.begin(), accesses.end(), by_data)) w.by_data_ = w.accesses_;
+  }
+  for (TaskId t = 0; t < w.tasks_.size() && !w.by_data_.empty(); ++t) {
+    const auto first = w.by_data_.begin() + w.tasks_[t].first_access;
+    std::sort(first, first + w.tasks_[t].access_count, by_data);
+  }
   w.largest_footprint_.assign(w.kinds_.size(), 0);
   for (TaskId t = 0; t < w.tasks_.size(); ++t) {
     auto& largest = w.largest_footprint_[w.tasks_[t].kind];

@@ -86,6 +86,13 @@ class Workload {
     const Task& t = tasks_[task];
     return {accesses_.data() + t.first_access, t.access_count};
   }
+  // The same accesses by rising data id: the order in which StarPU fetches a task's handles
+  // (its handles sorted, _STARPU_JOB_GET_ORDERED_BUFFERS). Built once with the workload; shares
+  // accesses() when every task lists its data in that order already.
+  std::span<const Access> accesses_by_data(TaskId task) const {
+    const Task& t = tasks_[task];
+    return {(by_data_.empty() ? accesses_ : by_data_).data() + t.first_access, t.access_count};
+  }
   std::span<const TaskId> predecessors(TaskId task) const { return slice(pred_offsets_, preds_, task); }
   std::span<const TaskId> successors(TaskId task) const { return slice(succ_offsets_, succs_, task); }
   // Tasks that read the data (R or RW), in submission order.
@@ -118,6 +125,7 @@ class Workload {
   std::vector<Data> data_;
   std::vector<Task> tasks_;
   std::vector<Access> accesses_;
+  std::vector<Access> by_data_;  // accesses_ with each task's sorted by data id; empty when accesses_ is
   std::vector<std::uint32_t> pred_offsets_, succ_offsets_, reader_offsets_;
   std::vector<TaskId> preds_, succs_, readers_;
   std::vector<TaskId> order_;

@@ -19,19 +19,6 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   prefetch_paused_.assign(s_.N, 0);
   push_prefetches_.assign(s_.N, {});
   relays_.assign(s_.N, {});
-  handle_order_.clear();
-  handle_order_offsets_.clear();
-  if (rules_.handle_order) {
-    handle_order_offsets_.reserve(s_.w.task_count() + 1);
-    handle_order_offsets_.push_back(0);
-    for (TaskId t = 0; t < s_.w.task_count(); ++t) {
-      const auto accesses = s_.w.accesses(t);
-      const auto first = static_cast<std::ptrdiff_t>(handle_order_.size());
-      handle_order_.insert(handle_order_.end(), accesses.begin(), accesses.end());
-      std::sort(handle_order_.begin() + first, handle_order_.end(), [](const Access& a, const Access& b) { return a.data < b.data; });
-      handle_order_offsets_.push_back(handle_order_.size());
-    }
-  }
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;

@@ -47,8 +47,7 @@ class StarpuMemoryManager final : public NodeMemory {
   bool touch_at_start() const override { return !rules_.recency_at_request; }
   bool write_at_load() const override { return rules_.write_at_load; }
   std::span<const Access> request_order(TaskId task) const override {
-    if (handle_order_offsets_.empty()) return s_.w.accesses(task);
-    return {handle_order_.data() + handle_order_offsets_[task], handle_order_offsets_[task + 1] - handle_order_offsets_[task]};
+    return rules_.handle_order ? s_.w.accesses_by_data(task) : s_.w.accesses(task);
   }
   // With relay_requests, the first hop waits in the source node's requests (relays_).
   void relay_through_host(std::uint32_t n, DataId d, std::uint32_t source, TaskId for_task) override;
@@ -93,9 +92,6 @@ class StarpuMemoryManager final : public NodeMemory {
     std::int64_t priority = 0;
   };
   std::vector<std::vector<Relay>> relays_;
-  // With handle_order: every task's accesses by data id, task after task (offsets per task).
-  std::vector<Access> handle_order_;
-  std::vector<std::size_t> handle_order_offsets_;
 };
 
 }  // namespace tilelens::replay_detail

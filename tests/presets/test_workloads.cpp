@@ -198,3 +198,35 @@ TEST_CASE("a dependency cycle is reported with a task on it", "[workloads][error
   const bool names_1_or_2 = w.error().message.find("task 1 ") != std::string::npos || w.error().message.find("task 2 ") != std::string::npos;
   CHECK(names_1_or_2);
 }
+
+TEST_CASE("a task's accesses by data id: StarPU's handle order, shared with accesses() when already sorted", "[workloads]") {
+  WorkloadBuilder builder("handles");
+  const KindId kind = builder.kind("K");
+  const DataId a = builder.add_data({"a", 8, 'A', 0, 0});
+  const DataId b = builder.add_data({"b", 8, 'A', 1, 0});
+  const DataId c = builder.add_data({"c", 8, 'A', 2, 0});
+  const std::vector<Access> sorted{{a, AccessMode::Read}, {c, AccessMode::ReadWrite}};
+  builder.add_task(kind, sorted, 1);
+  SECTION("every task already in data order: no second copy") {
+    auto w = std::move(builder).finish();
+    REQUIRE(w.ok());
+    CHECK(w->accesses_by_data(0).data() == w->accesses(0).data());
+  }
+  SECTION("a task listing its data out of order: sorted, modes kept, the task's own order untouched") {
+    const std::vector<Access> unsorted{{c, AccessMode::Write}, {a, AccessMode::Read}, {b, AccessMode::ReadWrite}};
+    builder.add_task(kind, unsorted, 1);
+    auto w = std::move(builder).finish();
+    REQUIRE(w.ok());
+    const auto by_data = w->accesses_by_data(1);
+    REQUIRE(by_data.size() == 3);
+    CHECK(by_data[0].data == a);
+    CHECK(by_data[0].mode == AccessMode::Read);
+    CHECK(by_data[1].data == b);
+    CHECK(by_data[1].mode == AccessMode::ReadWrite);
+    CHECK(by_data[2].data == c);
+    CHECK(by_data[2].mode == AccessMode::Write);
+    CHECK(w->accesses(1)[0].data == c);
+    CHECK(w->accesses_by_data(0).size() == 2);
+    CHECK(w->accesses_by_data(0)[1].data == c);
+  }
+}
