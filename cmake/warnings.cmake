@@ -9,7 +9,7 @@ if(TILELENS_SANITIZE)
   target_compile_options(tilelens_warnings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
   target_link_options(tilelens_warnings INTERFACE -fsanitize=address,undefined)
   # Programs linked as position-dependent: a sanitized PIE spends half of its start-up (0.49 s of
-  # CPU for `tilelens --help`, against 0.26 s) relocating its 185 MB of code and ASan's globals,
+  # CPU for `tilelens --help`, against 0.22 s) relocating its 185 MB of code and ASan's globals,
   # and the tests start these programs thousands of times (the damaged-database test alone 1,040).
   # Shared libraries stay PIC.
   target_link_options(tilelens_warnings INTERFACE $<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:-no-pie>)
