@@ -328,6 +328,7 @@ void Engine::fill_buffers() {
         return;
       }
       s_.popped[*task] = 1;
+      ++s_.changes;
       progress = true;
       if (threads_.hold_pop(g, *task, scanned, s_.now, *s_.device)) continue;
       enter_buffer(g, *task);
@@ -337,6 +338,7 @@ void Engine::fill_buffers() {
 
 void Engine::enter_buffer(GpuId g, TaskId task) {
   s_.workers[g].held.push_back(task);
+  ++s_.changes;
   s_.buffered_at[task] = s_.now;
   memory_->task_buffered(g, task);
 }
@@ -354,6 +356,7 @@ void Engine::try_start(GpuId g) {
   }
   if (!worker.cpu && !memory_->may_start(g, task)) return;
   worker.running = true;
+  ++s_.changes;
   worker.start_ns = s_.now;
   if (!worker.cpu) memory_->task_started(g, task, std::max(worker.free_since, s_.buffered_at[task]));
   const std::int64_t end = s_.device->start_task(g, task);
@@ -375,6 +378,7 @@ void Engine::finish_task(GpuId g) {
   const TaskId task = worker.held.front();
   worker.held.erase(worker.held.begin());
   worker.running = false;
+  ++s_.changes;
   worker.free_since = s_.now;
   if (worker.requested > 0) --worker.requested;
   memory_->task_done(g, task);

@@ -21,6 +21,7 @@ void MemoryState::reset(std::uint32_t nodes, const Workload& workload) {
   waiting_for_host_.assign(data_count_, {});
   logging_ = false;
   change_log_.clear();
+  generation_ = 0;
 }
 
 bool MemoryState::any_loading(std::uint32_t node) const {
@@ -30,6 +31,7 @@ bool MemoryState::any_loading(std::uint32_t node) const {
 
 void MemoryState::reserve(std::uint32_t node, DataId data) {
   used_[node] += bytes_[data];
+  ++generation_;
   peak_[node] = std::max(peak_[node], used_[node]);
 }
 

@@ -57,7 +57,10 @@ class MemoryState {
   // The copy leaves and its room is free; returns whether it was being evicted.
   bool release(std::uint32_t node, DataId data);
   // An evicting copy whose version a write elsewhere overtook: it no longer counts as a holder.
-  void mark_stale(std::uint32_t node, DataId data) { stale_[slot(node, data)] = 1; }
+  void mark_stale(std::uint32_t node, DataId data) {
+    stale_[slot(node, data)] = 1;
+    ++generation_;
+  }
 
   // A write completed: its version is the only valid one, kept by `node` or the host (kNoId).
   void written(DataId data, std::uint32_t node);
@@ -67,17 +70,24 @@ class MemoryState {
   }
   // The host's copy is valid again; returns the nodes that waited for it, to load it now.
   std::vector<std::uint32_t> writeback_done(DataId data);
-  void wait_for_host(DataId data, std::uint32_t node) { waiting_for_host_[data].push_back(node); }
+  void wait_for_host(DataId data, std::uint32_t node) {
+    waiting_for_host_[data].push_back(node);
+    ++generation_;
+  }
 
   // From now on, every data whose copy on a node or on the host changes is appended to the log
   // (MemoryView::state_change_log): a scheduler that derives numbers from the states refreshes
   // only those. Off unless asked for, as it grows with the run.
   void start_change_log() { logging_ = true; }
   const std::vector<DataId>& change_log() const { return change_log_; }
+  // Counts every change to the books: equal counts, equal books (a manager skips work that
+  // could only repeat what it found before).
+  std::uint64_t generation() const { return generation_; }
 
  private:
   std::size_t slot(std::uint32_t node, DataId data) const { return static_cast<std::size_t>(node) * data_count_ + data; }
   void changed(DataId data) {
+    ++generation_;
     if (logging_) change_log_.push_back(data);
   }
 
@@ -93,6 +103,7 @@ class MemoryState {
   std::vector<std::vector<std::uint32_t>> waiting_for_host_;
   bool logging_ = false;
   std::vector<DataId> change_log_;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace tilelens

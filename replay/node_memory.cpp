@@ -388,6 +388,7 @@ void NodeMemory::finish_transfer(std::uint32_t id) {
   const DataId d = transfer.data;
   const std::uint32_t n = transfer.node;
   --in_flight_[n];
+  ++s_.changes;
   if (transfer.is_load) {
     books_.finish_load(n, d);
     open_loads_[open_load_[s_.slot(n, d)]].end_ns = s_.now;

@@ -61,6 +61,11 @@ struct ReplayState {
   bool follows_replicas = true;           // the scheduler wants the replica hooks
   TraceTotals totals;
   std::uint64_t allocations = 0;
+  // Counts the changes outside the books (MemoryState::generation) that a memory manager's
+  // requests depend on: a task handed out, entering a buffer, starting or ending, a transfer
+  // ending, a request queued. Together with the books' count it tells a manager that serving
+  // again could only repeat a pass that found nothing to do.
+  std::uint64_t changes = 0;
 
   std::size_t slot(std::uint32_t node, DataId data) const { return static_cast<std::size_t>(node) * nd + data; }
 

@@ -19,6 +19,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   prefetch_paused_.assign(s_.N, 0);
   push_prefetches_.assign(s_.N, {});
   relays_.assign(s_.N, {});
+  quiet_key_ = kNoQuietPass;
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
@@ -70,12 +71,18 @@ void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
     }
   }
   push_prefetches_[n].push(request_priority(task), task);
+  ++s_.changes;
 }
 
 // StarPU serves a node's fetches before its prefetches, and prefetches only while every fetch
 // could start; a prefetch that cannot be placed pauses the node's prefetching until the next
 // event (data_request.c, docs/starpu-memory-manager.md section 3).
 void StarpuMemoryManager::issue_by_level() {
+  // The pass reads only the books and what ReplayState::changes counts: once a pass changed
+  // nothing, the next one, with nothing changed since, would find nothing either (at every
+  // event StarPU's drivers serve before they pop and after, and most of those passes repeat).
+  const std::uint64_t key = serve_key();
+  if (key == quiet_key_) return;
   std::fill(prefetch_paused_.begin(), prefetch_paused_.end(), 0);
   for (GpuId g = 0; g < s_.W; ++g) {
     if (!issue_requests(g, Requests::Fetch) && !s_.workers[g].cpu) prefetch_paused_[s_.workers[g].node] = 1;
@@ -91,6 +98,7 @@ void StarpuMemoryManager::issue_by_level() {
   for (std::uint32_t n = 0; n < s_.N; ++n) {
     if (!prefetch_paused_[n]) prefetch_pushed(n);
   }
+  if (serve_key() == key) quiet_key_ = key;
 }
 
 // A push-time prefetch only uses free memory, whatever prefetch_evicts says: the task is not
@@ -125,13 +133,14 @@ void StarpuMemoryManager::relay_through_host(std::uint32_t n, DataId d, std::uin
     return;
   }
   relays_[source].push_back({d, n, request_priority(for_task)});
+  ++s_.changes;
 }
 
 bool StarpuMemoryManager::serve_relays(std::uint32_t h, bool prefetches, std::int64_t lowest) {
   std::vector<Relay>& relays = relays_[h];
   while (true) {
     // One whose data went home some other way is done: its waiting load starts then.
-    std::erase_if(relays, [&](const Relay& relay) { return !still_dirty_here(h, relay.data); });
+    if (std::erase_if(relays, [&](const Relay& relay) { return !still_dirty_here(h, relay.data); }) > 0) ++s_.changes;
     // The first that a task held by its destination needs (a fetch), else the first of the highest priority.
     auto next = std::find_if(relays.begin(), relays.end(), [&](const Relay& relay) { return held_task_uses(relay.to, relay.data); });
     const bool fetch = next != relays.end();

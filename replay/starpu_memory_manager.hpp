@@ -92,6 +92,10 @@ class StarpuMemoryManager final : public NodeMemory {
     std::int64_t priority = 0;
   };
   std::vector<std::vector<Relay>> relays_;
+  // What issue_by_level reads has changed when this count has (books and ReplayState::changes).
+  std::uint64_t serve_key() const { return books_.generation() + s_.changes; }
+  static constexpr std::uint64_t kNoQuietPass = ~std::uint64_t{0};
+  std::uint64_t quiet_key_ = kNoQuietPass;  // the count at the last pass that changed nothing
 };
 
 }  // namespace tilelens::replay_detail

@@ -4,8 +4,10 @@
 #include <new>
 
 #include "app/cli/commands.hpp"
+#include "app/cli/heap_pages.hpp"
 
 int main(int argc, char** argv) {
+  tilelens::cli::prefer_huge_heap_pages();
   std::vector<std::string> args(argv + 1, argv + argc);
   // The libraries report errors as values; what still escapes as an exception (memory
   // exhausted beyond what the size checks foresaw) ends the command with a message and
