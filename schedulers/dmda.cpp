@@ -87,9 +87,9 @@ class Dmda final : public Scheduler {
     if (variant_ != DmdaVariant::Plain) costs_.add(task, chosen);
     if (variant_ == DmdaVariant::Sorted) {
       const std::int64_t priority = workload_->tasks()[task].priority;
-      scanned_ += queues_[chosen].insert_before_first(task, [&](TaskId other) { return workload_->tasks()[other].priority < priority; });
+      scanned_ += queues_[chosen].insert_by_priority(task, priority);
     } else {
-      queues_[chosen].push_back(task);
+      queues_[chosen].push_back(task, workload_->tasks()[task].priority);
     }
   }
 
@@ -101,9 +101,8 @@ class Dmda final : public Scheduler {
       position = queue.begin_position();
     } else {
       costs_.refresh();
-      queue.compact_if_sparse();
       // Without the tie-break, bytes not even loading weigh nothing: the first of the fewest missing wins.
-      position = ready_select_by(queue, *workload_, ReadyPriority::AtLeastHead, [](TaskId) { return true; },
+      position = ready_select_by(queue, ReadyPriority::AtLeastHead, [](TaskId) { return true; },
                                  [this](TaskId task) {
                                    ReadyCost cost = costs_.cost(task);
                                    if (!loading_tiebreak_) cost.absent = 0;
@@ -111,7 +110,8 @@ class Dmda final : public Scheduler {
                                  },
                                  scanned_);
     }
-    const TaskId task = queue.take(*position);
+    // Ready takes from anywhere in the queue: the entry goes at once, so the next scan walks no hole.
+    const TaskId task = variant_ == DmdaVariant::Plain ? queue.take(*position) : queue.remove(*position);
     if (variant_ != DmdaVariant::Plain) costs_.remove(task);
     if (estimate_ == DmdaEstimate::Starpu) {
       // dmda_pop_task: the transfer is under way, its time moves from the queue to the pipeline.

@@ -43,7 +43,7 @@ class QueueServer {
 
   void append(GpuId g, TaskId task) {
     const std::size_t position = queues_[g].end_position();
-    queues_[g].push_back(task);
+    queues_[g].push_back(task, workload_->tasks()[task].priority);
     gpu_of_[task] = g;
     position_[task] = position;
     if (pushed_[task]) make_ready(task);

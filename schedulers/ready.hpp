@@ -17,33 +17,32 @@
 namespace tilelens {
 
 // Tasks in planned order with lazy removal: taking a task from the middle marks it, and the
-// head skips marked entries, so take() is O(1) and the queue stays in planned order.
+// head skips marked entries, so take() is O(1) and the queue stays in planned order. Each entry
+// keeps its task's priority beside it: StarPU's Ready compares every entry's priority with the
+// head's, and reading them in a row costs a scan far less than one task record each.
 class TaskQueue {
  public:
   void clear() {
     items_.clear();
+    priorities_.clear();
     taken_.clear();
     head_ = 0;
     live_ = 0;
   }
-  void push_back(TaskId task) {
+  void push_back(TaskId task, std::int64_t priority) {
     items_.push_back(task);
+    priorities_.push_back(priority);
     taken_.push_back(0);
     ++live_;
   }
-  // Inserts before the first entry for which `after(entry)` is true (DMDAS: priority order);
-  // returns how many entries it examined.
-  template <class After>
-  std::size_t insert_before_first(TaskId task, After&& after) {
+  // Inserts before the first entry of lower priority (DMDAS: priority order, first come first
+  // among equals); returns how many entries it examined.
+  std::size_t insert_by_priority(TaskId task, std::int64_t priority) {
     compact();
-    std::size_t at = items_.size();
-    for (std::size_t i = 0; i < items_.size(); ++i) {
-      if (after(items_[i])) {
-        at = i;
-        break;
-      }
-    }
+    const auto at = static_cast<std::size_t>(
+        std::find_if(priorities_.begin(), priorities_.end(), [&](std::int64_t other) { return other < priority; }) - priorities_.begin());
     items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(at), task);
+    priorities_.insert(priorities_.begin() + static_cast<std::ptrdiff_t>(at), priority);
     taken_.insert(taken_.begin() + static_cast<std::ptrdiff_t>(at), 0);
     ++live_;
     return std::min(at + 1, items_.size() - 1);
@@ -58,10 +57,22 @@ class TaskQueue {
   std::size_t end_position() const { return items_.size(); }
   bool taken(std::size_t position) const { return taken_[position] != 0; }
   TaskId at(std::size_t position) const { return items_[position]; }
+  std::int64_t priority(std::size_t position) const { return priorities_[position]; }
   TaskId take(std::size_t position) {
     taken_[position] = 1;
     --live_;
     return items_[position];
+  }
+  // Takes the task at `position` out of the queue at once, moving the later entries up: for a
+  // queue whose positions are not kept between calls (DMDAR's), whose scan then walks live
+  // entries only (the move is a memmove of the tail, cheaper than stepping over holes).
+  TaskId remove(std::size_t position) {
+    const TaskId task = items_[position];
+    items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(position));
+    priorities_.erase(priorities_.begin() + static_cast<std::ptrdiff_t>(position));
+    taken_.erase(taken_.begin() + static_cast<std::ptrdiff_t>(position));
+    --live_;
+    return task;
   }
   // Drops the taken entries once they outnumber the live ones, so that a scan (ready_select)
   // does not walk the holes that taking from the middle leaves: positions change, so only a
@@ -74,14 +85,18 @@ class TaskQueue {
   void compact() {
     std::size_t out = 0;
     for (std::size_t i = 0; i < items_.size(); ++i) {
-      if (!taken_[i]) items_[out++] = items_[i];
+      if (taken_[i]) continue;
+      items_[out] = items_[i];
+      priorities_[out++] = priorities_[i];
     }
     items_.resize(out);
+    priorities_.resize(out);
     taken_.assign(out, 0);
     head_ = 0;
   }
 
   std::vector<TaskId> items_;
+  std::vector<std::int64_t> priorities_;
   std::vector<char> taken_;
   std::size_t head_ = 0;
   std::size_t live_ = 0;
@@ -114,21 +129,23 @@ inline ReadyCost ready_cost(const Workload& workload, const MemoryView& memory, 
 // on a DAG: the pushed ones), weighed by `cost(task)` (a ReadyCost) as `priority` says. Adds
 // the tasks it examined to `scanned`.
 template <class Eligible, class Cost>
-std::optional<std::size_t> ready_select_by(TaskQueue& queue, const Workload& workload, ReadyPriority priority_rule, Eligible&& eligible,
+std::optional<std::size_t> ready_select_by(TaskQueue& queue, ReadyPriority priority_rule, Eligible&& eligible,
                                            Cost&& cost, std::uint64_t& scanned) {
   std::optional<std::size_t> best;
   double best_missing = 0, best_absent = 0;
-  std::int64_t head_priority = 0;
-  for (std::size_t p = queue.begin_position(); p < queue.end_position(); ++p) {
+  const std::size_t end = queue.end_position();
+  std::size_t p = queue.begin_position();
+  while (p < end && (queue.taken(p) || !eligible(queue.at(p)))) ++p;
+  if (p == end) return best;
+  // Below the head's priority an entry is skipped whatever else it is: that test comes first,
+  // on the priorities the queue keeps in a row (most entries of a DAG's queue fail it).
+  const std::int64_t head_priority = queue.priority(p);
+  const bool by_priority = priority_rule == ReadyPriority::AtLeastHead;
+  for (; p < end; ++p) {
+    if (by_priority && queue.priority(p) < head_priority) continue;
     if (queue.taken(p)) continue;
     const TaskId task = queue.at(p);
     if (!eligible(task)) continue;
-    const std::int64_t priority = workload.tasks()[task].priority;
-    if (!best) {
-      head_priority = priority;
-    } else if (priority_rule == ReadyPriority::AtLeastHead && priority < head_priority) {
-      continue;
-    }
     ++scanned;
     const ReadyCost weighed = cost(task);
     if (!best || weighed.missing < best_missing || (weighed.missing == best_missing && weighed.absent < best_absent)) {
@@ -145,7 +162,7 @@ std::optional<std::size_t> ready_select_by(TaskQueue& queue, const Workload& wor
 template <class Eligible>
 std::optional<std::size_t> ready_select(TaskQueue& queue, const Workload& workload, const MemoryView& memory,
                                         GpuId gpu, ReadyPriority priority_rule, Eligible&& eligible, std::uint64_t& scanned) {
-  return ready_select_by(queue, workload, priority_rule, eligible,
+  return ready_select_by(queue, priority_rule, eligible,
                          [&](TaskId task) { return ready_cost(workload, memory, gpu, task); }, scanned);
 }
 

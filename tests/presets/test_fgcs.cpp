@@ -181,7 +181,7 @@ TEST_CASE("Ready takes the fewest bytes missing, then the fewest absent, and sto
   };
   TaskQueue queue;
   for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) queue.push_back(task(i, j));
+    for (int j = 0; j < 3; ++j) queue.push_back(task(i, j), w.tasks()[task(i, j)].priority);
   }
   FakeMemory memory;
   const auto all = [](TaskId) { return true; };

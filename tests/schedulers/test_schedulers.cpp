@@ -276,15 +276,15 @@ TEST_CASE("Ready's kept costs equal the costs asked at each scan, and pick what 
         const auto task = static_cast<TaskId>(rng.below(w.task_count()));
         if (queued[task] != kNoId) continue;
         queued[task] = gpu;
-        queues[gpu].push_back(task);
-        scanned_queues[gpu].push_back(task);
+        queues[gpu].push_back(task, w.tasks()[task].priority);
+        scanned_queues[gpu].push_back(task, w.tasks()[task].priority);
         costs.add(task, gpu);
       } else if (action == 1) {  // a datum changes state on one GPU
         memory.set(gpu, static_cast<DataId>(rng.below(w.data_count())), static_cast<ReplicaState>(rng.below(3)));
       } else if (!queues[gpu].empty()) {  // a pop: DMDAR's, against the scan that asks each time
         costs.refresh();
         queues[gpu].compact_if_sparse();
-        const auto kept = ready_select_by(queues[gpu], w, ReadyPriority::AtLeastHead, [](TaskId) { return true; },
+        const auto kept = ready_select_by(queues[gpu], ReadyPriority::AtLeastHead, [](TaskId) { return true; },
                                           [&](TaskId t) { return costs.cost(t); }, by_costs);
         const auto asked = ready_select(scanned_queues[gpu], w, memory, gpu, ReadyPriority::AtLeastHead, [](TaskId) { return true; }, by_scan);
         REQUIRE(kept.has_value());
