@@ -98,3 +98,39 @@ TEST_CASE("a huge bad line or number is quoted up to 200 characters, with its le
     CHECK_THAT(read.error().message, Catch::StartsWith("bad.workload:") && Catch::Contains(" bytes)"));
   }
 }
+
+TEST_CASE("integers at the edges of their types: the extremes read exactly, one past them refused with the field", "[io][errors]") {
+  const auto task_line = [](const std::string& priority, const std::string& i, const std::string& data) {
+    return parse(kHeader + "task GEMM 10 " + priority + " " + i + " 0 0 R:" + data + "\n");
+  };
+  auto extremes = task_line("-9223372036854775808", "-2147483648", "1");
+  REQUIRE(extremes.ok());
+  CHECK(extremes->tasks()[0].priority == std::numeric_limits<std::int64_t>::min());
+  CHECK(extremes->tasks()[0].i == std::numeric_limits<std::int32_t>::min());
+  auto largest = task_line("9223372036854775807", "2147483647", "0001");  // leading zeros are digits too
+  REQUIRE(largest.ok());
+  CHECK(largest->tasks()[0].priority == std::numeric_limits<std::int64_t>::max());
+  CHECK(largest->tasks()[0].i == std::numeric_limits<std::int32_t>::max());
+  CHECK(largest->accesses(0)[0].data == 1);
+  auto nine_digits = task_line("-999999999", "999999999", "0");
+  REQUIRE(nine_digits.ok());
+  CHECK(nine_digits->tasks()[0].priority == -999999999);
+  CHECK(nine_digits->tasks()[0].i == 999999999);
+
+  for (const auto& [line, field] : std::vector<std::pair<Result<Workload>, std::string>>{
+           {task_line("9223372036854775808", "0", "0"), "priority"},
+           {task_line("0", "2147483648", "0"), "i"},
+           {task_line("0", "-2147483649", "0"), "i"},
+           {task_line("0", "0", "4294967296"), "access"},
+           {task_line("0", "0", "-1"), "access"},
+           {task_line("0", "1x", "0"), "i"},
+           {task_line("-", "0", "0"), "priority"},
+           {task_line("+5", "0", "0"), "priority"}}) {
+    REQUIRE_FALSE(line.ok());
+    CHECK_THAT(line.error().message, Catch::StartsWith("bad.workload:6: field '" + field + "'"));
+  }
+  // The dep lines' short way refuses what the general one refuses, with the line.
+  auto dep = parse(kHeader + "task GEMM 1 0 0 0 0 R:0\ntask GEMM 1 0 0 0 0 R:1\ndep 0 99999999999\n");
+  REQUIRE_FALSE(dep.ok());
+  CHECK_THAT(dep.error().message, Catch::StartsWith("bad.workload:8:"));
+}
