@@ -6,9 +6,8 @@
 
 namespace tilelens::cli {
 
-// Asks for transparent huge pages on the first 64 MiB of the heap, and keeps freed blocks below
-// that size on the heap for reuse instead of returning them to the kernel, so a short command
-// faults in 2 MiB at a time. Linux with glibc only, and only where THP is "madvise" or "always";
+// Asks for transparent huge pages on the first 32 MiB of the heap, where blocks up to 4 MiB
+// come from, so a short command faults in 2 MiB at a time. Linux with glibc only, and only where THP is "madvise" or "always";
 // elsewhere (and under the sanitizers, whose allocator is their own) it does nothing. Call it
 // first in main, before the heap is much used.
 void prefer_huge_heap_pages();
