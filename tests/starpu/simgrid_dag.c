@@ -311,7 +311,9 @@ int main(int argc, char **argv) {
   }
   starpu_task_wait_for_all();
   const double end = starpu_timing_now();
+  /* Set and empty is unset: a script passes the variable through whether it wants the log or not. */
   const char *order_out = getenv("TILELENS_ORDER_OUT");
+  if (order_out && !*order_out) order_out = NULL;
   if (order_out) {
     FILE *f = fopen(order_out, "w");
     if (!f) die(order_out, 0, "cannot write");

@@ -98,9 +98,10 @@ tilelens_scheduler() {
 # run SCHEDULER LIMIT OUT: one StarPU run, its output (stdout and stderr) in OUT.
 run() {
   rm -rf swap && mkdir swap
-  local order_out=""
-  [ "$fixed_order" = 1 ] && order_out="$work/order.csv"
-  TILELENS_ORDER_OUT=$order_out STARPU_SCHED=$1 STARPU_LIMIT_CPU_MEM=$2 STARPU_DISK_SWAP="$work/swap" STARPU_DISK_SWAP_BACKEND=unistd STARPU_DISK_SWAP_SIZE=1000 \
+  # The order log only when asked: it turns StarPU's profiling on, which its workers then pay for.
+  local order=()
+  [ "$fixed_order" = 1 ] && order=(TILELENS_ORDER_OUT="$work/order.csv")
+  env "${order[@]}" STARPU_SCHED=$1 STARPU_LIMIT_CPU_MEM=$2 STARPU_DISK_SWAP="$work/swap" STARPU_DISK_SWAP_BACKEND=unistd STARPU_DISK_SWAP_SIZE=1000 \
     STARPU_BUS_STATS=1 "${starpu_priority[@]}" ./ooc_cholesky --tiles "$tiles" --tile "$side" >"$3" 2>&1 || {
     fail "StarPU failed under $1 at $2 MiB (exit status $?)" "$3"
   }
