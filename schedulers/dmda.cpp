@@ -85,11 +85,11 @@ class Dmda final : public Scheduler {
       if (reads(access.mode)) planned_[slot(chosen, access.data)] = 1;
     }
     if (variant_ != DmdaVariant::Plain) costs_.add(task, chosen);
+    const std::int64_t priority = workload_->tasks()[task].priority;
     if (variant_ == DmdaVariant::Sorted) {
-      const std::int64_t priority = workload_->tasks()[task].priority;
       scanned_ += queues_[chosen].insert_by_priority(task, priority);
     } else {
-      queues_[chosen].push_back(task, workload_->tasks()[task].priority);
+      queues_[chosen].push_back(task, priority);
     }
   }
 

@@ -49,7 +49,7 @@ class TaskQueue {
   }
   bool empty() const { return live_ == 0; }
   std::size_t size() const { return live_; }
-  // Positions are stable until the next insert_before_first.
+  // Positions are stable until the next insert_by_priority or remove.
   std::size_t begin_position() {
     while (head_ < items_.size() && taken_[head_]) ++head_;
     return head_;
@@ -73,12 +73,6 @@ class TaskQueue {
     taken_.erase(taken_.begin() + static_cast<std::ptrdiff_t>(position));
     --live_;
     return task;
-  }
-  // Drops the taken entries once they outnumber the live ones, so that a scan (ready_select)
-  // does not walk the holes that taking from the middle leaves: positions change, so only a
-  // queue whose positions are not kept between calls may call it (DMDAR's, not QueueServer's).
-  void compact_if_sparse() {
-    if (items_.size() - head_ > 2 * live_ + 32) compact();
   }
 
  private:

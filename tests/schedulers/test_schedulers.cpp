@@ -283,13 +283,13 @@ TEST_CASE("Ready's kept costs equal the costs asked at each scan, and pick what 
         memory.set(gpu, static_cast<DataId>(rng.below(w.data_count())), static_cast<ReplicaState>(rng.below(3)));
       } else if (!queues[gpu].empty()) {  // a pop: DMDAR's, against the scan that asks each time
         costs.refresh();
-        queues[gpu].compact_if_sparse();
         const auto kept = ready_select_by(queues[gpu], ReadyPriority::AtLeastHead, [](TaskId) { return true; },
                                           [&](TaskId t) { return costs.cost(t); }, by_costs);
         const auto asked = ready_select(scanned_queues[gpu], w, memory, gpu, ReadyPriority::AtLeastHead, [](TaskId) { return true; }, by_scan);
         REQUIRE(kept.has_value());
         REQUIRE(asked.has_value());
-        const TaskId task = queues[gpu].take(*kept);
+        // DMDAR's queue drops the entry (remove), the other keeps a hole (take): the same picks.
+        const TaskId task = queues[gpu].remove(*kept);
         REQUIRE(task == scanned_queues[gpu].take(*asked));
         REQUIRE(by_costs == by_scan);
         costs.remove(task);
