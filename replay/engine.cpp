@@ -291,6 +291,7 @@ std::uint64_t Engine::push(TaskId task) {
 // Before the scheduler's decision, as StarPU does: only for tasks that only the bounded
 // memory's workers can run (not the CPU workers computing from the host).
 void Engine::prefetch_on_push(TaskId task) {
+  memory_->task_ready(task);
   if (!(cpus_used_ && cpu_kind_rate_[s_.w.tasks()[task].kind] > 0)) memory_->prefetch_on_push(task);
 }
 

@@ -35,6 +35,9 @@ class MemoryManager {
 
   // The room node n can still give, in bytes (what a scheduler asking MemoryView sees).
   virtual double free_bytes(std::uint32_t n) const = 0;
+  // A task whose predecessors are all done takes its data (StarPU's data dependencies), before
+  // the push and its prefetch.
+  virtual void task_ready(TaskId) {}
   // A ready task, before the scheduler's push (for a model that prefetches at push).
   virtual void prefetch_on_push(TaskId task) = 0;
   // At an event, before the workers take tasks from the scheduler (StarPU's drivers make their

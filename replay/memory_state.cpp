@@ -38,11 +38,13 @@ void MemoryState::reserve(std::uint32_t node, DataId data) {
 bool MemoryState::release(std::uint32_t node, DataId data) {
   Copy& copy = copy_[slot(node, data)];
   const bool evicting = copy == Copy::Evicting;
+  const bool invalid = copy == Copy::Invalid;  // not a holder since it was invalidated
   if (evicting) pending_free_[node] -= bytes_[data];
   copy = Copy::Absent;
   changed(data);
   used_[node] -= bytes_[data];
-  if (stale_[slot(node, data)]) {
+  if (invalid) {
+  } else if (stale_[slot(node, data)]) {
     stale_[slot(node, data)] = 0;  // it no longer counted as a holder
   } else if (holders_[data] > 0) {
     --holders_[data];

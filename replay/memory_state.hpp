@@ -13,7 +13,9 @@
 
 namespace tilelens {
 
-enum class Copy : std::uint8_t { Absent, Loading, Resident, Evicting };
+// Invalid: a copy that a write elsewhere made stale but whose room stays taken until it is
+// evicted or loaded again (StarPU invalidates a replica without freeing its allocation).
+enum class Copy : std::uint8_t { Absent, Loading, Resident, Evicting, Invalid };
 
 class MemoryState {
  public:
@@ -52,6 +54,12 @@ class MemoryState {
   void begin_eviction(std::uint32_t node, DataId data) {
     copy_[slot(node, data)] = Copy::Evicting;
     pending_free_[node] += bytes_[data];
+    changed(data);
+  }
+  // A resident copy is no longer valid (a write elsewhere) and keeps its room; written() then
+  // counts the holders.
+  void invalidate(std::uint32_t node, DataId data) {
+    copy_[slot(node, data)] = Copy::Invalid;
     changed(data);
   }
   // The copy leaves and its room is free; returns whether it was being evicted.

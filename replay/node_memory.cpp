@@ -113,6 +113,12 @@ void NodeMemory::notify_future(DataId d) {
 }
 
 void NodeMemory::reserve_replica(std::uint32_t n, DataId d) {
+  if (books_.copy(n, d) == Copy::Invalid) {
+    // Its room is still taken, and its chunk keeps its place in StarPU's list; the policy
+    // meets it again when it arrives.
+    s_.policy.on_removed(n, d);
+    return;
+  }
   books_.reserve(n, d);
   if (chunks_ && !chunks_->allocate(n, d, books_.bytes(d))) s_.fail("internal: no room for data " + s_.w.data()[d].name + " after room was made");
   ++replicas_[n];
@@ -170,7 +176,7 @@ bool NodeMemory::issue_requests(GpuId g, Requests which) {
       if (copy == Copy::Evicting) return false;  // wait until it is gone, then load it again
       if (!may_allocate(n)) return false;
       if (reads(access.mode) && !may_start_transfer(n, index != head)) return false;
-      if (!make_room(g, books_.bytes(d), index)) return false;
+      if (copy != Copy::Invalid && !make_room(g, books_.bytes(d), index)) return false;
       reserve_replica(n, d);
       if (reads(access.mode)) {
         request_load(n, d, task);
@@ -290,6 +296,10 @@ std::optional<DataId> NodeMemory::choose_victim(std::uint32_t n, const VictimReq
 
 void NodeMemory::evict(std::uint32_t n, DataId d, TaskId for_task) {
   s_.policy.on_removed(n, d);
+  if (books_.copy(n, d) == Copy::Invalid) {
+    drop_invalid(n, d);
+    return;
+  }
   if (!books_.host_valid(d) && books_.holders(d) == 1) {  // the last valid copy: write it back first
     books_.begin_eviction(n, d);
     copy_leaves(n, d);
@@ -300,6 +310,26 @@ void NodeMemory::evict(std::uint32_t n, DataId d, TaskId for_task) {
     return;
   }
   free_copy(n, d, for_task, EvictionCause::Capacity, false);
+}
+
+// An invalidated copy's room is given back: its eviction was recorded when it was invalidated.
+void NodeMemory::drop_invalid(std::uint32_t n, DataId d) {
+  books_.release(n, d);
+  if (chunks_) chunks_->release(n, d, books_.bytes(d));
+  if (tidy_) tidy_->released(n, d);
+  --replicas_[n];
+}
+
+// StarPU marks the other replicas invalid and frees none of them (coherency.c:185-196): the
+// copy is gone for every reader, its room is not.
+void NodeMemory::keep_invalid(std::uint32_t n, DataId d, TaskId writer) {
+  books_.invalidate(n, d);
+  copy_leaves(n, d);
+  dirty_.clear(n, d);
+  s_.device->release(n, d);
+  if (open_load_[s_.slot(n, d)] != kNoId) emit_load(n, d, LoadKind::Unused, kNoId);
+  s_.emit(EvictionRecord{.data = d, .gpu = s_.nodes[n].first, .for_task = writer, .cause = EvictionCause::Invalidated, .wrote_back = false, .time_ns = s_.now});
+  s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_evicted(v, d); });
 }
 
 void NodeMemory::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
@@ -421,14 +451,16 @@ void NodeMemory::invalidate_copies(DataId d, std::uint32_t keep, TaskId writer) 
   for (std::uint32_t h = 0; h < s_.N; ++h) {
     if (h == keep) continue;
     const Copy copy = books_.copy(h, d);
-    if (copy == Copy::Resident) {
+    if (copy == Copy::Resident && invalid_keeps_room()) {
+      keep_invalid(h, d, writer);
+    } else if (copy == Copy::Resident) {
       s_.policy.on_removed(h, d);
       free_copy(h, d, writer, EvictionCause::Invalidated, false);
     } else if (copy == Copy::Evicting) {
       // h is writing back the version this task overwrote (its copy was the last valid one
       // when h chose to evict it): that write-back is now stale; h's copy leaves when it ends.
       books_.mark_stale(h, d);
-    } else if (copy != Copy::Absent) {
+    } else if (copy != Copy::Absent && copy != Copy::Invalid) {
       s_.fail("task " + s_.w.task_label(writer) + " wrote " + s_.w.data()[d].name + " while GPU " + std::to_string(s_.nodes[h].first) +
            " was loading it: the workload lacks a dependency between tasks that access it");
     }
@@ -442,7 +474,7 @@ void NodeMemory::invalidate_copies(DataId d, std::uint32_t keep, TaskId writer) 
 void NodeMemory::loaded_for_write(std::uint32_t n, DataId d, TaskId writer) {
   for (std::uint32_t h = 0; h < s_.N; ++h) {
     const Copy copy = books_.copy(h, d);
-    if (h != n && copy != Copy::Resident && copy != Copy::Absent) return;  // another node moves it: left to the task's end
+    if (h != n && copy != Copy::Resident && copy != Copy::Absent && copy != Copy::Invalid) return;  // another node moves it: left to the task's end
   }
   if (!books_.host_valid(d) || books_.writeback_from(d) >= 0) return;  // already the only valid copy, or going home
   invalidate_copies(d, n, writer);

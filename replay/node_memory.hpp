@@ -64,6 +64,8 @@ class NodeMemory : public MemoryManager {
   // Whether a load for a task that writes the datum makes the loaded copy the only valid one as
   // it arrives (StarPU's request carries the access mode), rather than when the task ends.
   virtual bool write_at_load() const { return false; }
+  // Whether a copy that a write on another node makes stale keeps its room until evicted.
+  virtual bool invalid_keeps_room() const { return false; }
   // The order in which a worker requests a task's data: the task's own, unless the model says
   // otherwise (StarPU's sorted handles).
   virtual std::span<const Access> request_order(TaskId task) const { return s_.w.accesses(task); }
@@ -150,6 +152,10 @@ class NodeMemory : public MemoryManager {
   void evict(std::uint32_t n, DataId d, TaskId for_task);
   void free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back);
   void invalidate_copies(DataId d, std::uint32_t keep, TaskId writer);
+  // With invalid_keeps_room(): a copy another node's write made stale keeps its room (Copy::Invalid)
+  // until evicted (drop_invalid) or loaded again.
+  void keep_invalid(std::uint32_t n, DataId d, TaskId writer);
+  void drop_invalid(std::uint32_t n, DataId d);
   // With write_at_load, a load for `writer` that arrived on node n: its copy is the only valid one.
   void loaded_for_write(std::uint32_t n, DataId d, TaskId writer);
   // A load into node n from the host (kFromHost) or from node `source`.
@@ -163,7 +169,9 @@ class NodeMemory : public MemoryManager {
   // (by the protection stamp, or on a node of one worker asking for its last held task, by
   // held_uses_ alone).
   bool evictable(DataId d) const {
-    if (d >= s_.nd || books_.copy(victim_.node, d) != Copy::Resident) return false;
+    if (d >= s_.nd) return false;
+    const Copy copy = books_.copy(victim_.node, d);
+    if (copy != Copy::Resident && copy != Copy::Invalid) return false;
     if (victim_.clean_only && dirty_.test(victim_.node, d)) return false;
     return victim_.by_uses ? held_uses_[s_.slot(victim_.node, d)] == 0 : protect_[s_.slot(victim_.node, d)] != victim_.stamp;
   }

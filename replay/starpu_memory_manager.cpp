@@ -20,6 +20,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   push_prefetches_.assign(s_.N, {});
   relays_.assign(s_.N, {});
   quiet_key_ = kNoQuietPass;
+  taken_for_write_.assign(rules_.tidy_skips_busy ? s_.nd : 0, 0);
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
@@ -51,6 +52,22 @@ void StarpuMemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
     }
   }
   if (tidy_ && s_.error.empty()) write_back_idle();
+}
+
+// StarPU takes a task's data when its dependencies are met, and a read-write access counts as a
+// write there (data_concurrency.c:123-124); the mode stays until the next task takes the datum.
+void StarpuMemoryManager::task_ready(TaskId task) {
+  if (!rules_.tidy_skips_busy) return;
+  for (const Access& access : s_.w.accesses(task)) taken_for_write_[access.data] = writes(access.mode) ? 1 : 0;
+}
+
+bool StarpuMemoryManager::referenced(DataId d) const {
+  if (books_.writeback_from(d) >= 0) return true;
+  for (std::uint32_t h = 0; h < s_.N; ++h) {
+    const Copy copy = books_.copy(h, d);
+    if (copy == Copy::Loading || copy == Copy::Evicting || held_task_uses(h, d) || tidy_->queued(h, d)) return true;
+  }
+  return false;
 }
 
 // Before the scheduler's decision, as StarPU does (the engine asks only for tasks that only the
@@ -117,7 +134,7 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
         const Copy copy = books_.copy(n, d);
         if (copy == Copy::Resident || copy == Copy::Loading) continue;
         if (copy == Copy::Evicting || !may_allocate(n) || !may_start_transfer(n, true)) return false;
-        if (!fits(n, books_.bytes(d))) return false;
+        if (copy != Copy::Invalid && !fits(n, books_.bytes(d))) return false;
         reserve_replica(n, d);
         request_load(n, d, task);
       }
@@ -222,7 +239,7 @@ void StarpuMemoryManager::write_back_idle() {
   for (std::uint32_t n = 0; n < s_.N; ++n) write_back_idle(n);
 }
 
-void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
+void StarpuMemoryManager::tidy(std::uint32_t n) {
   const auto visit = [&](DataId d) {
     using Visit = IdleWriteback::Visit;
     // A resident replica that a task held by the node's workers writes is skipped: StarPU's
@@ -230,6 +247,9 @@ void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
     // invalidated when the write is acquired, not when it ends) and holds it while the task
     // waits or runs (refcnt, current_mode W: memalloc.c:1151-1168).
     if (books_.copy(n, d) == Copy::Resident && held_task_writes(n, d)) return Visit::Skip;
+    // StarPU's rule in full (tidy_skips_busy): the last task to take d writes it, and some copy
+    // of d is referenced, the visited one included (a load into it, say).
+    if (rules_.tidy_skips_busy && taken_for_write_[d] && referenced(d)) return Visit::Skip;
     // A loading replica whose home holds the value counts clean too (StarPU looks at the home
     // only, memalloc.c:1186-1197); one leaving is skipped.
     if (books_.host_valid(d) || books_.writeback_from(d) >= 0) return Visit::CountClean;
@@ -237,13 +257,25 @@ void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
     return Visit::WriteBack;
   };
   tidy_->tidy(n, replicas_[n], visit);
+}
+
+void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
+  tidy(n);
   if (in_flight_[n] != 0) return;
   const auto needed = [&](DataId d) { return still_dirty_here(n, d); };
   if (const auto d = tidy_->next_writeback(n, needed)) start_writeback(n, *d, WritebackCause::Idle);
 }
 
 void StarpuMemoryManager::before_pops() {
-  if (rules_.progress_before_pop && rules_.fetches_first) issue_by_level();
+  const bool progress = rules_.progress_before_pop && rules_.fetches_first;
+  // StarPU's driver makes its memory progress again and again between two events, each pass
+  // tidying the node whatever is in flight (datawizard.c:42) and serving its requests, so the
+  // tidy before the pop sees the requests placed since; the idle list moves only when nothing
+  // is pending on the node.
+  if (progress) issue_by_level();
+  if (progress && tidy_) {
+    for (std::uint32_t n = 0; n < s_.N; ++n) tidy(n);
+  }
   if (!tidy_) return;
   for (std::uint32_t n = 0; n < s_.N; ++n) {
     if (in_flight_[n] == 0 && !fetch_waiting(n)) write_back_idle(n);

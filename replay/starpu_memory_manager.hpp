@@ -19,6 +19,8 @@ class StarpuMemoryManager final : public NodeMemory {
   StarpuMemoryManager(ReplayState& state, const StarpuMemoryRules& rules);
 
   void reset(SchedulerContext& context) override;
+  // With tidy_skips_busy, what the task takes: StarPU's handle's current_mode.
+  void task_ready(TaskId task) override;
   void prefetch_on_push(TaskId task) override;
   void serve(FunctionRef<void(GpuId)> try_start) override;
   // A node with nothing in flight and no fetch waiting starts its next idle write-back before
@@ -46,6 +48,7 @@ class StarpuMemoryManager final : public NodeMemory {
   bool may_allocate(std::uint32_t n) const override { return !(rules_.sync_reclaim && eviction_writebacks_[n] > 0); }
   bool touch_at_start() const override { return !rules_.recency_at_request; }
   bool write_at_load() const override { return rules_.write_at_load; }
+  bool invalid_keeps_room() const override { return rules_.invalid_keeps_room; }
   std::span<const Access> request_order(TaskId task) const override {
     return rules_.handle_order ? s_.w.accesses_by_data(task) : s_.w.accesses(task);
   }
@@ -69,6 +72,8 @@ class StarpuMemoryManager final : public NodeMemory {
   void write_back_idle();
   // StarPU's tidy on node n, then its next idle write-back if nothing is in flight there.
   void write_back_idle(std::uint32_t n);
+  // StarPU's tidy walk on node n (memalloc.c:1096-1245): untidy replicas counted clean, or queued for write-back.
+  void tidy(std::uint32_t n);
   // Whether a worker of node n waits for data of its next task that is not even loading.
   bool fetch_waiting(std::uint32_t n) const;
   // The queued idle write-backs of the data that a task a worker holds writes start now, as fetches.
@@ -78,7 +83,13 @@ class StarpuMemoryManager final : public NodeMemory {
     return books_.copy(n, d) == Copy::Resident && !books_.host_valid(d) && books_.writeback_from(d) < 0;
   }
 
+  // Whether some copy of d is referenced in StarPU's sense: a task held on a node uses it, or a
+  // transfer or queued idle write-back involves it.
+  bool referenced(DataId d) const;
+
   const StarpuMemoryRules rules_;
+  // Per datum: whether the last task that took it writes it (StarPU's current_mode W).
+  std::vector<char> taken_for_write_;
   // Per node: whether prefetching pauses until the next event, the tasks to prefetch there
   // since their push, in the order the node serves them (by priority when the rules say so,
   // then in request order).

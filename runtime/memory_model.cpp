@@ -17,6 +17,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
        "a node serves every worker's fetch before any prefetch, and pauses prefetching at the first one it cannot place"},
       {"flush_homeless", flag(defaults.flush_homeless), "write back at the end data whose first access writes them (no home)"},
       {"handle_order", flag(defaults.handle_order), "a task's fetches go in the order of its data (StarPU sorts its handles)"},
+      {"invalid_keeps_room", flag(defaults.invalid_keeps_room),
+       "a replica invalidated by a write on another node keeps its room until evicted"},
       {"idle_writeback", flag(defaults.idle_writeback), "write the oldest dirty replicas back while the node has no transfer in flight"},
       {"max_fetches", std::to_string(defaults.max_fetches), "transfers in flight on a node before fetches wait (0: no limit)"},
       {"max_prefetches", std::to_string(defaults.max_prefetches), "transfers in flight on a node before prefetches wait (0: no limit)"},
@@ -35,6 +37,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
        "data of at most 4 MiB take 16 KiB blocks in 32 MiB chunks, and the memory counts whole chunks (StarPU's GPU memory)"},
       {"sync_reclaim", flag(defaults.sync_reclaim),
        "a fetch's eviction write-backs stop its node's workers from starting tasks until they end"},
+      {"tidy_skips_busy", flag(defaults.tidy_skips_busy),
+       "idle write-back passes over a datum its last ready task writes while any copy of it is referenced"},
       {"target_clean", format_exact(defaults.target_clean), "percent of clean replicas at which idle write-back stops"},
       {"touch_on_request", flag(defaults.touch_on_request), "a prefetch finding its data there makes it the most recently used"},
       {"write_at_load", flag(defaults.write_at_load),
@@ -71,6 +75,8 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.write_at_hit = false;
   rules.progress_before_pop = false;
   rules.handle_order = false;
+  rules.tidy_skips_busy = false;
+  rules.invalid_keeps_room = false;
   return rules;
 }
 
@@ -83,6 +89,7 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"flush_homeless", &rules.flush_homeless},
                                    {"handle_order", &rules.handle_order},
                                    {"idle_writeback", &rules.idle_writeback},
+                                   {"invalid_keeps_room", &rules.invalid_keeps_room},
                                    {"pop_when_fetched", &rules.pop_when_fetched},
                                    {"prefetch_at_push", &rules.prefetch_at_push},
                                    {"prefetch_evicts", &rules.prefetch_evicts},
@@ -92,6 +99,7 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"relay_requests", &rules.relay_requests},
                                    {"suballocate", &rules.suballocate},
                                    {"sync_reclaim", &rules.sync_reclaim},
+                                   {"tidy_skips_busy", &rules.tidy_skips_busy},
                                    {"touch_on_request", &rules.touch_on_request},
                                    {"wait_for_writebacks", &rules.wait_for_writebacks},
                                    {"write_at_load", &rules.write_at_load},

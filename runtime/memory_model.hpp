@@ -111,6 +111,19 @@ struct StarpuMemoryRules {
   // (_STARPU_JOB_GET_ORDERED_BUFFERS, coherency.c:1077): handles registered in data order, so by
   // data id. Push-time prefetches keep the task's order (coherency.c:876). 0: the task's order.
   bool handle_order = true;
+  // StarPU's tidy passes over a replica of a datum that a task is writing somewhere: the last
+  // task that took the datum (when its dependencies were met) writes it, and some copy of it
+  // is referenced, by a task that fetched it or by a request (a load, a write-back, a queued
+  // idle write-back) on any node (memalloc.c:1153-1168; current_mode is W for read-write too,
+  // data_concurrency.c:123; requests reference both ends, data_request.c:165-181). The walk goes
+  // on past it, but the dirty head stays. 0: only a resident replica that a task held by the
+  // node writes is passed over.
+  bool tidy_skips_busy = true;
+  // A replica that a write on another node makes invalid keeps its room until it is evicted or
+  // loaded again: StarPU marks it invalid (_starpu_update_data_state, coherency.c:185-196) and
+  // frees its allocation only when a fetch reclaims room (memalloc.c). A prefetch, which
+  // reclaims nothing, does not get that room. 0: the room is free at once.
+  bool invalid_keeps_room = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

@@ -511,10 +511,12 @@ TEST_CASE("StarPU's model: a read-write load leaves the loaded copy the only val
 // Three rules read in StarPU's source (docs/starpu-memory-manager.md): a request that finds a
 // datum in place for a writer updates the states at once (write_at_hit), a node's requests go
 // before its workers pop (progress_before_pop), and a task's fetches go in handle order
-// (handle_order). On LU N = 12 with a quarter of its working set, each one changes the replay;
+// (handle_order), and the tidy passes over a datum a task is writing somewhere (tidy_skips_busy).
+// On LU N = 12 with half its working set (a quarter for the last), each one changes the replay;
 // with room for everything, write_at_hit alone dirties replicas that the idle write-back then
 // sends home again (the fidelity CTest checks those counts against StarPU-SimGrid itself).
-TEST_CASE("StarPU's model: a hit for a writer, progress before the pop and handle order each change the replay", "[memory-model][engine]") {
+TEST_CASE("StarPU's model: a hit for a writer, progress before the pop, handle order and a busy writer's data each change the replay",
+          "[memory-model][engine]") {
   const Workload w = generated("lu:N=12");
   // The machine fidelity.py exports for StarPU-SimGrid: v100-fgcs, one copy engine a direction.
   const auto platform = [&](double fraction) {
@@ -527,12 +529,13 @@ TEST_CASE("StarPU's model: a hit for a writer, progress before the pop and handl
     return a.summary.loads == b.summary.loads && a.summary.writebacks == b.summary.writebacks && a.summary.makespan_ns == b.summary.makespan_ns &&
            a.trace.evictions.size() == b.trace.evictions.size();
   };
-  const Platform tight = platform(0.25);
-  const auto all = run_replay(w, "eager", "lru", tight, 2);
-  CHECK(check_invariants(w, tight, all).empty());
-  for (const std::string rule : {"write_at_hit", "progress_before_pop", "handle_order"}) {
-    INFO(rule);
-    const auto without = run_replay(w, "eager", "lru", tight, 2, "starpu:" + rule + "=0");
+  for (const auto& [rule, fraction] : {std::pair{"write_at_hit", 0.5}, std::pair{"progress_before_pop", 0.5}, std::pair{"handle_order", 0.5},
+                                       std::pair{"tidy_skips_busy", 0.25}}) {
+    INFO(rule << " with " << fraction << " of the working set");
+    const Platform tight = platform(fraction);
+    const auto all = run_replay(w, "eager", "lru", tight, 2);
+    CHECK(check_invariants(w, tight, all).empty());
+    const auto without = run_replay(w, "eager", "lru", tight, 2, "starpu:" + std::string(rule) + "=0");
     CHECK(check_invariants(w, tight, without).empty());
     CHECK_FALSE(same(all, without));
   }
@@ -541,4 +544,39 @@ TEST_CASE("StarPU's model: a hit for a writer, progress before the pop and handl
   const auto at_end = run_replay(w, "eager", "lru", ample, 2, "starpu:write_at_hit=0");
   CHECK(at_hit.summary.loads == at_end.summary.loads);  // everything fits: each tile loads once either way
   CHECK(at_hit.summary.writebacks > at_end.summary.writebacks);
+}
+
+// StarPU marks a replica invalid when another node writes the datum and frees nothing
+// (coherency.c:185-196): its room stays taken until a fetch reclaims it or the datum comes back
+// into it. With room for everything nothing is ever evicted, so a GPU's peak is then the bytes
+// of every datum it ever held; freeing invalidated copies at once makes it lower.
+TEST_CASE("StarPU's model: a copy that another GPU's write invalidates keeps its room", "[memory-model][engine]") {
+  const Workload w = generated("cholesky:N=12");
+  Platform p = small_platform(4.0 * static_cast<double>(w.data_count() * w.largest_data_bytes()), 2);
+  const auto held_bytes = [&](const test::Run& run, GpuId g) {
+    std::vector<char> held(w.data_count(), 0);
+    for (const LoadRecord& load : run.trace.loads) held[load.data] |= load.gpu == g;
+    for (const AllocationRecord& allocation : run.trace.allocations) held[allocation.data] |= allocation.gpu == g;
+    double bytes = 0;
+    for (DataId d = 0; d < w.data_count(); ++d) bytes += held[d] ? static_cast<double>(w.data()[d].bytes) : 0.0;
+    return bytes;
+  };
+  const auto kept = run_replay(w, "eager", "lru", p, 2);
+  const auto freed = run_replay(w, "eager", "lru", p, 2, "starpu:invalid_keeps_room=0");
+  REQUIRE(check_invariants(w, p, kept).empty());
+  REQUIRE(check_invariants(w, p, freed).empty());
+  REQUIRE(kept.summary.invalidations > 0);
+  CHECK(kept.summary.evictions == 0);
+  double kept_peaks = 0, freed_peaks = 0, kept_held = 0, freed_held = 0;
+  for (GpuId g = 0; g < 2; ++g) {
+    INFO("GPU " << g);
+    CHECK(kept.summary.gpus[g].peak_bytes == held_bytes(kept, g));
+    CHECK(freed.summary.gpus[g].peak_bytes <= held_bytes(freed, g));
+    kept_peaks += kept.summary.gpus[g].peak_bytes;
+    kept_held += held_bytes(kept, g);
+    freed_peaks += freed.summary.gpus[g].peak_bytes;
+    freed_held += held_bytes(freed, g);
+  }
+  CHECK(kept_peaks == kept_held);
+  CHECK(freed_peaks < freed_held);
 }
