@@ -220,6 +220,7 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
   const bool prefetch = index != head;
   if (prefetch && !prefetch_may_evict()) return false;
   victim_.node = n;
+  victim_.pinned_seen = false;
   victim_.by_uses = node.workers.size() == 1 && index + 1 == worker.held.size();  // every held task is protected
   if (!victim_.by_uses) {
     const std::uint32_t stamp = victim_.stamp = ++protect_stamp_;
@@ -264,7 +265,7 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
       if (!victim && fits(n, bytes)) return true;  // reclaimed what it could
     }
     if (!victim) {
-      bool busy = books_.pending_free(n) > 0;
+      bool busy = books_.pending_free(n) > 0 || victim_.pinned_seen;
       for (GpuId v : node.workers) busy = busy || s_.workers[v].running || (v != g && head_before(v, g));
       if (!request.prefetch && !busy && !books_.any_loading(n)) {
         s_.fail("the eviction policy found no victim on GPU " + std::to_string(node.first) + " for the next task, " +

@@ -66,6 +66,10 @@ class NodeMemory : public MemoryManager {
   virtual bool write_at_load() const { return false; }
   // Whether a copy that a write on another node makes stale keeps its room until evicted.
   virtual bool invalid_keeps_room() const { return false; }
+  // Whether node n's copy of d may not be evicted now for a reason of the model's own; asked
+  // only when pins_ is set, to keep the victim search of models without such reasons short.
+  virtual bool pinned(std::uint32_t, DataId) const { return false; }
+  bool pins_ = false;
   // The order in which a worker requests a task's data: the task's own, unless the model says
   // otherwise (StarPU's sorted handles).
   virtual std::span<const Access> request_order(TaskId task) const { return s_.w.accesses(task); }
@@ -173,6 +177,10 @@ class NodeMemory : public MemoryManager {
     const Copy copy = books_.copy(victim_.node, d);
     if (copy != Copy::Resident && copy != Copy::Invalid) return false;
     if (victim_.clean_only && dirty_.test(victim_.node, d)) return false;
+    if (pins_ && pinned(victim_.node, d)) {
+      victim_.pinned_seen = true;  // it will be free once its request is done: no victim is no error
+      return false;
+    }
     return victim_.by_uses ? held_uses_[s_.slot(victim_.node, d)] == 0 : protect_[s_.slot(victim_.node, d)] != victim_.stamp;
   }
   struct Evictable {
@@ -185,6 +193,7 @@ class NodeMemory : public MemoryManager {
   struct {
     std::uint32_t node = 0, stamp = 0;
     bool by_uses = false, clean_only = false;
+    mutable bool pinned_seen = false;
   } victim_;
   Evictable evictable_{this};
   std::vector<std::uint32_t> protect_;  // per (node, data): stamp of the last protection pass

@@ -20,7 +20,8 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   push_prefetches_.assign(s_.N, {});
   relays_.assign(s_.N, {});
   quiet_key_ = kNoQuietPass;
-  taken_for_write_.assign(rules_.tidy_skips_busy ? s_.nd : 0, 0);
+  taken_for_write_.assign(rules_.tidy_skips_busy || rules_.referenced_stay ? s_.nd : 0, 0);
+  pins_ = rules_.referenced_stay;
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
@@ -57,15 +58,28 @@ void StarpuMemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
 // StarPU takes a task's data when its dependencies are met, and a read-write access counts as a
 // write there (data_concurrency.c:123-124); the mode stays until the next task takes the datum.
 void StarpuMemoryManager::task_ready(TaskId task) {
-  if (!rules_.tidy_skips_busy) return;
+  if (taken_for_write_.empty()) return;
   for (const Access& access : s_.w.accesses(task)) taken_for_write_[access.data] = writes(access.mode) ? 1 : 0;
+}
+
+// StarPU frees a replica only when nothing references it, and, when the last task to take the
+// datum writes it, only when no copy of it anywhere is referenced (may_free_subtree,
+// memalloc.c:275-295). A request references both its ends until it completes
+// (data_request.c:165-181): a queued idle write-back, a write-back under way, a first hop waiting.
+bool StarpuMemoryManager::pinned(std::uint32_t n, DataId d) const {
+  if (tidy_ && tidy_->queued(n, d)) return true;
+  if (books_.writeback_from(d) == static_cast<std::int32_t>(n)) return true;
+  for (const Relay& relay : relays_[n]) {
+    if (relay.data == d) return true;
+  }
+  return taken_for_write_[d] && referenced(d);
 }
 
 bool StarpuMemoryManager::referenced(DataId d) const {
   if (books_.writeback_from(d) >= 0) return true;
   for (std::uint32_t h = 0; h < s_.N; ++h) {
     const Copy copy = books_.copy(h, d);
-    if (copy == Copy::Loading || copy == Copy::Evicting || held_task_uses(h, d) || tidy_->queued(h, d)) return true;
+    if (copy == Copy::Loading || copy == Copy::Evicting || held_task_uses(h, d) || (tidy_ && tidy_->queued(h, d))) return true;
   }
   return false;
 }

@@ -19,7 +19,7 @@ class StarpuMemoryManager final : public NodeMemory {
   StarpuMemoryManager(ReplayState& state, const StarpuMemoryRules& rules);
 
   void reset(SchedulerContext& context) override;
-  // With tidy_skips_busy, what the task takes: StarPU's handle's current_mode.
+  // With tidy_skips_busy or referenced_stay, what the task takes: StarPU's handle's current_mode.
   void task_ready(TaskId task) override;
   void prefetch_on_push(TaskId task) override;
   void serve(FunctionRef<void(GpuId)> try_start) override;
@@ -49,6 +49,8 @@ class StarpuMemoryManager final : public NodeMemory {
   bool touch_at_start() const override { return !rules_.recency_at_request; }
   bool write_at_load() const override { return rules_.write_at_load; }
   bool invalid_keeps_room() const override { return rules_.invalid_keeps_room; }
+  // With referenced_stay: a replica a request references, or one of a datum a task is writing.
+  bool pinned(std::uint32_t n, DataId d) const override;
   std::span<const Access> request_order(TaskId task) const override {
     return rules_.handle_order ? s_.w.accesses_by_data(task) : s_.w.accesses(task);
   }

@@ -30,6 +30,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"progress_before_pop", flag(defaults.progress_before_pop), "with fetches_first, a node serves its requests before its workers pop"},
       {"recency_at_request", flag(defaults.recency_at_request),
        "a replica is most recently used when a buffered task's request finds it, not when a task starts with it"},
+      {"referenced_stay", flag(defaults.referenced_stay),
+       "no replica a request references, nor one of a datum a task is writing somewhere, is evicted"},
       {"relay_requests", flag(defaults.relay_requests),
        "the first hop of a GPU-to-GPU load through the host waits among the source node's requests, at the load's level"},
       {"reclaim", format_exact(defaults.reclaim), "a fetch with no clean replica to take frees this many times its room (1 to 16)"},
@@ -77,6 +79,7 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.handle_order = false;
   rules.tidy_skips_busy = false;
   rules.invalid_keeps_room = false;
+  rules.referenced_stay = false;
   return rules;
 }
 
@@ -96,6 +99,7 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"progress_before_pop", &rules.progress_before_pop},
                                    {"prioritized_requests", &rules.prioritized_requests},
                                    {"recency_at_request", &rules.recency_at_request},
+                                   {"referenced_stay", &rules.referenced_stay},
                                    {"relay_requests", &rules.relay_requests},
                                    {"suballocate", &rules.suballocate},
                                    {"sync_reclaim", &rules.sync_reclaim},

@@ -124,6 +124,12 @@ struct StarpuMemoryRules {
   // frees its allocation only when a fetch reclaims room (memalloc.c). A prefetch, which
   // reclaims nothing, does not get that room. 0: the room is free at once.
   bool invalid_keeps_room = true;
+  // No replica that a request references is an eviction victim (a queued idle write-back, a
+  // write-back under way, a first hop through the host waiting), nor any replica of a datum whose
+  // last ready task writes it while some copy of it is referenced: StarPU frees only chunks that
+  // may_free_subtree allows (memalloc.c:275-295), and a request references both its ends until it
+  // completes (data_request.c:165-181). 0: only the held tasks' data are protected.
+  bool referenced_stay = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

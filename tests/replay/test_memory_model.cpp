@@ -101,7 +101,8 @@ TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to
   const std::string as_fgcs =
       "starpu:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,"
       "prefetch_at_push=0,prefetch_evicts=1,recency_at_request=0,reclaim=1,suballocate=0,sync_reclaim=0,touch_on_request=0,"
-      "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0,write_at_hit=0,progress_before_pop=0,handle_order=0";
+      "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0,write_at_hit=0,progress_before_pop=0,handle_order=0,"
+      "tidy_skips_busy=0,invalid_keeps_room=0,referenced_stay=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {
@@ -579,4 +580,33 @@ TEST_CASE("StarPU's model: a copy that another GPU's write invalidates keeps its
   }
   CHECK(kept_peaks == kept_held);
   CHECK(freed_peaks < freed_held);
+}
+
+// StarPU frees only replicas no request references (may_free_subtree, memalloc.c:275-295), and a
+// write-back references its source until it ends (data_request.c:165-181): a fetch that needs
+// room does not take a replica on its way home. Found on LU N = 12, one GPU, a quarter of its
+// working set, where the replay evicted a tile whose idle write-back had just started.
+TEST_CASE("StarPU's model: no replica is evicted while its write-back is under way", "[memory-model][engine]") {
+  const Workload w = generated("lu:N=12");
+  Platform p = *find_platform_preset("v100-fgcs");
+  p.memory_bytes = 0.25 * static_cast<double>(w.data_count() * w.largest_data_bytes());
+  p.copy_engines = 1;
+  // An eviction that took a replica on its way home waits for that write-back, counts it as its
+  // own (wrote_back), and frees the room when it ends.
+  const auto evicted_while_leaving = [](const test::Run& run) {
+    std::size_t found = 0;
+    for (const EvictionRecord& e : run.trace.evictions) {
+      if (e.cause != EvictionCause::Capacity || !e.wrote_back) continue;
+      for (const WritebackRecord& wb : run.trace.writebacks) {
+        found += wb.cause == WritebackCause::Idle && wb.data == e.data && wb.gpu == e.gpu && wb.end_ns == e.time_ns;
+      }
+    }
+    return found;
+  };
+  const auto stay = run_replay(w, "eager", "lru", p, 2);
+  const auto taken = run_replay(w, "eager", "lru", p, 2, "starpu:referenced_stay=0");
+  REQUIRE(check_invariants(w, p, stay).empty());
+  REQUIRE(check_invariants(w, p, taken).empty());
+  CHECK(evicted_while_leaving(stay) == 0);
+  CHECK(evicted_while_leaving(taken) > 0);
 }
