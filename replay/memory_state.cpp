@@ -43,11 +43,12 @@ bool MemoryState::release(std::uint32_t node, DataId data) {
   copy = Copy::Absent;
   changed(data);
   used_[node] -= bytes_[data];
-  if (invalid) {
-  } else if (stale_[slot(node, data)]) {
-    stale_[slot(node, data)] = 0;  // it no longer counted as a holder
-  } else if (holders_[data] > 0) {
-    --holders_[data];
+  if (!invalid) {
+    if (stale_[slot(node, data)]) {
+      stale_[slot(node, data)] = 0;  // it no longer counted as a holder
+    } else if (holders_[data] > 0) {
+      --holders_[data];
+    }
   }
   return evicting;
 }

@@ -314,36 +314,35 @@ void NodeMemory::evict(std::uint32_t n, DataId d, TaskId for_task) {
 }
 
 // An invalidated copy's room is given back: its eviction was recorded when it was invalidated.
-void NodeMemory::drop_invalid(std::uint32_t n, DataId d) {
-  books_.release(n, d);
-  if (chunks_) chunks_->release(n, d, books_.bytes(d));
-  if (tidy_) tidy_->released(n, d);
-  --replicas_[n];
-}
+void NodeMemory::drop_invalid(std::uint32_t n, DataId d) { give_back_room(n, d); }
 
 // StarPU marks the other replicas invalid and frees none of them (coherency.c:185-196): the
 // copy is gone for every reader, its room is not.
 void NodeMemory::keep_invalid(std::uint32_t n, DataId d, TaskId writer) {
   books_.invalidate(n, d);
-  copy_leaves(n, d);
-  dirty_.clear(n, d);
-  s_.device->release(n, d);
-  if (open_load_[s_.slot(n, d)] != kNoId) emit_load(n, d, LoadKind::Unused, kNoId);
-  s_.emit(EvictionRecord{.data = d, .gpu = s_.nodes[n].first, .for_task = writer, .cause = EvictionCause::Invalidated, .wrote_back = false, .time_ns = s_.now});
-  s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_evicted(v, d); });
+  copy_gone(n, d, writer, EvictionCause::Invalidated, false, true);
 }
 
 void NodeMemory::free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back) {
-  const bool reported = books_.release(n, d);  // an evicting copy was told to the scheduler when its write-back began
+  const bool reported = give_back_room(n, d);  // an evicting copy was told to the scheduler when its write-back began
+  copy_gone(n, d, for_task, cause, wrote_back, !reported);
+}
+
+bool NodeMemory::give_back_room(std::uint32_t n, DataId d) {
+  const bool evicting = books_.release(n, d);
   if (chunks_) chunks_->release(n, d, books_.bytes(d));
-  if (!reported) copy_leaves(n, d);
-  dirty_.clear(n, d);
   if (tidy_) tidy_->released(n, d);
   --replicas_[n];
+  return evicting;
+}
+
+void NodeMemory::copy_gone(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back, bool tell) {
+  if (tell) copy_leaves(n, d);
+  dirty_.clear(n, d);
   s_.device->release(n, d);
   if (open_load_[s_.slot(n, d)] != kNoId) emit_load(n, d, LoadKind::Unused, kNoId);
   s_.emit(EvictionRecord{.data = d, .gpu = s_.nodes[n].first, .for_task = for_task, .cause = cause, .wrote_back = wrote_back, .time_ns = s_.now});
-  if (!reported) s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_evicted(v, d); });
+  if (tell) s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_evicted(v, d); });
 }
 
 void NodeMemory::request_load(std::uint32_t n, DataId d, TaskId for_task) {

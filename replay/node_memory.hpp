@@ -160,6 +160,11 @@ class NodeMemory : public MemoryManager {
   // until evicted (drop_invalid) or loaded again.
   void keep_invalid(std::uint32_t n, DataId d, TaskId writer);
   void drop_invalid(std::uint32_t n, DataId d);
+  // The two halves of freeing a copy: its room back to the node (books, chunk, tidy list;
+  // returns whether it was being evicted), and its leaving, recorded and told to the readers
+  // (`tell`: the scheduler was not told already).
+  bool give_back_room(std::uint32_t n, DataId d);
+  void copy_gone(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back, bool tell);
   // With write_at_load, a load for `writer` that arrived on node n: its copy is the only valid one.
   void loaded_for_write(std::uint32_t n, DataId d, TaskId writer);
   // A load into node n from the host (kFromHost) or from node `source`.
