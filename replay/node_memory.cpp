@@ -22,6 +22,9 @@ void NodeMemory::reset(SchedulerContext& context) {
   in_flight_.assign(N, 0);
   replicas_.assign(N, 0);
   eviction_writebacks_.assign(N, 0);
+  reclaims_.assign(N, {});
+  passed_.assign(sequential_reclaim() ? slots : 0, 0);
+  walk_stamp_ = 0;
   if (tidy_) tidy_->reset(N, s_.nd);
   if (chunks_) chunks_->reset(N, s_.nd, s_.options.platform.memory_bytes, static_cast<double>(s_.w.largest_data_bytes()));
   dirty_.reset(N, s_.nd);
@@ -115,14 +118,15 @@ void NodeMemory::notify_future(DataId d) {
 void NodeMemory::reserve_replica(std::uint32_t n, DataId d) {
   if (books_.copy(n, d) == Copy::Invalid) {
     // Its room is still taken, and its chunk keeps its place in StarPU's list; the policy
-    // meets it again when it arrives.
-    s_.policy.on_removed(n, d);
+    // meets it again when it arrives, or keeps it where it is when it meets replicas at allocation.
+    if (!insert_at_allocation()) s_.policy.on_removed(n, d);
     return;
   }
   books_.reserve(n, d);
   if (chunks_ && !chunks_->allocate(n, d, books_.bytes(d))) s_.fail("internal: no room for data " + s_.w.data()[d].name + " after room was made");
   ++replicas_[n];
   if (tidy_) tidy_->reserved(n, d);
+  if (insert_at_allocation()) s_.policy.on_inserted(n, d);
 }
 
 // A CPU worker computes from the host: data its held tasks read whose only valid copy is on a
@@ -169,7 +173,7 @@ bool NodeMemory::issue_requests(GpuId g, Requests which) {
   if (which == Requests::Prefetch && index <= head && head < end) return false;  // the fetch waits: so do prefetches
   for (; index < end; ++index) {
     const TaskId task = worker.held[index];
-    for (const Access& access : request_order(task)) {
+    for (const Access& access : issue_order(task)) {
       const DataId d = access.data;
       const Copy copy = books_.copy(n, d);
       if (copy == Copy::Resident || copy == Copy::Loading) continue;
@@ -183,7 +187,7 @@ bool NodeMemory::issue_requests(GpuId g, Requests which) {
       } else {
         books_.allocate(n, d);
         s_.device->allocate(n, d);
-        s_.policy.on_inserted(n, d);
+        if (!insert_at_allocation()) s_.policy.on_inserted(n, d);
         s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_loaded(v, d); });
         s_.emit(AllocationRecord{d, s_.nodes[n].first, s_.now, task});
       }
@@ -212,7 +216,7 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
   Worker& worker = s_.workers[g];
   const std::uint32_t n = worker.node;
   const Node& node = s_.nodes[n];
-  if (fits(n, bytes)) return true;
+  if (fits(n, bytes) && !reclaims_[n].under_way) return true;
   // Data used by the running task or any held task up to this one stay; on a shared memory
   // also the data of the other workers' running tasks, and of their next tasks unless this
   // request is for a next task that goes before theirs.
@@ -220,6 +224,7 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
   const bool prefetch = index != head;
   if (prefetch && !prefetch_may_evict()) return false;
   victim_.node = n;
+  victim_.walk = 0;
   victim_.pinned_seen = false;
   victim_.by_uses = node.workers.size() == 1 && index + 1 == worker.held.size();  // every held task is protected
   if (!victim_.by_uses) {
@@ -241,12 +246,27 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
   request.for_task = worker.held[index];
   request.prefetch = prefetch;
   request.evictable = evictable_;
-  // A fetch reuses one clean replica's room if the model says so (clean_first); otherwise it
-  // reclaims reclaim_factor() times the room it needs, writing dirty replicas back as it meets them.
+  const bool found = sequential_reclaim() ? reclaim_in_rounds(n, bytes, request) : reclaim_at_once(n, bytes, request);
+  if (found || !s_.error.empty()) return found;
+  // No victim: an error unless something will free room or change the protections.
+  if (!reclaim_stalled_) return false;
+  bool busy = books_.pending_free(n) > 0 || victim_.pinned_seen;
+  for (GpuId v : node.workers) busy = busy || s_.workers[v].running || (v != g && head_before(v, g));
+  if (!request.prefetch && !busy && !books_.any_loading(n)) {
+    s_.fail("the eviction policy found no victim on GPU " + std::to_string(node.first) + " for the next task, " +
+            s_.w.task_label(request.for_task) + ", although its data fit in memory");
+  }
+  return false;
+}
+
+// A fetch reuses one clean replica's room if the model says so (clean_first); otherwise it
+// reclaims reclaim_factor() times the room it needs, writing dirty replicas back as it meets
+// them, all at once.
+bool NodeMemory::reclaim_at_once(std::uint32_t n, double bytes, const VictimRequest& request) {
+  reclaim_stalled_ = false;
   bool reclaiming = false;
   const double reclaim = reclaim_factor();
   const double reclaim_bytes = bytes * reclaim;
-  const bool clean_replica_first = clean_first();
   while (true) {
     // In bytes: with StarPU's chunks, free blocks too short for a datum count too (as StarPU
     // counts the bytes it reclaimed, not where they lie); whether it fits is asked exactly.
@@ -255,32 +275,81 @@ bool NodeMemory::make_room(GpuId g, double bytes, std::size_t index) {
     if (pending > 0 && freeing >= (reclaiming ? reclaim_bytes : bytes)) return false;  // write-backs will free enough
     std::optional<DataId> victim;
     bool clean_pass = false;
-    if (!reclaiming && clean_replica_first) {
+    if (!reclaiming && clean_first()) {
       victim = choose_victim(n, request, true);
       clean_pass = victim.has_value();
     }
     if (!victim) {
-      reclaiming = !prefetch && reclaim > 1;
+      reclaiming = !request.prefetch && reclaim > 1;
       victim = choose_victim(n, request, false);
       if (!victim && fits(n, bytes)) return true;  // reclaimed what it could
     }
     if (!victim) {
-      bool busy = books_.pending_free(n) > 0 || victim_.pinned_seen;
-      for (GpuId v : node.workers) busy = busy || s_.workers[v].running || (v != g && head_before(v, g));
-      if (!request.prefetch && !busy && !books_.any_loading(n)) {
-        s_.fail("the eviction policy found no victim on GPU " + std::to_string(node.first) + " for the next task, " +
-             s_.w.task_label(request.for_task) + ", although its data fit in memory");
-      }
+      reclaim_stalled_ = true;
       return false;
     }
-    if (!request.evictable(*victim)) {
-      s_.fail("the eviction policy chose data " + std::to_string(*victim) + ", which cannot be evicted now");
-      return false;
-    }
-    // StarPU gives a clean replica of the same footprint's memory straight to the new datum.
-    if (clean_pass && chunks_ && books_.bytes(*victim) == bytes) chunks_->reuse_next_release(n);
-    evict(n, *victim, request.for_task);
+    if (!take_victim(n, *victim, bytes, clean_pass, request)) return false;
   }
+}
+
+// StarPU's allocation (_starpu_allocate_interface, memalloc.c:1490-1560): up to three rounds of
+// a clean replica's room taken as it is, then, for a fetch, a reclaim of reclaim_factor() times
+// the room, walking the replicas once in the policy's order and freeing them one at a time: at
+// each dirty one the walk stops until its write-back has ended (transfer_subtree_to_node waits,
+// memalloc.c:312-345), and goes on from there at a later call. Only the room this reclaim
+// freed counts towards its goal (free_potentially_in_use_mc, :970-1052).
+bool NodeMemory::reclaim_in_rounds(std::uint32_t n, double bytes, const VictimRequest& request) {
+  reclaim_stalled_ = false;
+  Reclaim& reclaim = reclaims_[n];
+  const double goal = bytes * reclaim_factor();
+  bool found_any = false;
+  for (int round = 0; round < 3; ++round) {
+    if (!reclaim.under_way) {
+      if (fits(n, bytes)) return true;
+      if (clean_first()) {
+        if (const auto victim = choose_victim(n, request, true)) {
+          if (!take_victim(n, *victim, bytes, true, request)) return false;
+          found_any = true;
+          if (fits(n, bytes)) return true;
+        }
+      }
+      if (request.prefetch) return false;
+      reclaim = {.under_way = true, .walk = ++walk_stamp_, .freed = 0};
+    }
+    if (eviction_writebacks_[n] > 0) return false;  // the last victim's write-back is still moving
+    victim_.walk = reclaim.walk;
+    while (reclaim.freed < goal) {
+      const auto victim = choose_victim(n, request, false);
+      if (!victim) break;
+      found_any = true;
+      reclaim.freed += books_.bytes(*victim);
+      if (!take_victim(n, *victim, bytes, false, request)) {
+        victim_.walk = 0;
+        return false;
+      }
+      if (books_.copy(n, *victim) == Copy::Evicting) {  // the walk goes on once it is home
+        victim_.walk = 0;
+        return false;
+      }
+    }
+    victim_.walk = 0;
+    reclaim = {};
+  }
+  if (fits(n, bytes)) return true;
+  reclaim_stalled_ = !found_any;
+  return false;
+}
+
+// Evicts the policy's victim; false if the policy chose one it may not take.
+bool NodeMemory::take_victim(std::uint32_t n, DataId victim, double bytes, bool clean_pass, const VictimRequest& request) {
+  if (!request.evictable(victim)) {
+    s_.fail("the eviction policy chose data " + std::to_string(victim) + ", which cannot be evicted now");
+    return false;
+  }
+  // StarPU gives a clean replica of the same footprint's memory straight to the new datum.
+  if (clean_pass && chunks_ && books_.bytes(victim) == bytes) chunks_->reuse_next_release(n);
+  evict(n, victim, request.for_task);
+  return true;
 }
 
 // The policy's victim, among clean replicas only (none dirty: no write-back needed) or all.
@@ -422,7 +491,7 @@ void NodeMemory::finish_transfer(std::uint32_t id) {
   if (transfer.is_load) {
     books_.finish_load(n, d);
     open_loads_[open_load_[s_.slot(n, d)]].end_ns = s_.now;
-    s_.policy.on_inserted(n, d);
+    if (!insert_at_allocation()) s_.policy.on_inserted(n, d);
     s_.tell_workers(n, [&](GpuId v) { s_.scheduler.on_data_loaded(v, d); });
     if (const TaskId writer = std::exchange(load_writer_[s_.slot(n, d)], kNoId); writer != kNoId) loaded_for_write(n, d, writer);
     return;

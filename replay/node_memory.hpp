@@ -70,9 +70,18 @@ class NodeMemory : public MemoryManager {
   // only when pins_ is set, to keep the victim search of models without such reasons short.
   virtual bool pinned(std::uint32_t, DataId) const { return false; }
   bool pins_ = false;
+  // Whether a fetch's reclaim stops at each dirty victim until its write-back ends, then goes on
+  // with the next victim (StarPU's synchronous, one-at-a-time reclaim).
+  virtual bool sequential_reclaim() const { return false; }
+  // Whether the eviction policy meets a new replica when its room is taken (StarPU's chunk list)
+  // rather than when its load arrives.
+  virtual bool insert_at_allocation() const { return false; }
   // The order in which a worker requests a task's data: the task's own, unless the model says
   // otherwise (StarPU's sorted handles).
   virtual std::span<const Access> request_order(TaskId task) const { return s_.w.accesses(task); }
+  // The order in which a worker's requests for a task's data are served on its node: the request
+  // order, unless the model ranks some requests first (StarPU's request priorities).
+  virtual std::span<const Access> issue_order(TaskId task) const { return request_order(task); }
 
   // Which of a worker's held tasks a call requests for: all in buffer order, the next one to
   // run (a fetch), or those after it (prefetches). False when a request had to wait.
@@ -126,6 +135,14 @@ class NodeMemory : public MemoryManager {
   std::vector<std::uint32_t> in_flight_, replicas_;
   // Per node: write-backs of replicas a request evicted, in flight.
   std::vector<std::uint32_t> eviction_writebacks_;
+  // Per node, with sequential_reclaim(): a fetch's reclaim that stopped at a dirty victim and
+  // goes on once that write-back has ended (walk: its stamp in passed_; freed: the bytes it took).
+  struct Reclaim {
+    bool under_way = false;
+    std::uint32_t walk = 0;
+    double freed = 0;
+  };
+  std::vector<Reclaim> reclaims_;
   // StarPU's suballocator, when the model has it: where each replica's room is (else bytes only).
   std::unique_ptr<ChunkAllocator> chunks_;
   // StarPU's idle write-back, when the model has it: told of every replica's life.
@@ -152,6 +169,9 @@ class NodeMemory : public MemoryManager {
   void request_host_copies(GpuId g);
   bool head_before(GpuId a, GpuId b) const;
   bool make_room(GpuId g, double bytes, std::size_t index);
+  bool reclaim_at_once(std::uint32_t n, double bytes, const VictimRequest& request);
+  bool reclaim_in_rounds(std::uint32_t n, double bytes, const VictimRequest& request);
+  bool take_victim(std::uint32_t n, DataId victim, double bytes, bool clean_pass, const VictimRequest& request);
   std::optional<DataId> choose_victim(std::uint32_t n, const VictimRequest& request, bool clean_only);
   void evict(std::uint32_t n, DataId d, TaskId for_task);
   void free_copy(std::uint32_t n, DataId d, TaskId for_task, EvictionCause cause, bool wrote_back);
@@ -179,6 +199,16 @@ class NodeMemory : public MemoryManager {
   // held_uses_ alone).
   bool evictable(DataId d) const {
     if (d >= s_.nd) return false;
+    if (victim_.walk == 0) return may_evict(d);
+    // A reclaim that goes on after a write-back does not come back to what it passed over
+    // (StarPU walks its list once, from the chunk after its last victim: memalloc.c:988-1030).
+    std::uint32_t& passed = passed_[s_.slot(victim_.node, d)];
+    if (passed == victim_.walk) return false;
+    if (may_evict(d)) return true;
+    passed = victim_.walk;
+    return false;
+  }
+  bool may_evict(DataId d) const {
     const Copy copy = books_.copy(victim_.node, d);
     if (copy != Copy::Resident && copy != Copy::Invalid) return false;
     if (victim_.clean_only && dirty_.test(victim_.node, d)) return false;
@@ -195,11 +225,15 @@ class NodeMemory : public MemoryManager {
 
   // The victim search at hand: its node, its protection stamp, whether it protects by
   // held_uses_ alone, whether it takes clean replicas only (clean_first()).
+  // walk: with sequential_reclaim(), the reclaim's own stamp in passed_ (0: none).
   struct {
-    std::uint32_t node = 0, stamp = 0;
+    std::uint32_t node = 0, stamp = 0, walk = 0;
     bool by_uses = false, clean_only = false;
     mutable bool pinned_seen = false;
   } victim_;
+  mutable std::vector<std::uint32_t> passed_;  // per (node, data): the reclaim walk that passed over it
+  std::uint32_t walk_stamp_ = 0;
+  bool reclaim_stalled_ = false;  // the last reclaim found no victim at all
   Evictable evictable_{this};
   std::vector<std::uint32_t> protect_;  // per (node, data): stamp of the last protection pass
   std::uint32_t protect_stamp_ = 0;

@@ -22,6 +22,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   quiet_key_ = kNoQuietPass;
   taken_for_write_.assign(rules_.tidy_skips_busy || rules_.referenced_stay ? s_.nd : 0, 0);
   pins_ = rules_.referenced_stay;
+  push_requested_.assign(rules_.requests_at_push && s_.w.task_count() > 0 ? s_.w.tasks().back().first_access + s_.w.tasks().back().access_count : 0, 0);
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
@@ -101,8 +102,41 @@ void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
       if (rules_.write_at_hit && writes(access.mode)) written_at_request(n, access.data, task);
     }
   }
+  if (!push_requested_.empty()) {
+    const std::uint32_t first = s_.w.tasks()[task].first_access;
+    const auto accesses = s_.w.accesses(task);
+    for (std::size_t i = 0; i < accesses.size(); ++i) {
+      const Copy copy = books_.copy(n, accesses[i].data);
+      if (reads(accesses[i].mode) && copy != Copy::Resident && copy != Copy::Loading) push_requested_[first + i] = 1;
+    }
+  }
   push_prefetches_[n].push(request_priority(task), task);
   ++s_.changes;
+}
+
+// StarPU's node serves its requests by priority, in arrival order within one (a prio list,
+// data_request.c): a fetch's new request has priority 0 (coherency.c:1109), a push-time
+// prefetch's its task's, which it keeps when the fetch promotes it (data_request.c:839-870).
+std::span<const Access> StarpuMemoryManager::issue_order(TaskId task) const {
+  const std::span<const Access> order = request_order(task);
+  if (push_requested_.empty()) return order;
+  const std::uint32_t first = s_.w.tasks()[task].first_access;
+  const auto accesses = s_.w.accesses(task);
+  const auto waiting = [&](DataId d) {
+    for (std::size_t i = 0; i < accesses.size(); ++i) {
+      if (accesses[i].data == d && push_requested_[first + i]) return true;
+    }
+    return false;
+  };
+  const std::int64_t priority = s_.w.tasks()[task].priority;
+  if (priority == 0 || std::none_of(push_requested_.begin() + first, push_requested_.begin() + first + accesses.size(), [](char c) { return c != 0; })) {
+    return order;  // every request of the task has the same priority: arrival order
+  }
+  issue_scratch_.assign(order.begin(), order.end());
+  std::stable_sort(issue_scratch_.begin(), issue_scratch_.end(), [&](const Access& a, const Access& b) {
+    return (waiting(a.data) ? priority : 0) > (waiting(b.data) ? priority : 0);
+  });
+  return issue_scratch_;
 }
 
 // StarPU serves a node's fetches before its prefetches, and prefetches only while every fetch
@@ -142,8 +176,13 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
     const std::int64_t priority = request_priority(task);
     if (!relays_[n].empty() && priority < std::numeric_limits<std::int64_t>::max() && !serve_relays(n, true, priority + 1)) return false;
     if (!s_.popped[task]) {  // once in a buffer, its requests are the buffer's
-      for (const Access& access : s_.w.accesses(task)) {
+      const auto accesses = s_.w.accesses(task);
+      const std::uint32_t first = s_.w.tasks()[task].first_access;
+      for (std::size_t i = 0; i < accesses.size(); ++i) {
+        const Access& access = accesses[i];
         if (!reads(access.mode)) continue;  // StarPU prefetches only what a task reads
+        // Only what was missing at the push has a request (StarPU asks then, coherency.c:876-891).
+        if (!push_requested_.empty() && !push_requested_[first + i]) continue;
         const DataId d = access.data;
         const Copy copy = books_.copy(n, d);
         if (copy == Copy::Resident || copy == Copy::Loading) continue;
@@ -152,6 +191,10 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
         reserve_replica(n, d);
         request_load(n, d, task);
       }
+    }
+    if (!push_requested_.empty()) {
+      const std::uint32_t first = s_.w.tasks()[task].first_access;
+      std::fill_n(push_requested_.begin() + first, s_.w.tasks()[task].access_count, 0);
     }
     queue.pop_front();
   }
@@ -286,6 +329,14 @@ void StarpuMemoryManager::before_pops() {
   // tidying the node whatever is in flight (datawizard.c:42) and serving its requests, so the
   // tidy before the pop sees the requests placed since; the idle list moves only when nothing
   // is pending on the node.
+  // A fetch's reclaim waiting for its victim's write-back makes the node progress meanwhile
+  // (data_request.c:225-256): once nothing is pending there, an idle write-back starts before the
+  // reclaim chooses its next victim.
+  if (tidy_ && rules_.sequential_reclaim) {
+    for (std::uint32_t n = 0; n < s_.N; ++n) {
+      if (reclaims_[n].under_way && in_flight_[n] == 0) write_back_idle(n);
+    }
+  }
   if (progress) issue_by_level();
   if (progress && tidy_) {
     for (std::uint32_t n = 0; n < s_.N; ++n) tidy(n);

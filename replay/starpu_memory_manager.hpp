@@ -51,9 +51,13 @@ class StarpuMemoryManager final : public NodeMemory {
   bool invalid_keeps_room() const override { return rules_.invalid_keeps_room; }
   // With referenced_stay: a replica a request references, or one of a datum a task is writing.
   bool pinned(std::uint32_t n, DataId d) const override;
+  bool sequential_reclaim() const override { return rules_.sequential_reclaim; }
+  bool insert_at_allocation() const override { return rules_.insert_at_allocation; }
   std::span<const Access> request_order(TaskId task) const override {
     return rules_.handle_order ? s_.w.accesses_by_data(task) : s_.w.accesses(task);
   }
+  // With requests_at_push, the data whose push-time prefetch request still waits go first.
+  std::span<const Access> issue_order(TaskId task) const override;
   // With relay_requests, the first hop waits in the source node's requests (relays_).
   void relay_through_host(std::uint32_t n, DataId d, std::uint32_t source, TaskId for_task) override;
 
@@ -90,6 +94,10 @@ class StarpuMemoryManager final : public NodeMemory {
   bool referenced(DataId d) const;
 
   const StarpuMemoryRules rules_;
+  // Per task access (Workload::accesses order), with promoted_first: a push-time prefetch request
+  // for it waits in its node's list (it keeps its task's priority when a fetch promotes it).
+  std::vector<char> push_requested_;
+  mutable std::vector<Access> issue_scratch_;
   // Per datum: whether the last task that took it writes it (StarPU's current_mode W).
   std::vector<char> taken_for_write_;
   // Per node: whether prefetching pauses until the next event, the tasks to prefetch there

@@ -17,6 +17,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
        "a node serves every worker's fetch before any prefetch, and pauses prefetching at the first one it cannot place"},
       {"flush_homeless", flag(defaults.flush_homeless), "write back at the end data whose first access writes them (no home)"},
       {"handle_order", flag(defaults.handle_order), "a task's fetches go in the order of its data (StarPU sorts its handles)"},
+      {"insert_at_allocation", flag(defaults.insert_at_allocation),
+       "the eviction policy meets a new replica when its room is taken (StarPU's chunk list), not when its load arrives"},
       {"invalid_keeps_room", flag(defaults.invalid_keeps_room),
        "a replica invalidated by a write on another node keeps its room until evicted"},
       {"idle_writeback", flag(defaults.idle_writeback), "write the oldest dirty replicas back while the node has no transfer in flight"},
@@ -35,6 +37,10 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"relay_requests", flag(defaults.relay_requests),
        "the first hop of a GPU-to-GPU load through the host waits among the source node's requests, at the load's level"},
       {"reclaim", format_exact(defaults.reclaim), "a fetch with no clean replica to take frees this many times its room (1 to 16)"},
+      {"requests_at_push", flag(defaults.requests_at_push),
+       "a push-time prefetch asks for the data missing at the push only, and a fetch serves first those it still waits for"},
+      {"sequential_reclaim", flag(defaults.sequential_reclaim),
+       "a fetch's reclaim chooses its next victim only once the last one's write-back ended; an idle write-back may go between"},
       {"suballocate", flag(defaults.suballocate),
        "data of at most 4 MiB take 16 KiB blocks in 32 MiB chunks, and the memory counts whole chunks (StarPU's GPU memory)"},
       {"sync_reclaim", flag(defaults.sync_reclaim),
@@ -80,6 +86,9 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.tidy_skips_busy = false;
   rules.invalid_keeps_room = false;
   rules.referenced_stay = false;
+  rules.sequential_reclaim = false;
+  rules.insert_at_allocation = false;
+  rules.requests_at_push = false;
   return rules;
 }
 
@@ -92,6 +101,7 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"flush_homeless", &rules.flush_homeless},
                                    {"handle_order", &rules.handle_order},
                                    {"idle_writeback", &rules.idle_writeback},
+                                   {"insert_at_allocation", &rules.insert_at_allocation},
                                    {"invalid_keeps_room", &rules.invalid_keeps_room},
                                    {"pop_when_fetched", &rules.pop_when_fetched},
                                    {"prefetch_at_push", &rules.prefetch_at_push},
@@ -101,6 +111,8 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"recency_at_request", &rules.recency_at_request},
                                    {"referenced_stay", &rules.referenced_stay},
                                    {"relay_requests", &rules.relay_requests},
+                                   {"requests_at_push", &rules.requests_at_push},
+                                   {"sequential_reclaim", &rules.sequential_reclaim},
                                    {"suballocate", &rules.suballocate},
                                    {"sync_reclaim", &rules.sync_reclaim},
                                    {"tidy_skips_busy", &rules.tidy_skips_busy},

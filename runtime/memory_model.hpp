@@ -130,6 +130,25 @@ struct StarpuMemoryRules {
   // may_free_subtree allows (memalloc.c:275-295), and a request references both its ends until it
   // completes (data_request.c:165-181). 0: only the held tasks' data are protected.
   bool referenced_stay = true;
+  // A fetch's reclaim takes its victims one at a time: a dirty victim's write-back ends before
+  // the next victim is chosen, and while it waits the node makes progress as StarPU's driver
+  // does inside _starpu_wait_data_request_completion (data_request.c:225-256): an idle write-back
+  // may start there once nothing else is pending, ahead of the next victim's
+  // (free_potentially_in_use_mc, memalloc.c:970-1052; transfer_subtree_to_node, :312-345).
+  // 0: every victim is chosen and its write-back started at once.
+  bool sequential_reclaim = true;
+  // The eviction policy meets a new replica when its room is taken, not when its load arrives:
+  // StarPU's chunk list, which its reclaim walks, gets the chunk at allocation
+  // (_starpu_allocate_memory_on_node, memalloc.c:1609-1634; register_mem_chunk, :1335), and a chunk
+  // invalidated and loaded again keeps its place. 0: when the load arrives.
+  bool insert_at_allocation = true;
+  // A push-time prefetch requests the task's data missing at the push, then and only then
+  // (starpu_prefetch_task_input_on_node_prio, coherency.c:864-895): a datum there at the push and
+  // evicted later has no request until a worker's fetch asks for it. Such a request keeps its
+  // task's priority when a fetch promotes it (data_request.c:839-870), where a fetch's own
+  // request has priority 0 (coherency.c:1109): a fetch's data whose push-time request still
+  // waits go first. 0: a push-time prefetch asks for whatever is missing when it is served.
+  bool requests_at_push = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

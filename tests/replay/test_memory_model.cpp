@@ -102,7 +102,7 @@ TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to
       "starpu:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,"
       "prefetch_at_push=0,prefetch_evicts=1,recency_at_request=0,reclaim=1,suballocate=0,sync_reclaim=0,touch_on_request=0,"
       "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0,write_at_hit=0,progress_before_pop=0,handle_order=0,"
-      "tidy_skips_busy=0,invalid_keeps_room=0,referenced_stay=0";
+      "tidy_skips_busy=0,invalid_keeps_room=0,referenced_stay=0,sequential_reclaim=0,insert_at_allocation=0,requests_at_push=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {
@@ -512,11 +512,13 @@ TEST_CASE("StarPU's model: a read-write load leaves the loaded copy the only val
 // Three rules read in StarPU's source (docs/starpu-memory-manager.md): a request that finds a
 // datum in place for a writer updates the states at once (write_at_hit), a node's requests go
 // before its workers pop (progress_before_pop), and a task's fetches go in handle order
-// (handle_order), and the tidy passes over a datum a task is writing somewhere (tidy_skips_busy).
-// On LU N = 12 with half its working set (a quarter for the last), each one changes the replay;
+// (handle_order), and the tidy passes over a datum a task is writing somewhere (tidy_skips_busy);
+// and three of the reclaim's: victims one at a time (sequential_reclaim), the policy told at
+// allocation (insert_at_allocation), push-time requests made at the push (requests_at_push).
+// On LU N = 12 with half its working set (a quarter for two of them), each one changes the replay;
 // with room for everything, write_at_hit alone dirties replicas that the idle write-back then
 // sends home again (the fidelity CTest checks those counts against StarPU-SimGrid itself).
-TEST_CASE("StarPU's model: a hit for a writer, progress before the pop, handle order and a busy writer's data each change the replay",
+TEST_CASE("StarPU's model: a hit for a writer, progress before the pop, handle order, a busy writer's data and the reclaim's rules each change the replay",
           "[memory-model][engine]") {
   const Workload w = generated("lu:N=12");
   // The machine fidelity.py exports for StarPU-SimGrid: v100-fgcs, one copy engine a direction.
@@ -530,8 +532,9 @@ TEST_CASE("StarPU's model: a hit for a writer, progress before the pop, handle o
     return a.summary.loads == b.summary.loads && a.summary.writebacks == b.summary.writebacks && a.summary.makespan_ns == b.summary.makespan_ns &&
            a.trace.evictions.size() == b.trace.evictions.size();
   };
-  for (const auto& [rule, fraction] : {std::pair{"write_at_hit", 0.5}, std::pair{"progress_before_pop", 0.5}, std::pair{"handle_order", 0.5},
-                                       std::pair{"tidy_skips_busy", 0.25}}) {
+  for (const auto& [rule, fraction] : {std::pair{"write_at_hit", 0.5}, std::pair{"progress_before_pop", 0.5}, std::pair{"handle_order", 0.25},
+                                       std::pair{"tidy_skips_busy", 0.25}, std::pair{"sequential_reclaim", 0.5},
+                                       std::pair{"insert_at_allocation", 0.5}, std::pair{"requests_at_push", 0.5}}) {
     INFO(rule << " with " << fraction << " of the working set");
     const Platform tight = platform(fraction);
     const auto all = run_replay(w, "eager", "lru", tight, 2);
@@ -609,4 +612,49 @@ TEST_CASE("StarPU's model: no replica is evicted while its write-back is under w
   REQUIRE(check_invariants(w, p, taken).empty());
   CHECK(evicted_while_leaving(stay) == 0);
   CHECK(evicted_while_leaving(taken) > 0);
+}
+
+// StarPU's reclaim frees its victims one at a time: at a dirty one it waits for the write-back
+// before it looks for the next (transfer_subtree_to_node, memalloc.c:312-345), so a node never has
+// two eviction write-backs asked for at once, and an idle write-back may start between two of
+// them (the driver makes progress while it waits, data_request.c:225-256). Choosing every victim
+// at once puts several eviction write-backs on the link together.
+TEST_CASE("StarPU's model: a reclaim writes its victims back one at a time", "[memory-model][engine]") {
+  const Workload w = generated("lu:N=12");
+  Platform p = *find_platform_preset("v100-fgcs");
+  p.memory_bytes = 0.25 * static_cast<double>(w.data_count() * w.largest_data_bytes());
+  p.copy_engines = 1;
+  // Eviction write-backs from one GPU asked for while another was still under way, and idle
+  // write-backs that start between a reclaim's two.
+  const auto overlapping = [](const test::Run& run) {
+    std::size_t found = 0;
+    std::vector<const WritebackRecord*> evictions;
+    for (const WritebackRecord& wb : run.trace.writebacks) {
+      if (wb.cause == WritebackCause::Eviction) evictions.push_back(&wb);
+    }
+    for (const WritebackRecord* a : evictions) {
+      for (const WritebackRecord* b : evictions) {
+        found += a != b && a->gpu == b->gpu && a->start_ns <= b->start_ns && b->start_ns < a->end_ns;
+      }
+    }
+    return found;
+  };
+  const auto idle_between = [](const test::Run& run) {
+    std::size_t found = 0;
+    for (const WritebackRecord& idle : run.trace.writebacks) {
+      if (idle.cause != WritebackCause::Idle) continue;
+      for (const WritebackRecord& wb : run.trace.writebacks) {
+        found += wb.cause == WritebackCause::Eviction && wb.gpu == idle.gpu && wb.end_ns == idle.start_ns;
+      }
+    }
+    return found;
+  };
+  const auto in_turn = run_replay(w, "eager", "lru", p, 2);
+  const auto at_once = run_replay(w, "eager", "lru", p, 2, "starpu:sequential_reclaim=0");
+  REQUIRE(check_invariants(w, p, in_turn).empty());
+  REQUIRE(check_invariants(w, p, at_once).empty());
+  REQUIRE(at_once.summary.writebacks > 0);
+  CHECK(overlapping(in_turn) == 0);
+  CHECK(overlapping(at_once) > 0);
+  CHECK(idle_between(in_turn) > 0);
 }
