@@ -67,6 +67,8 @@ class Engine final : public MemoryView, public BufferView {
   void fill_buffers();
   void try_start(GpuId g);
   void finish_task(GpuId g);
+  // Ends the tasks in unnoticed_ whose worker the memory manager no longer holds; whether any.
+  bool finish_noticed();
   // A task whose predecessors are done goes to the scheduler: at once, or when decisions cost
   // time (ReplayOptions::scheduling_cost), once `thread` (the worker that released it, or the
   // submitter) is done with the pushes before it.
@@ -101,6 +103,7 @@ class Engine final : public MemoryView, public BufferView {
   std::vector<char> pushed_;
   std::vector<std::uint32_t> completed_;
   std::vector<GpuId> finished_;
+  std::vector<GpuId> unnoticed_;  // workers whose task ended while the memory manager held them
   std::size_t done_ = 0;
   std::uint32_t started_ = 0;
   std::uint64_t events_ = 0;
@@ -215,6 +218,7 @@ Result<ReplaySummary> Engine::run_events() {
     fill_buffers();
     memory_->serve(start);
     if (!s_.error.empty()) return make_error(s_.error);
+    if (finish_noticed()) continue;  // what the ends released is pushed and served before the clock moves
     if (done_ == s_.w.task_count() && !flushed) {
       memory_->flush();
       flushed = true;
@@ -238,7 +242,11 @@ Result<ReplaySummary> Engine::run_events() {
     if (finished_.size() > 1) std::sort(finished_.begin(), finished_.end());
     for (GpuId g : finished_) {
       s_.workers[g].end_ns = s_.now;
-      finish_task(g);
+      if (memory_->holds_completion(g)) {
+        unnoticed_.push_back(g);
+      } else {
+        finish_task(g);
+      }
     }
     if (!s_.error.empty()) return make_error(s_.error);
   }
@@ -372,6 +380,18 @@ void Engine::try_start(GpuId g) {
                      .start_ns = worker.start_ns,
                      .end_ns = end == ExecutionDevice::kUnknownEnd ? worker.start_ns : end});
   s_.scheduler.on_task_started(g, task);
+}
+
+// Tasks that ended while their worker was busy in the memory manager end once it is free.
+bool Engine::finish_noticed() {
+  if (unnoticed_.empty()) return false;
+  const std::size_t before = unnoticed_.size();
+  std::erase_if(unnoticed_, [&](GpuId g) {
+    if (memory_->holds_completion(g)) return false;
+    finish_task(g);
+    return true;
+  });
+  return unnoticed_.size() != before;
 }
 
 void Engine::finish_task(GpuId g) {

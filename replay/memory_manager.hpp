@@ -55,6 +55,9 @@ class MemoryManager {
   // Whether worker g (its buffer not full) may take another task from the scheduler now: a
   // model may hold it back while a task it holds still waits for its data.
   virtual bool may_pop(GpuId) const { return true; }
+  // Whether worker g is busy inside the memory manager and notices no task of its ending now
+  // (StarPU's driver waiting in a synchronous reclaim): the engine ends it once this is false.
+  virtual bool holds_completion(GpuId) const { return false; }
   virtual void task_started(GpuId g, TaskId task, std::int64_t ready) = 0;
   virtual void task_done(GpuId g, TaskId task) = 0;
   // The device reports transfer `id` ended.

@@ -76,6 +76,8 @@ class NodeMemory : public MemoryManager {
   // Whether the eviction policy meets a new replica when its room is taken (StarPU's chunk list)
   // rather than when its load arrives.
   virtual bool insert_at_allocation() const { return false; }
+  // A write-back of d from node n ended and brought the host up to date.
+  virtual void writeback_ended(std::uint32_t /*n*/, DataId /*d*/) {}
   // The order in which a worker requests a task's data: the task's own, unless the model says
   // otherwise (StarPU's sorted handles).
   virtual std::span<const Access> request_order(TaskId task) const { return s_.w.accesses(task); }
@@ -136,11 +138,12 @@ class NodeMemory : public MemoryManager {
   // Per node: write-backs of replicas a request evicted, in flight.
   std::vector<std::uint32_t> eviction_writebacks_;
   // Per node, with sequential_reclaim(): a fetch's reclaim that stopped at a dirty victim and
-  // goes on once that write-back has ended (walk: its stamp in passed_; freed: the bytes it took).
+  // goes on once that write-back has ended (walk: its stamp in victim_.passed; freed: the bytes it took).
   struct Reclaim {
     bool under_way = false;
     std::uint32_t walk = 0;
     double freed = 0;
+    GpuId worker = 0;  // whose fetch it is: its driver waits
   };
   std::vector<Reclaim> reclaims_;
   // StarPU's suballocator, when the model has it: where each replica's room is (else bytes only).
@@ -170,7 +173,7 @@ class NodeMemory : public MemoryManager {
   bool head_before(GpuId a, GpuId b) const;
   bool make_room(GpuId g, double bytes, std::size_t index);
   bool reclaim_at_once(std::uint32_t n, double bytes, const VictimRequest& request);
-  bool reclaim_in_rounds(std::uint32_t n, double bytes, const VictimRequest& request);
+  bool reclaim_in_rounds(GpuId g, double bytes, const VictimRequest& request);
   bool take_victim(std::uint32_t n, DataId victim, double bytes, bool clean_pass, const VictimRequest& request);
   std::optional<DataId> choose_victim(std::uint32_t n, const VictimRequest& request, bool clean_only);
   void evict(std::uint32_t n, DataId d, TaskId for_task);
@@ -202,7 +205,7 @@ class NodeMemory : public MemoryManager {
     if (victim_.walk == 0) return may_evict(d);
     // A reclaim that goes on after a write-back does not come back to what it passed over
     // (StarPU walks its list once, from the chunk after its last victim: memalloc.c:988-1030).
-    std::uint32_t& passed = passed_[s_.slot(victim_.node, d)];
+    std::uint32_t& passed = victim_.passed[s_.slot(victim_.node, d)];
     if (passed == victim_.walk) return false;
     if (may_evict(d)) return true;
     passed = victim_.walk;
@@ -216,7 +219,7 @@ class NodeMemory : public MemoryManager {
       victim_.pinned_seen = true;  // it will be free once its request is done: no victim is no error
       return false;
     }
-    return victim_.by_uses ? held_uses_[s_.slot(victim_.node, d)] == 0 : protect_[s_.slot(victim_.node, d)] != victim_.stamp;
+    return victim_.by_uses ? held_uses_[s_.slot(victim_.node, d)] == 0 : victim_.protect[s_.slot(victim_.node, d)] != victim_.stamp;
   }
   struct Evictable {
     const NodeMemory* memory;
@@ -225,18 +228,17 @@ class NodeMemory : public MemoryManager {
 
   // The victim search at hand: its node, its protection stamp, whether it protects by
   // held_uses_ alone, whether it takes clean replicas only (clean_first()).
-  // walk: with sequential_reclaim(), the reclaim's own stamp in passed_ (0: none).
+  // walk: with sequential_reclaim(), the reclaim's own stamp in `passed` (0: none).
   struct {
     std::uint32_t node = 0, stamp = 0, walk = 0;
     bool by_uses = false, clean_only = false;
     mutable bool pinned_seen = false;
+    bool stalled = false;  // the last reclaim found no victim at all
+    std::vector<std::uint32_t> protect;  // per (node, data): stamp of the last protection pass
+    mutable std::vector<std::uint32_t> passed;  // per (node, data): the reclaim walk that passed over it
+    std::uint32_t last_stamp = 0, last_walk = 0;
   } victim_;
-  mutable std::vector<std::uint32_t> passed_;  // per (node, data): the reclaim walk that passed over it
-  std::uint32_t walk_stamp_ = 0;
-  bool reclaim_stalled_ = false;  // the last reclaim found no victim at all
   Evictable evictable_{this};
-  std::vector<std::uint32_t> protect_;  // per (node, data): stamp of the last protection pass
-  std::uint32_t protect_stamp_ = 0;
   std::vector<TaskId> evict_for_;         // per (node, data): whose request started an eviction write-back
   std::vector<std::uint32_t> held_uses_;  // per (node, data): tasks held by the node's workers that access it
   std::vector<std::uint32_t> held_writes_;  // per (node, data): those of them that write it

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <cstdlib>
 
 namespace tilelens::replay_detail {
 
@@ -22,6 +24,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   quiet_key_ = kNoQuietPass;
   taken_for_write_.assign(rules_.tidy_skips_busy || rules_.referenced_stay ? s_.nd : 0, 0);
   pins_ = rules_.referenced_stay;
+  request_written_.assign(rules_.write_at_hit ? s_.N * s_.nd : 0, kNoId);
   push_requested_.assign(rules_.requests_at_push && s_.w.task_count() > 0 ? s_.w.tasks().back().first_access + s_.w.tasks().back().access_count : 0, 0);
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
@@ -243,7 +246,28 @@ void StarpuMemoryManager::task_buffered(GpuId g, TaskId task) {
     if (books_.copy(worker.node, d) != Copy::Resident) continue;
     if (writes(access.mode) && request_pending(d)) continue;
     if (rules_.recency_at_request) touch(worker.node, d);
-    if (rules_.write_at_hit && writes(access.mode)) written_at_request(worker.node, d, task);
+    if (rules_.write_at_hit && writes(access.mode)) {
+      written_at_request(worker.node, d, task);
+      request_written_[s_.slot(worker.node, d)] = task;
+    }
+  }
+}
+
+// StarPU's fetch to write a datum with a pending request waits for it (nwait); when that
+// request completes, the fetch's own completes with the write mode and updates the states
+// (coherency.c:486-520, _starpu_update_data_state): the copy is dirty before the task starts.
+// A request completes once: a later write-back of d (another worker reading it, which only a DAG
+// without data dependencies allows) leaves the copy as it is.
+void StarpuMemoryManager::writeback_ended(std::uint32_t n, DataId d) {
+  if (!rules_.write_at_hit || !held_task_writes(n, d) || books_.copy(n, d) != Copy::Resident) return;
+  for (GpuId g : s_.nodes[n].workers) {
+    for (TaskId task : s_.workers[g].held) {
+      for (const Access& access : s_.w.accesses(task)) {
+        if (access.data != d || !writes(access.mode)) continue;
+        if (std::exchange(request_written_[s_.slot(n, d)], task) != task) written_at_request(n, d, task);
+        return;
+      }
+    }
   }
 }
 
@@ -304,6 +328,13 @@ void StarpuMemoryManager::tidy(std::uint32_t n) {
     // invalidated when the write is acquired, not when it ends) and holds it while the task
     // waits or runs (refcnt, current_mode W: memalloc.c:1151-1168).
     if (books_.copy(n, d) == Copy::Resident && held_task_writes(n, d)) return Visit::Skip;
+    // A reclaim writing a victim back marks it and the chunk after it, and the walk passes over a
+    // chunk whose next one is marked (memalloc.c:1131-1136; free_potentially_in_use_mc, :999-1008, and
+    // try_to_throw_mem_chunk, :648): the victim and the chunk before it are skipped.
+    if (rules_.sequential_reclaim) {
+      const auto next = tidy_->next_after(n, d);
+      if (books_.copy(n, d) == Copy::Evicting || (next && books_.copy(n, *next) == Copy::Evicting)) return Visit::Skip;
+    }
     // StarPU's rule in full (tidy_skips_busy): the last task to take d writes it, and some copy
     // of d is referenced, the visited one included (a load into it, say).
     if (rules_.tidy_skips_busy && taken_for_write_[d] && referenced(d)) return Visit::Skip;

@@ -34,6 +34,12 @@ class StarpuMemoryManager final : public NodeMemory {
   bool may_start(GpuId g, TaskId task) const override;
   // With pop_when_fetched, not while a task g holds and has not started waits for its data.
   bool may_pop(GpuId g) const override;
+  // With sync_reclaim and sequential_reclaim: g's driver is inside its fetch's reclaim, waiting
+  // for a victim's write-back, and polls no running task until the reclaim is done.
+  bool holds_completion(GpuId g) const override {
+    const Reclaim& reclaim = reclaims_[s_.workers[g].node];
+    return rules_.sync_reclaim && reclaim.under_way && reclaim.worker == g;
+  }
   // The task's fetch: with recency_at_request its hits refresh their data now (and its start does
   // not), with write_at_hit a hit for writing makes that copy the only valid one.
   void task_buffered(GpuId g, TaskId task) override;
@@ -53,6 +59,9 @@ class StarpuMemoryManager final : public NodeMemory {
   bool pinned(std::uint32_t n, DataId d) const override;
   bool sequential_reclaim() const override { return rules_.sequential_reclaim; }
   bool insert_at_allocation() const override { return rules_.insert_at_allocation; }
+  // With write_at_hit: a held task's request to write d, which waited for this write-back,
+  // completes now and makes n's copy the only valid one.
+  void writeback_ended(std::uint32_t n, DataId d) override;
   std::span<const Access> request_order(TaskId task) const override {
     return rules_.handle_order ? s_.w.accesses_by_data(task) : s_.w.accesses(task);
   }
@@ -97,6 +106,8 @@ class StarpuMemoryManager final : public NodeMemory {
   // Per task access (Workload::accesses order), with promoted_first: a push-time prefetch request
   // for it waits in its node's list (it keeps its task's priority when a fetch promotes it).
   std::vector<char> push_requested_;
+  // Per (node, data), with write_at_hit: the last task whose request to write it updated the states.
+  std::vector<TaskId> request_written_;
   mutable std::vector<Access> issue_scratch_;
   // Per datum: whether the last task that took it writes it (StarPU's current_mode W).
   std::vector<char> taken_for_write_;

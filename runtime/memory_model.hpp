@@ -61,7 +61,9 @@ struct StarpuMemoryRules {
   bool wait_for_writebacks = true;
   // A fetch that evicts dirty replicas writes them back synchronously: the node's driver waits
   // for those write-backs and starts no task meanwhile (memalloc.c:324-345, transfer_subtree_to_node
-  // waits inside the allocation, which runs in the GPU driver's thread). 0: the worker goes on.
+  // waits inside the allocation, which runs in the GPU driver's thread); with sequential_reclaim,
+  // a task of that worker that ends meanwhile is noticed only once the reclaim is over (the
+  // driver polls nothing while it waits). 0: the worker goes on.
   bool sync_reclaim = true;
   // A replica becomes the most recently used when a worker's request for it finds it there (a
   // task entering a buffer), not when a task runs with it: StarPU moves a chunk to its list's
@@ -100,7 +102,8 @@ struct StarpuMemoryRules {
   // push-time prefetch, which carries the task's mode in StarPU) makes that copy the only valid
   // one and dirty at once: a hit updates the states with the request's mode
   // (_starpu_create_request_to_fetch_data, coherency.c:505-511; prefetches, coherency.c:785-787).
-  // 0: when the task ends.
+  // A request to write that waited for a write-back of its datum does so when that write-back
+  // ends (its completion updates the states, coherency.c:185-200). 0: when the task ends.
   bool write_at_hit = true;
   // At each event a node serves its requests (fetches, then prefetches) before its workers pop:
   // StarPU's driver makes its memory node progress (datawizard.c:29-66) before it pops, so a

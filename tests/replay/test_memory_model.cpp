@@ -515,32 +515,40 @@ TEST_CASE("StarPU's model: a read-write load leaves the loaded copy the only val
 // (handle_order), and the tidy passes over a datum a task is writing somewhere (tidy_skips_busy);
 // and three of the reclaim's: victims one at a time (sequential_reclaim), the policy told at
 // allocation (insert_at_allocation), push-time requests made at the push (requests_at_push).
-// On LU N = 12 with half its working set (a quarter for two of them), each one changes the replay;
+// On LU N = 12 with half its working set (a quarter for handle order; tidy_skips_busy on Cholesky
+// N = 16 at half), each one changes the replay;
 // with room for everything, write_at_hit alone dirties replicas that the idle write-back then
 // sends home again (the fidelity CTest checks those counts against StarPU-SimGrid itself).
 TEST_CASE("StarPU's model: a hit for a writer, progress before the pop, handle order, a busy writer's data and the reclaim's rules each change the replay",
           "[memory-model][engine]") {
   const Workload w = generated("lu:N=12");
+  const Workload cholesky = generated("cholesky:N=16");
   // The machine fidelity.py exports for StarPU-SimGrid: v100-fgcs, one copy engine a direction.
-  const auto platform = [&](double fraction) {
+  const auto platform_for = [&](const Workload& workload, double fraction) {
     Platform p = *find_platform_preset("v100-fgcs");
-    p.memory_bytes = fraction * static_cast<double>(w.data_count() * w.largest_data_bytes());
+    p.memory_bytes = fraction * static_cast<double>(workload.data_count() * workload.largest_data_bytes());
     p.copy_engines = 1;
     return p;
   };
+  const auto platform = [&](double fraction) { return platform_for(w, fraction); };
   const auto same = [](const test::Run& a, const test::Run& b) {
     return a.summary.loads == b.summary.loads && a.summary.writebacks == b.summary.writebacks && a.summary.makespan_ns == b.summary.makespan_ns &&
            a.trace.evictions.size() == b.trace.evictions.size();
   };
-  for (const auto& [rule, fraction] : {std::pair{"write_at_hit", 0.5}, std::pair{"progress_before_pop", 0.5}, std::pair{"handle_order", 0.25},
-                                       std::pair{"tidy_skips_busy", 0.25}, std::pair{"sequential_reclaim", 0.5},
-                                       std::pair{"insert_at_allocation", 0.5}, std::pair{"requests_at_push", 0.5}}) {
-    INFO(rule << " with " << fraction << " of the working set");
-    const Platform tight = platform(fraction);
-    const auto all = run_replay(w, "eager", "lru", tight, 2);
-    CHECK(check_invariants(w, tight, all).empty());
-    const auto without = run_replay(w, "eager", "lru", tight, 2, "starpu:" + std::string(rule) + "=0");
-    CHECK(check_invariants(w, tight, without).empty());
+  struct Case {
+    const char* rule;
+    const Workload* workload;
+    double fraction;
+  };
+  for (const Case& c : {Case{"write_at_hit", &w, 0.5}, Case{"progress_before_pop", &w, 0.5}, Case{"handle_order", &w, 0.25},
+                        Case{"tidy_skips_busy", &cholesky, 0.5}, Case{"sequential_reclaim", &w, 0.5},
+                        Case{"insert_at_allocation", &w, 0.5}, Case{"requests_at_push", &w, 0.5}}) {
+    INFO(c.rule << " on " << c.workload->name() << " with " << c.fraction << " of the working set");
+    const Platform tight = platform_for(*c.workload, c.fraction);
+    const auto all = run_replay(*c.workload, "eager", "lru", tight, 2);
+    CHECK(check_invariants(*c.workload, tight, all).empty());
+    const auto without = run_replay(*c.workload, "eager", "lru", tight, 2, "starpu:" + std::string(c.rule) + "=0");
+    CHECK(check_invariants(*c.workload, tight, without).empty());
     CHECK_FALSE(same(all, without));
   }
   const Platform ample = platform(2);
