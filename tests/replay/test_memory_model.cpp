@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <utility>
 #include <variant>
 
 #include "helpers.hpp"
@@ -19,6 +21,25 @@ using test::run_replay;
 using test::small_platform;
 
 namespace {
+
+// The machine fidelity.py exports for StarPU-SimGrid (v100-fgcs, one copy engine a direction),
+// with `fraction` of the workload's working set as GPU memory.
+Platform fidelity_platform(const Workload& w, double fraction) {
+  Platform p = *find_platform_preset("v100-fgcs");
+  p.memory_bytes = fraction * static_cast<double>(w.data_count() * w.largest_data_bytes());
+  p.copy_engines = 1;
+  return p;
+}
+
+// EAGER and LRU on two-deep buffers under StarPU's model as it is and with `rule` off, each run
+// checked against the replay's invariants.
+std::pair<test::Run, test::Run> with_and_without(const Workload& w, const Platform& p, const std::string& rule) {
+  auto with = run_replay(w, "eager", "lru", p, 2);
+  auto without = run_replay(w, "eager", "lru", p, 2, "starpu:" + rule + "=0");
+  REQUIRE(check_invariants(w, p, with).empty());
+  REQUIRE(check_invariants(w, p, without).empty());
+  return {std::move(with), std::move(without)};
+}
 
 // The issue's worst case, scaled down: a Cholesky on 2 workers sharing a small memory.
 Platform shared_small_memory(const Workload& w, double items) {
@@ -523,14 +544,7 @@ TEST_CASE("StarPU's model: a hit for a writer, progress before the pop, handle o
           "[memory-model][engine]") {
   const Workload w = generated("lu:N=12");
   const Workload cholesky = generated("cholesky:N=16");
-  // The machine fidelity.py exports for StarPU-SimGrid: v100-fgcs, one copy engine a direction.
-  const auto platform_for = [&](const Workload& workload, double fraction) {
-    Platform p = *find_platform_preset("v100-fgcs");
-    p.memory_bytes = fraction * static_cast<double>(workload.data_count() * workload.largest_data_bytes());
-    p.copy_engines = 1;
-    return p;
-  };
-  const auto platform = [&](double fraction) { return platform_for(w, fraction); };
+  const auto platform = [&](double fraction) { return fidelity_platform(w, fraction); };
   const auto same = [](const test::Run& a, const test::Run& b) {
     return a.summary.loads == b.summary.loads && a.summary.writebacks == b.summary.writebacks && a.summary.makespan_ns == b.summary.makespan_ns &&
            a.trace.evictions.size() == b.trace.evictions.size();
@@ -544,7 +558,7 @@ TEST_CASE("StarPU's model: a hit for a writer, progress before the pop, handle o
                         Case{"tidy_skips_busy", &cholesky, 0.5}, Case{"sequential_reclaim", &w, 0.5},
                         Case{"insert_at_allocation", &w, 0.5}, Case{"requests_at_push", &w, 0.5}}) {
     INFO(c.rule << " on " << c.workload->name() << " with " << c.fraction << " of the working set");
-    const Platform tight = platform_for(*c.workload, c.fraction);
+    const Platform tight = fidelity_platform(*c.workload, c.fraction);
     const auto all = run_replay(*c.workload, "eager", "lru", tight, 2);
     CHECK(check_invariants(*c.workload, tight, all).empty());
     const auto without = run_replay(*c.workload, "eager", "lru", tight, 2, "starpu:" + std::string(c.rule) + "=0");
@@ -573,10 +587,7 @@ TEST_CASE("StarPU's model: a copy that another GPU's write invalidates keeps its
     for (DataId d = 0; d < w.data_count(); ++d) bytes += held[d] ? static_cast<double>(w.data()[d].bytes) : 0.0;
     return bytes;
   };
-  const auto kept = run_replay(w, "eager", "lru", p, 2);
-  const auto freed = run_replay(w, "eager", "lru", p, 2, "starpu:invalid_keeps_room=0");
-  REQUIRE(check_invariants(w, p, kept).empty());
-  REQUIRE(check_invariants(w, p, freed).empty());
+  const auto [kept, freed] = with_and_without(w, p, "invalid_keeps_room");
   REQUIRE(kept.summary.invalidations > 0);
   CHECK(kept.summary.evictions == 0);
   double kept_peaks = 0, freed_peaks = 0, kept_held = 0, freed_held = 0;
@@ -599,9 +610,7 @@ TEST_CASE("StarPU's model: a copy that another GPU's write invalidates keeps its
 // working set, where the replay evicted a tile whose idle write-back had just started.
 TEST_CASE("StarPU's model: no replica is evicted while its write-back is under way", "[memory-model][engine]") {
   const Workload w = generated("lu:N=12");
-  Platform p = *find_platform_preset("v100-fgcs");
-  p.memory_bytes = 0.25 * static_cast<double>(w.data_count() * w.largest_data_bytes());
-  p.copy_engines = 1;
+  const Platform p = fidelity_platform(w, 0.25);
   // An eviction that took a replica on its way home waits for that write-back, counts it as its
   // own (wrote_back), and frees the room when it ends.
   const auto evicted_while_leaving = [](const test::Run& run) {
@@ -614,10 +623,7 @@ TEST_CASE("StarPU's model: no replica is evicted while its write-back is under w
     }
     return found;
   };
-  const auto stay = run_replay(w, "eager", "lru", p, 2);
-  const auto taken = run_replay(w, "eager", "lru", p, 2, "starpu:referenced_stay=0");
-  REQUIRE(check_invariants(w, p, stay).empty());
-  REQUIRE(check_invariants(w, p, taken).empty());
+  const auto [stay, taken] = with_and_without(w, p, "referenced_stay");
   CHECK(evicted_while_leaving(stay) == 0);
   CHECK(evicted_while_leaving(taken) > 0);
 }
@@ -629,9 +635,7 @@ TEST_CASE("StarPU's model: no replica is evicted while its write-back is under w
 // at once puts several eviction write-backs on the link together.
 TEST_CASE("StarPU's model: a reclaim writes its victims back one at a time", "[memory-model][engine]") {
   const Workload w = generated("lu:N=12");
-  Platform p = *find_platform_preset("v100-fgcs");
-  p.memory_bytes = 0.25 * static_cast<double>(w.data_count() * w.largest_data_bytes());
-  p.copy_engines = 1;
+  const Platform p = fidelity_platform(w, 0.25);
   // Eviction write-backs from one GPU asked for while another was still under way, and idle
   // write-backs that start between a reclaim's two.
   const auto overlapping = [](const test::Run& run) {
@@ -657,10 +661,7 @@ TEST_CASE("StarPU's model: a reclaim writes its victims back one at a time", "[m
     }
     return found;
   };
-  const auto in_turn = run_replay(w, "eager", "lru", p, 2);
-  const auto at_once = run_replay(w, "eager", "lru", p, 2, "starpu:sequential_reclaim=0");
-  REQUIRE(check_invariants(w, p, in_turn).empty());
-  REQUIRE(check_invariants(w, p, at_once).empty());
+  const auto [in_turn, at_once] = with_and_without(w, p, "sequential_reclaim");
   REQUIRE(at_once.summary.writebacks > 0);
   CHECK(overlapping(in_turn) == 0);
   CHECK(overlapping(at_once) > 0);
