@@ -240,7 +240,8 @@ TEST_CASE("a merge with any bad input leaves the output byte for byte unchanged"
   // An output that did not exist is not left behind, empty, nor the file it was being built in;
   // and more than ten inputs (SQLite's attach limit, one transaction each ten into an existing
   // file) still merge whole or not at all into a new one.
-  const std::string fresh = temp_path("merge-bytes-fresh.db");
+  const TempFile fresh_file("merge-bytes-fresh.db");
+  const std::string& fresh = fresh_file.path;
   const auto staging_left = [&] {
     for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(fresh).parent_path())) {
       if (entry.path().filename().string().starts_with("." + std::filesystem::path(fresh).filename().string())) return true;

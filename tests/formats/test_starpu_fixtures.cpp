@@ -509,7 +509,9 @@ TEST_CASE("calibrate and fidelity say what a run without transfers did not recor
 
 TEST_CASE("tilelens import FILE... recognises StarPU's files by their content, in any order", "[starpu][fixtures]") {
   const std::string dir = kFixtures + "lu/";
-  const std::string by_role = temp_path("import-by-role.workload"), by_content = temp_path("import-by-content.workload");
+  const TempFile role_file("import-by-role.workload"), content_file("import-by-content.workload");
+  const std::string& by_role = role_file.path;
+  const std::string& by_content = content_file.path;
   const auto named = cli({"import", "starpu", dir + "tasks.rec", "--data", dir + "data.rec", "--paje", dir + "paje.trace",
                                 "--workload-out", by_role});
   REQUIRE(named.code == 0);
