@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <limits>
 #include <utility>
-#include <cstdlib>
 
 namespace tilelens::replay_detail {
 
@@ -356,10 +355,6 @@ void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
 
 void StarpuMemoryManager::before_pops() {
   const bool progress = rules_.progress_before_pop && rules_.fetches_first;
-  // StarPU's driver makes its memory progress again and again between two events, each pass
-  // tidying the node whatever is in flight (datawizard.c:42) and serving its requests, so the
-  // tidy before the pop sees the requests placed since; the idle list moves only when nothing
-  // is pending on the node.
   // A fetch's reclaim waiting for its victim's write-back makes the node progress meanwhile
   // (data_request.c:225-256): once nothing is pending there, an idle write-back starts before the
   // reclaim chooses its next victim.
@@ -368,6 +363,10 @@ void StarpuMemoryManager::before_pops() {
       if (reclaims_[n].under_way && in_flight_[n] == 0) write_back_idle(n);
     }
   }
+  // StarPU's driver makes its memory progress again and again between two events, each pass
+  // tidying the node whatever is in flight (datawizard.c:42) and serving its requests, so the
+  // tidy before the pop sees the requests placed since; the idle list moves only when nothing
+  // is pending on the node.
   if (progress) issue_by_level();
   if (progress && tidy_) {
     for (std::uint32_t n = 0; n < s_.N; ++n) tidy(n);

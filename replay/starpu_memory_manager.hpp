@@ -103,7 +103,7 @@ class StarpuMemoryManager final : public NodeMemory {
   bool referenced(DataId d) const;
 
   const StarpuMemoryRules rules_;
-  // Per task access (Workload::accesses order), with promoted_first: a push-time prefetch request
+  // Per task access (Workload::accesses order), with requests_at_push: a push-time prefetch request
   // for it waits in its node's list (it keeps its task's priority when a fetch promotes it).
   std::vector<char> push_requested_;
   // Per (node, data), with write_at_hit: the last task whose request to write it updated the states.
