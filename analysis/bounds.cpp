@@ -53,9 +53,7 @@ double compulsory_load_bytes(const Workload& workload, const Platform& platform)
     }
   }
   // Per access (Task::first_access + its index): for a write-only one, whether a read precedes it.
-  std::size_t access_slots = 0;
-  for (const Task& task : workload.tasks()) access_slots = std::max<std::size_t>(access_slots, task.first_access + task.access_count);
-  std::vector<char> write_preceded_by_read(access_slots, 0);
+  std::vector<char> write_preceded_by_read(workload.access_count(), 0);
   std::vector<char> gpu_only_kind(workload.kinds().size());
   for (std::size_t k = 0; k < gpu_only_kind.size(); ++k) gpu_only_kind[k] = platform.cpus == 0 || !(platform.cpu_gflops_of(workload.kinds()[k]) > 0);
   std::vector<char> read_on_gpu(nd, 0), unpreceded_write(nd, 0);

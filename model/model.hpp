@@ -81,6 +81,8 @@ class Workload {
   const std::vector<Task>& tasks() const { return tasks_; }
   std::size_t task_count() const { return tasks_.size(); }
   std::size_t data_count() const { return data_.size(); }
+  // Accesses of all tasks together; Task::first_access indexes them.
+  std::size_t access_count() const { return accesses_.size(); }
 
   std::span<const Access> accesses(TaskId task) const {
     const Task& t = tasks_[task];

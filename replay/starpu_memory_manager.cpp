@@ -24,7 +24,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   taken_for_write_.assign(rules_.tidy_skips_busy || rules_.referenced_stay ? s_.nd : 0, 0);
   pins_ = rules_.referenced_stay;
   request_written_.assign(rules_.write_at_hit ? s_.N * s_.nd : 0, kNoId);
-  push_requested_.assign(rules_.requests_at_push && s_.w.task_count() > 0 ? s_.w.tasks().back().first_access + s_.w.tasks().back().access_count : 0, 0);
+  push_requested_.assign(rules_.requests_at_push ? s_.w.access_count() : 0, 0);
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
@@ -124,16 +124,16 @@ std::span<const Access> StarpuMemoryManager::issue_order(TaskId task) const {
   if (push_requested_.empty()) return order;
   const std::uint32_t first = s_.w.tasks()[task].first_access;
   const auto accesses = s_.w.accesses(task);
+  const std::int64_t priority = s_.w.tasks()[task].priority;
+  if (priority == 0 || std::none_of(push_requested_.begin() + first, push_requested_.begin() + first + accesses.size(), [](char c) { return c != 0; })) {
+    return order;  // every request of the task has the same priority: arrival order
+  }
   const auto waiting = [&](DataId d) {
     for (std::size_t i = 0; i < accesses.size(); ++i) {
       if (accesses[i].data == d && push_requested_[first + i]) return true;
     }
     return false;
   };
-  const std::int64_t priority = s_.w.tasks()[task].priority;
-  if (priority == 0 || std::none_of(push_requested_.begin() + first, push_requested_.begin() + first + accesses.size(), [](char c) { return c != 0; })) {
-    return order;  // every request of the task has the same priority: arrival order
-  }
   issue_scratch_.assign(order.begin(), order.end());
   std::stable_sort(issue_scratch_.begin(), issue_scratch_.end(), [&](const Access& a, const Access& b) {
     return (waiting(a.data) ? priority : 0) > (waiting(b.data) ? priority : 0);
