@@ -163,6 +163,7 @@ Status Engine::set_up() {
   s_.device = s_.options.device;
   if (!s_.device) {
     simulated_ = std::make_unique<SimulatedDevice>(s_.w, platform, s_.now);
+    simulated_->order_starts(memory_->orders_starts());
     s_.device = simulated_.get();
   }
   EvictionContext eviction_context{&s_.w, &platform, s_.scheduler.future(), s_.scheduler.plan(), this, this};
@@ -248,6 +249,9 @@ Result<ReplaySummary> Engine::run_events() {
         finish_task(g);
       }
     }
+    // A worker the manager held may be free now (a reclaim's last write-back ended): its
+    // task's end comes before the next pass.
+    finish_noticed();
     if (!s_.error.empty()) return make_error(s_.error);
   }
   return summarize();

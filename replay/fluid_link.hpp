@@ -68,6 +68,7 @@ class FluidLink {
     return now_ + std::max<std::int64_t>(1, ceil_ns(ns - 1e-9));
   }
   bool empty() const { return active_.empty(); }
+  double bytes_per_ns() const { return bytes_per_ns_; }
   std::size_t size() const { return active_.size(); }
 
  private:

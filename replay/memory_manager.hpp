@@ -58,6 +58,10 @@ class MemoryManager {
   // Whether worker g is busy inside the memory manager and notices no task of its ending now
   // (StarPU's driver waiting in a synchronous reclaim): the engine ends it once this is false.
   virtual bool holds_completion(GpuId) const { return false; }
+  // Whether a simulated clock should end the transfers started at one instant in the order they
+  // started (SimulatedDevice::order_starts): a runtime whose decisions take time never sees them
+  // end together.
+  virtual bool orders_starts() const { return false; }
   virtual void task_started(GpuId g, TaskId task, std::int64_t ready) = 0;
   virtual void task_done(GpuId g, TaskId task) = 0;
   // The device reports transfer `id` ended.

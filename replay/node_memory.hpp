@@ -143,9 +143,15 @@ class NodeMemory : public MemoryManager {
     bool under_way = false;
     std::uint32_t walk = 0;
     double freed = 0;
+    double goal = 0;   // the room it frees before its fetch allocates again
+    double bytes = 0;  // the room its fetch asks for
+    int round = 0;     // of _starpu_allocate_interface's three
     GpuId worker = 0;  // whose fetch it is: its driver waits
   };
   std::vector<Reclaim> reclaims_;
+  // Whether node n's reclaim has done its part: its last victim is home and its fetch will
+  // allocate, or give up, at its next call.
+  bool reclaim_ending(std::uint32_t n) const;
   // StarPU's suballocator, when the model has it: where each replica's room is (else bytes only).
   std::unique_ptr<ChunkAllocator> chunks_;
   // StarPU's idle write-back, when the model has it: told of every replica's life.

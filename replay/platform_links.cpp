@@ -47,31 +47,44 @@ PlatformLinks::Route PlatformLinks::host_route(std::uint32_t node, bool to_gpu) 
   return route;
 }
 
+double PlatformLinks::extra_bytes(std::int64_t now) {
+  if (!ordered_) return 0;
+  if (now != order_instant_) {
+    order_instant_ = now;
+    order_ = 0;
+  } else {
+    ++order_;
+  }
+  return static_cast<double>(order_) * links_[0].bytes_per_ns();  // k ns of the bus alone
+}
+
 void PlatformLinks::start_load(std::uint32_t transfer, double bytes, std::uint32_t node, std::int32_t source, std::int64_t now) {
+  const double extra = extra_bytes(now);
   if (latency_ns_ == 0 && !tree_used_ && engines_ == 0 && source == kFromHost) {  // the common case: straight onto the bus
-    links_[0].add(transfer, bytes, now);
+    links_[0].add(transfer, bytes + extra, now);
     return;
   }
   Route route;
   if (source == kFromHost) {
     route = host_route(node, true);
     if (engines_ > 0) {
-      start_on_engine(transfer, bytes, node, 0, route, now);
+      start_on_engine(transfer, bytes, node, 0, route, now, extra);
       return;
     }
   } else {
     route.link = 2 + static_cast<std::uint32_t>(source) * nodes_ + node;
   }
-  begin(transfer, bytes, route, now);
+  begin(transfer, bytes + extra, route, now);
 }
 
 void PlatformLinks::start_writeback(std::uint32_t transfer, double bytes, std::uint32_t node, std::int64_t now) {
+  const double extra = extra_bytes(now);
   const Route route = host_route(node, false);
   if (engines_ > 0) {
-    start_on_engine(transfer, bytes, node, half_duplex_ ? 0 : 1, route, now);
+    start_on_engine(transfer, bytes, node, half_duplex_ ? 0 : 1, route, now, extra);
     return;
   }
-  begin(transfer, bytes, route, now);
+  begin(transfer, bytes + extra, route, now);
 }
 
 void PlatformLinks::begin(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now) {
@@ -80,13 +93,13 @@ void PlatformLinks::begin(std::uint32_t transfer, double bytes, const Route& rou
 }
 
 void PlatformLinks::start_on_engine(std::uint32_t transfer, double bytes, std::uint32_t node, std::uint32_t queue, const Route& route,
-                                   std::int64_t now) {
+                                   std::int64_t now, double extra) {
   const std::uint32_t engine = 2 * node + queue;
   if (engine_of_.size() <= transfer) engine_of_.resize(transfer + 1, kNoQueue);
   engine_of_[transfer] = engine;
   if (engine_busy_[engine] < engines_) {
     ++engine_busy_[engine];
-    begin(transfer, bytes, route, now);
+    begin(transfer, bytes + extra, route, now);
   } else {
     engine_waiting_[engine].push_back({now, transfer, bytes, route});
   }

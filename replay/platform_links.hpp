@@ -29,6 +29,11 @@ class PlatformLinks {
   void start_load(std::uint32_t transfer, double bytes, std::uint32_t node, std::int32_t source, std::int64_t now);
   void start_writeback(std::uint32_t transfer, double bytes, std::uint32_t node, std::int64_t now);
   std::int64_t next_event() const;
+  // With `on`, the k-th transfer started at one instant (k from 0) carries k ns more of its
+  // link's bandwidth: transfers started together end in the order they started, never at once,
+  // as a runtime that takes its decisions one after another would see them (StarPU's
+  // ordered_starts rule). A transfer that waited for a copy engine carries nothing more.
+  void order_starts(bool on) { ordered_ = on; }
   // Moves every transfer to `now` (a time next_event() gave): appends those that ended, then
   // puts on their links the transfers whose latency ran out.
   void advance(std::int64_t now, std::vector<std::uint32_t>& ended);
@@ -42,8 +47,9 @@ class PlatformLinks {
   Route host_route(std::uint32_t node, bool to_gpu) const;
   void join(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now);
   // A host transfer of node `node`, direction `queue` (0 in, 1 out; 0 for both when half
-  // duplex): starts now if one of the node's engines is free, else waits for one.
-  void start_on_engine(std::uint32_t transfer, double bytes, std::uint32_t node, std::uint32_t queue, const Route& route, std::int64_t now);
+  // duplex): starts now, with `extra` bytes (order_starts), if one of the node's engines is
+  // free, else waits for one.
+  void start_on_engine(std::uint32_t transfer, double bytes, std::uint32_t node, std::uint32_t queue, const Route& route, std::int64_t now, double extra);
   void begin(std::uint32_t transfer, double bytes, const Route& route, std::int64_t now);
 
   std::int64_t latency_ns_ = 0;
@@ -69,6 +75,11 @@ class PlatformLinks {
   std::vector<std::uint32_t> engine_busy_;
   std::vector<std::deque<Waiting>> engine_waiting_;
   std::vector<std::uint32_t> engine_of_;  // per transfer id
+  bool ordered_ = false;
+  std::int64_t order_instant_ = -1;  // the instant of the last start, and how many started then before it
+  std::uint32_t order_ = 0;
+  // The bytes a transfer starting now carries beyond its own (order_starts).
+  double extra_bytes(std::int64_t now);
 };
 
 }  // namespace tilelens

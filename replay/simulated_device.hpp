@@ -31,6 +31,8 @@ class SimulatedDevice final : public ExecutionDevice {
   std::int64_t wait(std::vector<std::uint32_t>& transfers, std::vector<GpuId>& workers) override;
   std::int64_t now() const override { return now_; }
   void wake_at(std::int64_t when) override { wake_ups_.push(when); }
+  // Transfers started at one instant end in the order they started (PlatformLinks::order_starts).
+  void order_starts(bool on) { links_.order_starts(on); }
 
  private:
   double bytes_of(DataId data) const { return static_cast<double>(workload_.data()[data].bytes); }

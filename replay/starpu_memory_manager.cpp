@@ -20,6 +20,9 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   prefetch_paused_.assign(s_.N, 0);
   push_prefetches_.assign(s_.N, {});
   relays_.assign(s_.N, {});
+  fetch_sequence_ = 0;
+  promoted_.assign(s_.N, {});
+  listed_at_second_hop_.assign(rules_.list_at_second_hop ? s_.N * s_.nd : 0, 0);
   quiet_key_ = kNoQuietPass;
   taken_for_write_.assign(rules_.tidy_skips_busy || rules_.referenced_stay ? s_.nd : 0, 0);
   pins_ = rules_.referenced_stay;
@@ -46,6 +49,7 @@ void StarpuMemoryManager::serve(FunctionRef<void(GpuId)> try_start) {
     start_idle_workers();
     const std::uint64_t allocations = s_.allocations;
     issue_by_level();
+    if (rules_.fetch_list_order) start_promoted();
     // Requests make data resident at once only by allocating write-only outputs: without one,
     // no worker the first pass left idle can start now.
     if (s_.allocations != allocations) start_idle_workers();
@@ -71,6 +75,7 @@ void StarpuMemoryManager::task_ready(TaskId task) {
 // (data_request.c:165-181): a queued idle write-back, a write-back under way, a first hop waiting.
 bool StarpuMemoryManager::pinned(std::uint32_t n, DataId d) const {
   if (tidy_ && tidy_->queued(n, d)) return true;
+  if (promoted(n, d)) return true;
   if (books_.writeback_from(d) == static_cast<std::int32_t>(n)) return true;
   for (const Relay& relay : relays_[n]) {
     if (relay.data == d) return true;
@@ -82,7 +87,7 @@ bool StarpuMemoryManager::referenced(DataId d) const {
   if (books_.writeback_from(d) >= 0) return true;
   for (std::uint32_t h = 0; h < s_.N; ++h) {
     const Copy copy = books_.copy(h, d);
-    if (copy == Copy::Loading || copy == Copy::Evicting || held_task_uses(h, d) || (tidy_ && tidy_->queued(h, d))) return true;
+    if (copy == Copy::Loading || copy == Copy::Evicting || held_task_uses(h, d) || (tidy_ && tidy_->queued(h, d)) || promoted(h, d)) return true;
   }
   return false;
 }
@@ -208,7 +213,15 @@ void StarpuMemoryManager::relay_through_host(std::uint32_t n, DataId d, std::uin
     NodeMemory::relay_through_host(n, d, source, for_task);
     return;
   }
-  relays_[source].push_back({d, n, request_priority(for_task)});
+  if (rules_.list_at_second_hop) {
+    // Its room stays taken; its chunk joins the list when the second hop starts (writeback_ended).
+    if (tidy_) tidy_->released(n, d);
+    if (insert_at_allocation()) s_.policy.on_removed(n, d);
+    listed_at_second_hop_[s_.slot(n, d)] = 1;
+  }
+  // A worker's fetch asks at priority 0 and in the fetch list at once; a push-time prefetch at its task's.
+  const bool fetch = rules_.fetch_list_order && for_task != kNoId && s_.popped[for_task];
+  relays_[source].push_back({d, n, fetch ? 0 : request_priority(for_task), fetch ? ++fetch_sequence_ : 0});
   ++s_.changes;
 }
 
@@ -217,8 +230,16 @@ bool StarpuMemoryManager::serve_relays(std::uint32_t h, bool prefetches, std::in
   while (true) {
     // One whose data went home some other way is done: its waiting load starts then.
     if (std::erase_if(relays, [&](const Relay& relay) { return !still_dirty_here(h, relay.data); }) > 0) ++s_.changes;
-    // The first that a task held by its destination needs (a fetch), else the first of the highest priority.
-    auto next = std::find_if(relays.begin(), relays.end(), [&](const Relay& relay) { return held_task_uses(relay.to, relay.data); });
+    // A fetch first (one a task held by its destination needs): with fetch_list_order the
+    // highest priority, then the first in the fetch list; else the first asked for. Without a
+    // fetch, the first of the highest priority.
+    auto next = relays.end();
+    for (auto it = relays.begin(); it != relays.end(); ++it) {
+      if (!held_task_uses(it->to, it->data)) continue;
+      if (next == relays.end()) next = it;
+      if (!rules_.fetch_list_order) break;
+      if (it->priority > next->priority || (it->priority == next->priority && it->fetched < next->fetched)) next = it;
+    }
     const bool fetch = next != relays.end();
     if (!fetch && prefetches) {
       for (auto it = relays.begin(); it != relays.end(); ++it) {
@@ -239,7 +260,11 @@ bool StarpuMemoryManager::serve_relays(std::uint32_t h, bool prefetches, std::in
 void StarpuMemoryManager::task_buffered(GpuId g, TaskId task) {
   NodeMemory::task_buffered(g, task);
   const Worker& worker = s_.workers[g];
-  if (worker.cpu || !(rules_.recency_at_request || rules_.write_at_hit)) return;
+  if (worker.cpu) return;
+  if (rules_.fetch_list_order) {
+    for (const Access& access : request_order(task)) promote_relays(worker.node, access.data);
+  }
+  if (!(rules_.recency_at_request || rules_.write_at_hit)) return;
   for (const Access& access : request_order(task)) {
     const DataId d = access.data;
     if (books_.copy(worker.node, d) != Copy::Resident) continue;
@@ -258,6 +283,11 @@ void StarpuMemoryManager::task_buffered(GpuId g, TaskId task) {
 // A request completes once: a later write-back of d (another worker reading it, which only a DAG
 // without data dependencies allows) leaves the copy as it is.
 void StarpuMemoryManager::writeback_ended(std::uint32_t n, DataId d) {
+  for (std::uint32_t h = 0; h < s_.N && !listed_at_second_hop_.empty(); ++h) {
+    if (!std::exchange(listed_at_second_hop_[s_.slot(h, d)], 0) || books_.copy(h, d) != Copy::Loading) continue;
+    if (tidy_) tidy_->reserved(h, d);
+    if (insert_at_allocation()) s_.policy.on_inserted(h, d);
+  }
   if (!rules_.write_at_hit || !held_task_writes(n, d) || books_.copy(n, d) != Copy::Resident) return;
   for (GpuId g : s_.nodes[n].workers) {
     for (TaskId task : s_.workers[g].held) {
@@ -275,7 +305,7 @@ bool StarpuMemoryManager::may_start(GpuId g, TaskId task) const {
   if (!rules_.wait_for_writebacks) return true;
   const auto n = static_cast<std::int32_t>(s_.workers[g].node);
   for (const Access& access : s_.w.accesses(task)) {
-    if (writes(access.mode) && books_.writeback_from(access.data) == n) return false;
+    if (writes(access.mode) && (books_.writeback_from(access.data) == n || promoted(static_cast<std::uint32_t>(n), access.data))) return false;
   }
   return true;
 }
@@ -306,8 +336,35 @@ void StarpuMemoryManager::promote_idle_writebacks() {
         const DataId d = access.data;
         if (!writes(access.mode) || !tidy_->take_queued(n, d)) continue;
         // Recorded as a request's write-back: a task waits for it, at fetch level (StarPU's trace types it F).
-        if (still_dirty_here(n, d)) start_writeback(n, d, WritebackCause::Request);
+        if (!still_dirty_here(n, d)) continue;
+        if (rules_.fetch_list_order) {
+          promoted_[n].push_back(d);
+        } else {
+          start_writeback(n, d, WritebackCause::Request);
+        }
       }
+    }
+  }
+}
+
+// A synchronous reclaim holds the node's fetch list where it is: the promoted write-backs
+// behind it start once it is over (the list is walked in order, data_request.c:590-620).
+void StarpuMemoryManager::start_promoted() {
+  for (std::uint32_t n = 0; n < s_.N; ++n) {
+    if (promoted_[n].empty() || reclaims_[n].under_way) continue;
+    const std::vector<DataId> waiting = std::exchange(promoted_[n], {});
+    for (DataId d : waiting) {
+      if (still_dirty_here(n, d)) start_writeback(n, d, WritebackCause::Request);
+    }
+  }
+}
+
+// StarPU's fetch finds a first hop waiting as a prefetch and moves it to the back of the
+// source node's fetch list (_starpu_update_prefetch_status, data_request.c:839-853).
+void StarpuMemoryManager::promote_relays(std::uint32_t n, DataId d) {
+  for (std::vector<Relay>& relays : relays_) {
+    for (Relay& relay : relays) {
+      if (relay.data == d && relay.to == n && relay.fetched == 0) relay.fetched = ++fetch_sequence_;
     }
   }
 }

@@ -6,6 +6,7 @@
 // (idle_writeback.hpp), and data without a home dropped at the end. Internal to replay/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -35,13 +36,18 @@ class StarpuMemoryManager final : public NodeMemory {
   // With pop_when_fetched, not while a task g holds and has not started waits for its data.
   bool may_pop(GpuId g) const override;
   // With sync_reclaim and sequential_reclaim: g's driver is inside its fetch's reclaim, waiting
-  // for a victim's write-back, and polls no running task until the reclaim is done.
+  // for a victim's write-back, and polls no running task until the reclaim's last write-back
+  // has ended and its fetch allocates or gives up (NodeMemory::reclaim_ending); a task that
+  // ended meanwhile is noticed then, before that allocation and the prefetches after it.
   bool holds_completion(GpuId g) const override {
-    const Reclaim& reclaim = reclaims_[s_.workers[g].node];
-    return rules_.sync_reclaim && reclaim.under_way && reclaim.worker == g;
+    const std::uint32_t n = s_.workers[g].node;
+    const Reclaim& reclaim = reclaims_[n];
+    return rules_.sync_reclaim && reclaim.under_way && reclaim.worker == g && !reclaim_ending(n);
   }
+  bool orders_starts() const override { return rules_.ordered_starts; }
   // The task's fetch: with recency_at_request its hits refresh their data now (and its start does
-  // not), with write_at_hit a hit for writing makes that copy the only valid one.
+  // not), with write_at_hit a hit for writing makes that copy the only valid one; with
+  // fetch_list_order it promotes the first hops it finds waiting, in its data order.
   void task_buffered(GpuId g, TaskId task) override;
 
  private:
@@ -60,7 +66,8 @@ class StarpuMemoryManager final : public NodeMemory {
   bool sequential_reclaim() const override { return rules_.sequential_reclaim; }
   bool insert_at_allocation() const override { return rules_.insert_at_allocation; }
   // With write_at_hit: a held task's request to write d, which waited for this write-back,
-  // completes now and makes n's copy the only valid one.
+  // completes now and makes n's copy the only valid one. With list_at_second_hop: the loads of
+  // d through the host that start now take their place on their node's list of replicas.
   void writeback_ended(std::uint32_t n, DataId d) override;
   std::span<const Access> request_order(TaskId task) const override {
     return rules_.handle_order ? s_.w.accesses_by_data(task) : s_.w.accesses(task);
@@ -91,8 +98,17 @@ class StarpuMemoryManager final : public NodeMemory {
   void tidy(std::uint32_t n);
   // Whether a worker of node n waits for data of its next task that is not even loading.
   bool fetch_waiting(std::uint32_t n) const;
-  // The queued idle write-backs of the data that a task a worker holds writes start now, as fetches.
+  // The queued idle write-backs of the data that a task a worker holds writes start now, as
+  // fetches; with fetch_list_order they join the node's fetch list (promoted_) instead.
   void promote_idle_writebacks();
+  // With fetch_list_order: the promoted write-backs of every node without a reclaim under way
+  // start, after the fetches before them.
+  void start_promoted();
+  // With fetch_list_order: a fetch of d into node n moves the first hops of d's load waiting as
+  // prefetches into the fetch list.
+  void promote_relays(std::uint32_t n, DataId d);
+  // Whether node n has a promoted write-back of d waiting in its fetch list.
+  bool promoted(std::uint32_t n, DataId d) const { return std::find(promoted_[n].begin(), promoted_[n].end(), d) != promoted_[n].end(); }
   // Whether a queued idle write-back of d from node n still has something to carry home.
   bool still_dirty_here(std::uint32_t n, DataId d) const {
     return books_.copy(n, d) == Copy::Resident && !books_.host_valid(d) && books_.writeback_from(d) < 0;
@@ -122,8 +138,17 @@ class StarpuMemoryManager final : public NodeMemory {
     DataId data = 0;
     std::uint32_t to = 0;  // the node the load goes to
     std::int64_t priority = 0;
+    // With fetch_list_order: its place in the fetch list, once a fetch asked for it or promoted
+    // it (0 while it waits as a prefetch).
+    std::uint64_t fetched = 0;
   };
   std::vector<std::vector<Relay>> relays_;
+  std::uint64_t fetch_sequence_ = 0;  // the last place given in a fetch list
+  // Per node: idle write-backs promoted to fetches, waiting for the node's reclaim to end.
+  std::vector<std::vector<DataId>> promoted_;
+  // Per (node, data), with list_at_second_hop: a load through the host whose replica joins the
+  // node's list when its second hop starts.
+  std::vector<char> listed_at_second_hop_;
   // What issue_by_level reads has changed when this count has (books and ReplayState::changes).
   std::uint64_t serve_key() const { return books_.generation() + s_.changes; }
   static constexpr std::uint64_t kNoQuietPass = ~std::uint64_t{0};

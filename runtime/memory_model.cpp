@@ -15,6 +15,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"clean_first", flag(defaults.clean_first), "a fetch that must evict takes a clean replica of the same size first"},
       {"fetches_first", flag(defaults.fetches_first),
        "a node serves every worker's fetch before any prefetch, and pauses prefetching at the first one it cannot place"},
+      {"fetch_list_order", flag(defaults.fetch_list_order),
+       "a request promoted to a fetch joins the back of its node's fetch list: first hops in the fetch's data order, idle write-backs after a reclaim"},
       {"flush_homeless", flag(defaults.flush_homeless), "write back at the end data whose first access writes them (no home)"},
       {"handle_order", flag(defaults.handle_order), "a task's fetches go in the order of its data (StarPU sorts its handles)"},
       {"insert_at_allocation", flag(defaults.insert_at_allocation),
@@ -22,9 +24,13 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
       {"invalid_keeps_room", flag(defaults.invalid_keeps_room),
        "a replica invalidated by a write on another node keeps its room until evicted"},
       {"idle_writeback", flag(defaults.idle_writeback), "write the oldest dirty replicas back while the node has no transfer in flight"},
+      {"list_at_second_hop", flag(defaults.list_at_second_hop),
+       "a load through the host joins the destination's list of replicas when its second hop starts, not when it is asked for"},
       {"max_fetches", std::to_string(defaults.max_fetches), "transfers in flight on a node before fetches wait (0: no limit)"},
       {"max_prefetches", std::to_string(defaults.max_prefetches), "transfers in flight on a node before prefetches wait (0: no limit)"},
       {"min_clean", format_exact(defaults.min_clean), "percent of a node's replicas kept clean, below which idle write-back starts"},
+      {"ordered_starts", flag(defaults.ordered_starts),
+       "transfers started at one instant end in the order they started (the k-th moves k ns longer), never together"},
       {"pop_when_fetched", flag(defaults.pop_when_fetched), "a GPU worker takes no task while one it holds waits for its data"},
       {"prefetch_at_push", flag(defaults.prefetch_at_push), "prefetch a task's inputs when the scheduler allocates it to a worker"},
       {"prefetch_evicts", flag(defaults.prefetch_evicts), "requests for buffered tasks after the next one may evict"},
@@ -89,6 +95,9 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.sequential_reclaim = false;
   rules.insert_at_allocation = false;
   rules.requests_at_push = false;
+  rules.fetch_list_order = false;
+  rules.ordered_starts = false;
+  rules.list_at_second_hop = false;
   return rules;
 }
 
@@ -98,11 +107,14 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
   StarpuMemoryRules rules = defaults;
   if (auto status = params->flags({{"clean_first", &rules.clean_first},
                                    {"fetches_first", &rules.fetches_first},
+                                   {"fetch_list_order", &rules.fetch_list_order},
                                    {"flush_homeless", &rules.flush_homeless},
                                    {"handle_order", &rules.handle_order},
                                    {"idle_writeback", &rules.idle_writeback},
                                    {"insert_at_allocation", &rules.insert_at_allocation},
                                    {"invalid_keeps_room", &rules.invalid_keeps_room},
+                                   {"list_at_second_hop", &rules.list_at_second_hop},
+                                   {"ordered_starts", &rules.ordered_starts},
                                    {"pop_when_fetched", &rules.pop_when_fetched},
                                    {"prefetch_at_push", &rules.prefetch_at_push},
                                    {"prefetch_evicts", &rules.prefetch_evicts},

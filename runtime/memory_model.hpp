@@ -62,8 +62,9 @@ struct StarpuMemoryRules {
   // A fetch that evicts dirty replicas writes them back synchronously: the node's driver waits
   // for those write-backs and starts no task meanwhile (memalloc.c:324-345, transfer_subtree_to_node
   // waits inside the allocation, which runs in the GPU driver's thread); with sequential_reclaim,
-  // a task of that worker that ends meanwhile is noticed only once the reclaim is over (the
-  // driver polls nothing while it waits). 0: the worker goes on.
+  // a task of that worker that ends meanwhile is noticed only once the reclaim's last write-back
+  // has ended and its fetch will allocate or give up, before that allocation (the driver polls
+  // nothing while it waits; docs/starpu-memory-manager.md item 27). 0: the worker goes on.
   bool sync_reclaim = true;
   // A replica becomes the most recently used when a worker's request for it finds it there (a
   // task entering a buffer), not when a task runs with it: StarPU moves a chunk to its list's
@@ -152,6 +153,26 @@ struct StarpuMemoryRules {
   // request has priority 0 (coherency.c:1109): a fetch's data whose push-time request still
   // waits go first. 0: a push-time prefetch asks for whatever is missing when it is served.
   bool requests_at_push = true;
+  // A request that reaches the fetch level joins the back of its node's fetch list, behind the
+  // requests already there (_starpu_update_prefetch_status, data_request.c:839-853; the list is
+  // served by priority, then in order, :590): a worker's fetch promotes the first hops through
+  // the host it finds waiting as prefetches in the order of its handles, and a promoted idle
+  // write-back starts once the node's synchronous reclaim, if any, is over. A fetch's own first
+  // hop has priority 0 (coherency.c:1109). 0: first hops in the order they were asked for, and a
+  // promoted idle write-back at once.
+  bool fetch_list_order = true;
+  // Transfers started at one instant leave in the order the runtime started them: StarPU's
+  // drivers take their decisions one after another, each progress call costing StarPU-SimGrid
+  // 1 us (datawizard.c:33-36), so two equal transfers it starts "together" never end together.
+  // The replay keeps its clock and gives the k-th transfer started at an instant k ns more to
+  // move. 0: transfers started at one instant are simultaneous.
+  bool ordered_starts = true;
+  // A load through the host (a datum valid only on another GPU without a link) takes its room
+  // on the destination's list of replicas when its second hop starts: StarPU allocates a
+  // request's destination when it handles the request (_starpu_driver_copy_data_1_to_1, from
+  // starpu_handle_data_request, data_request.c:497), and the second hop waits for the first.
+  // 0: when the load is asked for.
+  bool list_at_second_hop = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

@@ -123,7 +123,8 @@ TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to
       "starpu:clean_first=0,fetches_first=0,flush_homeless=1,idle_writeback=0,max_fetches=0,max_prefetches=0,"
       "prefetch_at_push=0,prefetch_evicts=1,recency_at_request=0,reclaim=1,suballocate=0,sync_reclaim=0,touch_on_request=0,"
       "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0,write_at_hit=0,progress_before_pop=0,handle_order=0,"
-      "tidy_skips_busy=0,invalid_keeps_room=0,referenced_stay=0,sequential_reclaim=0,insert_at_allocation=0,requests_at_push=0";
+      "tidy_skips_busy=0,invalid_keeps_room=0,referenced_stay=0,sequential_reclaim=0,insert_at_allocation=0,requests_at_push=0,"
+      "fetch_list_order=0,ordered_starts=0,list_at_second_hop=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {
@@ -281,7 +282,8 @@ TEST_CASE("StarPU's model: at most max_fetches transfers in flight on a node", "
 TEST_CASE("copy engines: a memory moves its transfers in start order, k at a time", "[engine]") {
   // One task reading two 1000-byte data, 1 GB/s: on a shared bus both loads end at 2000 ns;
   // one copy engine moves them one after the other. Engines belong to a memory: two GPUs,
-  // one load each, still share the bus.
+  // one load each, still share the bus. (Transfers started together end together here:
+  // ordered_starts is off, the bus test shows it.)
   WorkloadBuilder builder("two");
   const KindId k = builder.kind("K");
   const DataId a = builder.add_data({"a", 1000, 'A', 0, 0});
@@ -301,7 +303,7 @@ TEST_CASE("copy engines: a memory moves its transfers in start order, k at a tim
   auto w2 = std::move(split).finish();
   REQUIRE(w2.ok());
   const auto ends = [&](const Workload& workload, const Platform& platform) {
-    const auto run = run_replay(workload, "eager", "lru", platform, 1);
+    const auto run = run_replay(workload, "eager", "lru", platform, 1, "starpu:ordered_starts=0");
     CHECK(check_invariants(workload, platform, run).empty());
     std::vector<std::int64_t> out;
     for (const auto& load : run.trace.loads) out.push_back(load.end_ns);
@@ -666,4 +668,47 @@ TEST_CASE("StarPU's model: a reclaim writes its victims back one at a time", "[m
   CHECK(overlapping(in_turn) == 0);
   CHECK(overlapping(at_once) > 0);
   CHECK(idle_between(in_turn) > 0);
+}
+
+// A fetch that promotes a queued idle write-back puts it at the back of its node's fetch list
+// (fetch_list_order): while the node's synchronous reclaim writes its victims back, that list
+// does not move, so no promoted write-back starts while an eviction write-back of its node
+// moves, nor as one starts.
+// Without the rule the promotion starts at once, in the middle of the reclaim.
+TEST_CASE("StarPU's model: a promoted idle write-back waits behind the node's reclaim in the fetch list", "[memory-model][engine]") {
+  const Workload w = generated("lu:N=12");
+  const Platform p = fidelity_platform(w, 0.25);
+  const auto [with, without] = with_and_without(w, p, "fetch_list_order");
+  const auto promoted_during_reclaim = [](const test::Run& run) {
+    std::size_t count = 0;
+    for (const auto& promoted : run.trace.writebacks) {
+      if (promoted.cause != WritebackCause::Request) continue;
+      for (const auto& victim : run.trace.writebacks) {
+        if (victim.cause == WritebackCause::Eviction && victim.gpu == promoted.gpu && victim.start_ns <= promoted.start_ns &&
+            promoted.start_ns < victim.end_ns) {
+          ++count;
+        }
+      }
+    }
+    return count;
+  };
+  CHECK(std::count_if(with.trace.writebacks.begin(), with.trace.writebacks.end(), [](const auto& wb) { return wb.cause == WritebackCause::Request; }) > 0);
+  CHECK(promoted_during_reclaim(with) == 0);
+  CHECK(promoted_during_reclaim(without) > 0);
+}
+
+// A load through the host joins its node's list of replicas when its second hop starts
+// (list_at_second_hop): on two GPUs without a link between them, Cholesky's panels reach the
+// other GPU that way, and the order of the list changes what the tidy and the reclaims take.
+TEST_CASE("StarPU's model: a load through the host is listed when its second hop starts", "[memory-model][engine]") {
+  const Workload w = generated("cholesky:N=16");
+  Platform p = fidelity_platform(w, 0.5);
+  p.gpus = 2;
+  p.gpu_link_bandwidth = 0;
+  const auto [with, without] = with_and_without(w, p, "list_at_second_hop");
+  std::size_t relayed = 0;
+  for (const auto& wb : with.trace.writebacks) relayed += wb.cause == WritebackCause::Request ? 1 : 0;
+  CHECK(relayed > 0);
+  CHECK((with.summary.loads != without.summary.loads || with.summary.writebacks != without.summary.writebacks ||
+         with.summary.makespan_ns != without.summary.makespan_ns));
 }
