@@ -23,6 +23,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   fetch_sequence_ = 0;
   promoted_.assign(s_.N, {});
   listed_at_second_hop_.assign(rules_.list_at_second_hop ? s_.N * s_.nd : 0, 0);
+  awaiting_second_hop_.assign(s_.N, 0);
   quiet_key_ = kNoQuietPass;
   taken_for_write_.assign(rules_.tidy_skips_busy || rules_.referenced_stay ? s_.nd : 0, 0);
   pins_ = rules_.referenced_stay;
@@ -218,6 +219,7 @@ void StarpuMemoryManager::relay_through_host(std::uint32_t n, DataId d, std::uin
     if (tidy_) tidy_->released(n, d);
     if (insert_at_allocation()) s_.policy.on_removed(n, d);
     listed_at_second_hop_[s_.slot(n, d)] = 1;
+    ++awaiting_second_hop_[n];
   }
   // A worker's fetch asks at priority 0 and in the fetch list at once; a push-time prefetch at its task's.
   const bool fetch = rules_.fetch_list_order && for_task != kNoId && s_.popped[for_task];
@@ -284,7 +286,9 @@ void StarpuMemoryManager::task_buffered(GpuId g, TaskId task) {
 // without data dependencies allows) leaves the copy as it is.
 void StarpuMemoryManager::writeback_ended(std::uint32_t n, DataId d) {
   for (std::uint32_t h = 0; h < s_.N && !listed_at_second_hop_.empty(); ++h) {
-    if (!std::exchange(listed_at_second_hop_[s_.slot(h, d)], 0) || books_.copy(h, d) != Copy::Loading) continue;
+    if (!std::exchange(listed_at_second_hop_[s_.slot(h, d)], 0)) continue;
+    --awaiting_second_hop_[h];
+    if (books_.copy(h, d) != Copy::Loading) continue;
     if (tidy_) tidy_->reserved(h, d);
     if (insert_at_allocation()) s_.policy.on_inserted(h, d);
   }
@@ -400,7 +404,8 @@ void StarpuMemoryManager::tidy(std::uint32_t n) {
     if (books_.copy(n, d) != Copy::Resident) return Visit::Skip;
     return Visit::WriteBack;
   };
-  tidy_->tidy(n, replicas_[n], visit);
+  // A replica waiting for its second hop is in no list yet: StarPU has not allocated its chunk.
+  tidy_->tidy(n, replicas_[n] - awaiting_second_hop_[n], visit);
 }
 
 void StarpuMemoryManager::write_back_idle(std::uint32_t n) {

@@ -149,6 +149,7 @@ class StarpuMemoryManager final : public NodeMemory {
   // Per (node, data), with list_at_second_hop: a load through the host whose replica joins the
   // node's list when its second hop starts.
   std::vector<char> listed_at_second_hop_;
+  std::vector<std::uint32_t> awaiting_second_hop_;  // per node: how many such replicas
   // What issue_by_level reads has changed when this count has (books and ReplayState::changes).
   std::uint64_t serve_key() const { return books_.generation() + s_.changes; }
   static constexpr std::uint64_t kNoQuietPass = ~std::uint64_t{0};

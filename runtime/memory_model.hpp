@@ -170,8 +170,8 @@ struct StarpuMemoryRules {
   // A load through the host (a datum valid only on another GPU without a link) takes its room
   // on the destination's list of replicas when its second hop starts: StarPU allocates a
   // request's destination when it handles the request (_starpu_driver_copy_data_1_to_1, from
-  // starpu_handle_data_request, data_request.c:497), and the second hop waits for the first.
-  // 0: when the load is asked for.
+  // starpu_handle_data_request, data_request.c:497), and the second hop waits for the first;
+  // until then the tidy does not count it among the node's replicas. 0: when the load is asked for.
   bool list_at_second_hop = true;
 };
 
