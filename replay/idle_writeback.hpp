@@ -48,6 +48,11 @@ class IdleWriteback {
   // Takes d's queued write-back off node n's queue: a task about to run needs d, and StarPU
   // promotes the pending request to a fetch (_starpu_update_prefetch_status, data_request.c:839).
   bool take_queued(std::uint32_t n, DataId d);
+  // Queues an idle write-back of d on node n that another node's walk asked for.
+  void queue(std::uint32_t n, DataId d) {
+    queued_[n].push_back(d);
+    ++queued_count_[n * data_count_ + d];
+  }
   // The replica after d in node n's list, if any.
   std::optional<DataId> next_after(std::uint32_t n, DataId d) const { return recency_.next_after(n, d); }
   // Whether node n has an idle write-back of d queued.

@@ -401,6 +401,17 @@ void StarpuMemoryManager::tidy(std::uint32_t n) {
     // A loading replica whose home holds the value counts clean too (StarPU looks at the home
     // only, memalloc.c:1186-1197); one leaving is skipped.
     if (books_.host_valid(d) || books_.writeback_from(d) >= 0) return Visit::CountClean;
+    // StarPU looks at the home only, not at the visited replica: an invalidated one (which keeps
+    // its chunk) asks for the datum home from the node that holds it, in that node's idle list,
+    // and counts clean (memalloc.c:1186-1230).
+    if (books_.copy(n, d) == Copy::Invalid && rules_.tidy_fetches_home) {
+      for (std::uint32_t h = 0; h < s_.N; ++h) {
+        if (h == n || !still_dirty_here(h, d)) continue;
+        if (!tidy_->queued(h, d)) tidy_->queue(h, d);
+        return Visit::CountClean;
+      }
+      return Visit::Skip;
+    }
     if (books_.copy(n, d) != Copy::Resident) return Visit::Skip;
     return Visit::WriteBack;
   };

@@ -53,6 +53,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
        "a fetch's eviction write-backs stop its node's workers from starting tasks until they end"},
       {"tidy_skips_busy", flag(defaults.tidy_skips_busy),
        "idle write-back passes over a datum its last ready task writes while any copy of it is referenced"},
+      {"tidy_fetches_home", flag(defaults.tidy_fetches_home),
+       "idle write-back's walk asks for an invalidated replica's datum home, from the node holding it, when the home is not valid"},
       {"target_clean", format_exact(defaults.target_clean), "percent of clean replicas at which idle write-back stops"},
       {"touch_on_request", flag(defaults.touch_on_request), "a prefetch finding its data there makes it the most recently used"},
       {"write_at_load", flag(defaults.write_at_load),
@@ -98,6 +100,7 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.fetch_list_order = false;
   rules.ordered_starts = false;
   rules.list_at_second_hop = false;
+  rules.tidy_fetches_home = false;
   return rules;
 }
 
@@ -127,6 +130,7 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"sequential_reclaim", &rules.sequential_reclaim},
                                    {"suballocate", &rules.suballocate},
                                    {"sync_reclaim", &rules.sync_reclaim},
+                                   {"tidy_fetches_home", &rules.tidy_fetches_home},
                                    {"tidy_skips_busy", &rules.tidy_skips_busy},
                                    {"touch_on_request", &rules.touch_on_request},
                                    {"wait_for_writebacks", &rules.wait_for_writebacks},

@@ -173,6 +173,11 @@ struct StarpuMemoryRules {
   // starpu_handle_data_request, data_request.c:497), and the second hop waits for the first;
   // until then the tidy does not count it among the node's replicas. 0: when the load is asked for.
   bool list_at_second_hop = true;
+  // The tidy's walk judges a replica by its home only (memalloc.c:1186-1230): a replica that a
+  // write elsewhere invalidated (it keeps its chunk, invalid_keeps_room) and whose home is not
+  // valid either asks for the datum home, from the node that holds the valid copy, in that node's
+  // idle list, and counts clean. 0: such a replica is passed over.
+  bool tidy_fetches_home = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

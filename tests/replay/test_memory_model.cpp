@@ -124,7 +124,7 @@ TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to
       "prefetch_at_push=0,prefetch_evicts=1,recency_at_request=0,reclaim=1,suballocate=0,sync_reclaim=0,touch_on_request=0,"
       "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0,write_at_hit=0,progress_before_pop=0,handle_order=0,"
       "tidy_skips_busy=0,invalid_keeps_room=0,referenced_stay=0,sequential_reclaim=0,insert_at_allocation=0,requests_at_push=0,"
-      "fetch_list_order=0,ordered_starts=0,list_at_second_hop=0";
+      "fetch_list_order=0,ordered_starts=0,list_at_second_hop=0,tidy_fetches_home=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {
@@ -711,4 +711,21 @@ TEST_CASE("StarPU's model: a load through the host is listed when its second hop
   CHECK(relayed > 0);
   CHECK((with.summary.loads != without.summary.loads || with.summary.writebacks != without.summary.writebacks ||
          with.summary.makespan_ns != without.summary.makespan_ns));
+}
+
+// StarPU's tidy judges a replica by its home only (tidy_fetches_home): a replica that a write on
+// the other GPU invalidated, and kept its room, asks for the datum home from that GPU, in its idle
+// list. On two GPUs, Cholesky's panels are written on one and read on both: the other GPU's walk
+// sends idle write-backs home that it could not before, and none of them is its own replica.
+TEST_CASE("StarPU's model: the tidy asks for an invalidated replica's datum home from the GPU that holds it", "[memory-model][engine]") {
+  const Workload w = generated("cholesky:N=16");
+  Platform p = fidelity_platform(w, 0.5);
+  p.gpus = 2;
+  p.gpu_link_bandwidth = 0;
+  const auto [with, without] = with_and_without(w, p, "tidy_fetches_home");
+  const auto idle = [](const test::Run& run) {
+    return std::count_if(run.trace.writebacks.begin(), run.trace.writebacks.end(), [](const auto& wb) { return wb.cause == WritebackCause::Idle; });
+  };
+  CHECK(idle(with) > idle(without));
+  CHECK(with.summary.writebacks != without.summary.writebacks);
 }
