@@ -31,6 +31,15 @@ Platform fidelity_platform(const Workload& w, double fraction) {
   return p;
 }
 
+// The fidelity matrix's machine with two GPUs and no link between them: data valid only on one
+// GPU reach the other through the host.
+Platform two_gpus_without_link(const Workload& w, double fraction) {
+  Platform p = fidelity_platform(w, fraction);
+  p.gpus = 2;
+  p.gpu_link_bandwidth = 0;
+  return p;
+}
+
 // EAGER and LRU on two-deep buffers under StarPU's model as it is and with `rule` off, each run
 // checked against the replay's invariants.
 std::pair<test::Run, test::Run> with_and_without(const Workload& w, const Platform& p, const std::string& rule) {
@@ -702,9 +711,7 @@ TEST_CASE("StarPU's model: a promoted idle write-back waits behind the node's re
 // other GPU that way, and the order of the list changes what the tidy and the reclaims take.
 TEST_CASE("StarPU's model: a load through the host is listed when its second hop starts", "[memory-model][engine]") {
   const Workload w = generated("cholesky:N=16");
-  Platform p = fidelity_platform(w, 0.5);
-  p.gpus = 2;
-  p.gpu_link_bandwidth = 0;
+  const Platform p = two_gpus_without_link(w, 0.5);
   const auto [with, without] = with_and_without(w, p, "list_at_second_hop");
   std::size_t relayed = 0;
   for (const auto& wb : with.trace.writebacks) relayed += wb.cause == WritebackCause::Request ? 1 : 0;
@@ -715,13 +722,11 @@ TEST_CASE("StarPU's model: a load through the host is listed when its second hop
 
 // StarPU's tidy judges a replica by its home only (tidy_fetches_home): a replica that a write on
 // the other GPU invalidated, and kept its room, asks for the datum home from that GPU, in its idle
-// list. On two GPUs, Cholesky's panels are written on one and read on both: the other GPU's walk
-// sends idle write-backs home that it could not before, and none of them is its own replica.
+// list. On two GPUs, Cholesky's panels are written on one and read on both: the walks send more
+// idle write-backs home than they could before.
 TEST_CASE("StarPU's model: the tidy asks for an invalidated replica's datum home from the GPU that holds it", "[memory-model][engine]") {
   const Workload w = generated("cholesky:N=16");
-  Platform p = fidelity_platform(w, 0.5);
-  p.gpus = 2;
-  p.gpu_link_bandwidth = 0;
+  const Platform p = two_gpus_without_link(w, 0.5);
   const auto [with, without] = with_and_without(w, p, "tidy_fetches_home");
   const auto idle = [](const test::Run& run) {
     return std::count_if(run.trace.writebacks.begin(), run.trace.writebacks.end(), [](const auto& wb) { return wb.cause == WritebackCause::Idle; });
