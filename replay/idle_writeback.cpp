@@ -58,8 +58,7 @@ void IdleWriteback::tidy(std::uint32_t n, std::uint32_t replicas, FunctionRef<Vi
         case Visit::CountClean: untidy_.clear(n, d); break;
         case Visit::WriteBack:
           untidy_.clear(n, d);  // StarPU counts it clean once its write-back is asked for
-          queued_[n].push_back(d);
-          ++queued_count_[n * data_count_ + d];
+          queue(n, d);
           break;
       }
     }

@@ -48,7 +48,7 @@ class IdleWriteback {
   // Takes d's queued write-back off node n's queue: a task about to run needs d, and StarPU
   // promotes the pending request to a fetch (_starpu_update_prefetch_status, data_request.c:839).
   bool take_queued(std::uint32_t n, DataId d);
-  // Queues an idle write-back of d on node n that another node's walk asked for.
+  // Queues an idle write-back of d on node n (asked for by n's walk or another node's).
   void queue(std::uint32_t n, DataId d) {
     queued_[n].push_back(d);
     ++queued_count_[n * data_count_ + d];

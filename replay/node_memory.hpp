@@ -143,8 +143,7 @@ class NodeMemory : public MemoryManager {
     bool under_way = false;
     std::uint32_t walk = 0;
     double freed = 0;
-    double goal = 0;   // the room it frees before its fetch allocates again
-    double bytes = 0;  // the room its fetch asks for
+    double bytes = 0;  // the room its fetch asks for (it frees reclaim_factor() times that)
     int round = 0;     // of _starpu_allocate_interface's three
     GpuId worker = 0;  // whose fetch it is: its driver waits
   };

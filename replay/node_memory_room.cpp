@@ -123,7 +123,7 @@ bool NodeMemory::reclaim_in_rounds(GpuId g, double bytes, const VictimRequest& r
         }
       }
       if (request.prefetch) return false;
-      reclaim = {.under_way = true, .walk = ++victim_.last_walk, .freed = 0, .goal = goal, .bytes = bytes, .round = round, .worker = g};
+      reclaim = {.under_way = true, .walk = ++victim_.last_walk, .freed = 0, .bytes = bytes, .round = round, .worker = g};
     }
     if (eviction_writebacks_[n] > 0) return false;  // the last victim's write-back is still moving
     victim_.walk = reclaim.walk;
@@ -155,7 +155,8 @@ bool NodeMemory::reclaim_in_rounds(GpuId g, double bytes, const VictimRequest& r
 // whose room its fetch still cannot use, it starts the next round at once.
 bool NodeMemory::reclaim_ending(std::uint32_t n) const {
   const Reclaim& reclaim = reclaims_[n];
-  return reclaim.under_way && reclaim.freed >= reclaim.goal && eviction_writebacks_[n] == 0 && (reclaim.round == 2 || fits(n, reclaim.bytes));
+  return reclaim.under_way && reclaim.freed >= reclaim.bytes * reclaim_factor() && eviction_writebacks_[n] == 0 &&
+         (reclaim.round == 2 || fits(n, reclaim.bytes));
 }
 
 // Evicts the policy's victim; false if the policy chose one it may not take.
