@@ -18,6 +18,7 @@ StarpuMemoryManager::StarpuMemoryManager(ReplayState& state, const StarpuMemoryR
 void StarpuMemoryManager::reset(SchedulerContext& context) {
   NodeMemory::reset(context);
   prefetch_paused_.assign(s_.N, 0);
+  pops_in_this_pass_.assign(s_.N, 0);
   push_prefetches_.assign(s_.N, {});
   relays_.assign(s_.N, {});
   fetch_sequence_ = 0;
@@ -421,7 +422,10 @@ void StarpuMemoryManager::tidy(std::uint32_t n) {
 
 void StarpuMemoryManager::write_back_idle(std::uint32_t n) {
   tidy(n);
-  if (in_flight_[n] != 0) return;
+  if (in_flight_[n] == 0) start_idle_writeback(n);
+}
+
+void StarpuMemoryManager::start_idle_writeback(std::uint32_t n) {
   const auto needed = [&](DataId d) { return still_dirty_here(n, d); };
   if (const auto d = tidy_->next_writeback(n, needed)) start_writeback(n, *d, WritebackCause::Idle);
 }
@@ -440,14 +444,46 @@ void StarpuMemoryManager::before_pops() {
   // tidying the node whatever is in flight (datawizard.c:42) and serving its requests, so the
   // tidy before the pop sees the requests placed since; the idle list moves only when nothing
   // is pending on the node.
+  // With same_pass_pop, a node whose worker pops in this very pass tidies before the requests
+  // only; the next pass's tidy, after the pop's fetches, is the one in serve.
+  const bool same_pass = progress && tidy_ && rules_.same_pass_pop;
+  if (same_pass) {
+    for (std::uint32_t n = 0; n < s_.N; ++n) {
+      pops_in_this_pass_[n] = pops_in_this_pass(n) ? 1 : 0;
+      if (pops_in_this_pass_[n]) tidy(n);
+    }
+  }
   if (progress) issue_by_level();
   if (progress && tidy_) {
-    for (std::uint32_t n = 0; n < s_.N; ++n) tidy(n);
+    for (std::uint32_t n = 0; n < s_.N; ++n) {
+      if (!(same_pass && pops_in_this_pass_[n])) tidy(n);
+    }
   }
   if (!tidy_) return;
   for (std::uint32_t n = 0; n < s_.N; ++n) {
-    if (in_flight_[n] == 0 && !fetch_waiting(n)) write_back_idle(n);
+    if (in_flight_[n] != 0 || fetch_waiting(n)) continue;
+    if (same_pass && pops_in_this_pass_[n]) {
+      start_idle_writeback(n);
+    } else {
+      write_back_idle(n);
+    }
   }
+}
+
+// StarPU's driver pops in the pass that noticed its task's end when the next task in its
+// pipeline has its data (that task starts at once, driver_cuda.c:899-920), after the pass's
+// progress (tidy, then requests; datawizard.c:29-66, driver_cuda.c:960-963) and before the next
+// pass's tidy, which sees the pop's fetches (a hit moves its chunk to the back of the list,
+// coherency.c:528). A driver whose next task waited for a transfer pops a pass later
+// (task_transferring, driver_common.c:528-531), after a tidy that saw the requests.
+bool StarpuMemoryManager::pops_in_this_pass(std::uint32_t n) const {
+  for (GpuId g : s_.nodes[n].workers) {
+    const Worker& worker = s_.workers[g];
+    if (worker.cpu || worker.running || worker.free_since != s_.now || worker.held.empty()) continue;
+    const auto accesses = s_.w.accesses(worker.held.front());
+    if (std::all_of(accesses.begin(), accesses.end(), [&](const Access& a) { return books_.copy(n, a.data) == Copy::Resident; })) return true;
+  }
+  return false;
 }
 
 bool StarpuMemoryManager::fetch_waiting(std::uint32_t n) const {

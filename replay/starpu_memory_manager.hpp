@@ -94,6 +94,11 @@ class StarpuMemoryManager final : public NodeMemory {
   void write_back_idle();
   // StarPU's tidy on node n, then its next idle write-back if nothing is in flight there.
   void write_back_idle(std::uint32_t n);
+  // Node n's next queued idle write-back, if any is still needed, starts now.
+  void start_idle_writeback(std::uint32_t n);
+  // With same_pass_pop: whether a worker of node n pops in the pass that noticed its task's end
+  // (its next task has its data and starts at once).
+  bool pops_in_this_pass(std::uint32_t n) const;
   // StarPU's tidy walk on node n (memalloc.c:1096-1245): untidy replicas counted clean, or queued for write-back.
   void tidy(std::uint32_t n);
   // Whether a worker of node n waits for data of its next task that is not even loading.
@@ -131,6 +136,7 @@ class StarpuMemoryManager final : public NodeMemory {
   // since their push, in the order the node serves them (by priority when the rules say so,
   // then in request order).
   std::vector<char> prefetch_paused_;
+  std::vector<char> pops_in_this_pass_;  // per node, with same_pass_pop: pops_in_this_pass at this pass
   std::vector<PriorityFifo> push_prefetches_;
   bool single_node_prefetch_ = false;  // every pushed task is prefetched into the one memory node
   // Per source node: first hops of loads through the host waiting to start, in request order.

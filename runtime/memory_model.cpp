@@ -47,6 +47,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
        "a push-time prefetch asks for the data missing at the push only, and a fetch serves first those it still waits for"},
       {"sequential_reclaim", flag(defaults.sequential_reclaim),
        "a fetch's reclaim chooses its next victim only once the last one's write-back ended; an idle write-back may go between"},
+      {"same_pass_pop", flag(defaults.same_pass_pop),
+       "a worker whose next task has its data pops in the pass that noticed its task's end, before the tidy that sees that pass's requests"},
       {"suballocate", flag(defaults.suballocate),
        "data of at most 4 MiB take 16 KiB blocks in 32 MiB chunks, and the memory counts whole chunks (StarPU's GPU memory)"},
       {"sync_reclaim", flag(defaults.sync_reclaim),
@@ -101,6 +103,7 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.ordered_starts = false;
   rules.list_at_second_hop = false;
   rules.tidy_fetches_home = false;
+  rules.same_pass_pop = false;
   return rules;
 }
 
@@ -127,6 +130,7 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"referenced_stay", &rules.referenced_stay},
                                    {"relay_requests", &rules.relay_requests},
                                    {"requests_at_push", &rules.requests_at_push},
+                                   {"same_pass_pop", &rules.same_pass_pop},
                                    {"sequential_reclaim", &rules.sequential_reclaim},
                                    {"suballocate", &rules.suballocate},
                                    {"sync_reclaim", &rules.sync_reclaim},

@@ -178,6 +178,12 @@ struct StarpuMemoryRules {
   // valid either asks for the datum home, from the node that holds the valid copy, in that node's
   // idle list, and counts clean. 0: such a replica is passed over.
   bool tidy_fetches_home = true;
+  // A worker whose task ends while its next task has its data pops in the same pass of its
+  // driver, after that pass's tidy (which ran before the pass's requests) and before the next
+  // pass's tidy, which sees the pop's fetch hits (driver_cuda.c:899-963, datawizard.c:29-66); a
+  // worker whose next task waited for a transfer pops one pass later. 0: every pop comes after
+  // a tidy that saw the pass's requests (progress_before_pop's order).
+  bool same_pass_pop = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

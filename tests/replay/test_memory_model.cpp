@@ -133,7 +133,7 @@ TEST_CASE("the fgcs manager replays as StarPU's with every StarPU rule turned to
       "prefetch_at_push=0,prefetch_evicts=1,recency_at_request=0,reclaim=1,suballocate=0,sync_reclaim=0,touch_on_request=0,"
       "wait_for_writebacks=0,relay_requests=0,pop_when_fetched=0,write_at_load=0,write_at_hit=0,progress_before_pop=0,handle_order=0,"
       "tidy_skips_busy=0,invalid_keeps_room=0,referenced_stay=0,sequential_reclaim=0,insert_at_allocation=0,requests_at_push=0,"
-      "fetch_list_order=0,ordered_starts=0,list_at_second_hop=0,tidy_fetches_home=0";
+      "fetch_list_order=0,ordered_starts=0,list_at_second_hop=0,tidy_fetches_home=0,same_pass_pop=0";
   for (const std::string spec : {"cholesky:N=8,b=32", "lu:N=6,b=32"}) {
     const Workload w = generated(spec);
     for (const std::string scheduler : {"eager", "dmdar", "lws"}) {
@@ -718,6 +718,31 @@ TEST_CASE("StarPU's model: a load through the host is listed when its second hop
   CHECK(relayed > 0);
   CHECK((with.summary.loads != without.summary.loads || with.summary.writebacks != without.summary.writebacks ||
          with.summary.makespan_ns != without.summary.makespan_ns));
+}
+
+// A worker whose next task has its data pops in the pass that noticed its task's end, before the
+// tidy that sees that pass's requests (same_pass_pop): the popped task's fetch hits move its data
+// to the back of the tidy's list, so the walk does not ask home for a datum the task is about to
+// overwrite. LU N = 16 with GPU memory for its working set, as the fidelity matrix's held-out cell
+// (docs/fidelity.md, twelfth pass): without the rule the walk queues such data, the popped task's
+// fetch promotes their write-back, and the task waits for its own output to go home.
+TEST_CASE("StarPU's model: a worker whose next task has its data pops before the tidy sees the pass's requests", "[memory-model][engine]") {
+  const Workload w = generated("lu:N=16");
+  const Platform p = fidelity_platform(w, 1.0);
+  const auto [with, without] = with_and_without(w, p, "same_pass_pop");
+  const auto waits_for_own_output = [&](const test::Run& run) {
+    std::size_t found = 0;
+    for (const TaskRecord& task : run.trace.tasks) {
+      for (const WritebackRecord& wb : run.trace.writebacks) {
+        if (wb.cause != WritebackCause::Request || wb.gpu != task.gpu || wb.end_ns != task.start_ns) continue;
+        for (const Access& access : w.accesses(task.task)) found += access.data == wb.data && writes(access.mode) ? 1 : 0;
+      }
+    }
+    return found;
+  };
+  CHECK(waits_for_own_output(without) > waits_for_own_output(with));
+  CHECK(with.summary.writebacks < without.summary.writebacks);
+  CHECK(with.summary.makespan_ns < without.summary.makespan_ns);
 }
 
 // StarPU's tidy judges a replica by its home only (tidy_fetches_home): a replica that a write on
