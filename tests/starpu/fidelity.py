@@ -5,21 +5,27 @@ deterministic), with loads, write-backs and makespan side by side and their rati
 
 usage: fidelity.py TILELENS [--workloads W,...] [--schedulers S,... or S;...] [--gpus 1,2,4]
                    [--fractions 1,0.5,0.25,0.125] [--bandwidth 12GB/s] [--buffer 2] [--copy-engines 1] [--check TOL]
-                   [--measures loads,writebacks,makespan_ns] [--folder DIR] [--fixed-order]
+                   [--measures loads,writebacks,makespan_ns] [--folder DIR] [--fixed-order] [--ensemble K]
 With --fixed-order each cell gets a second line: StarPU-SimGrid's own order and mapping of the
 tasks replayed as they ran (the `fixed` scheduler), so that what is left there is the memory
 manager's and the clock's part of the difference, and the rest the policy's.
+With --ensemble K each cell also runs K - 1 more times on both sides, every kernel rate scaled by
+the same factor on both (evenly spread over 1 +- --ensemble-spread, 0.1% by default), and a third
+line compares the means of the K answers, with each side's own spread (largest minus smallest,
+over the mean): on several GPUs both simulators are chaotic, a rate 0.1% off moving StarPU-SimGrid's
+answer by up to 13% (docs/replay.md), so one run is one sample of each side.
 Each memory is a fraction of the workload's working set, rounded down to whole MiB (StarPU
 limits memory in MiB) and kept above the largest task's footprint and one 32 MiB chunk (StarPU's
 suballocator can place nothing in less). A StarPU-SimGrid run that takes more than 900 s stops
 the matrix, naming its command. With --check, exits 1 when a
 cell's ratio is off by more than TOL (0.05: 5%) and lists those cells; exit 77 when StarPU-SimGrid
-cannot be built here (CTest's skip).
+cannot be built here (CTest's skip); with --ensemble the means are checked too.
 """
 import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,6 +76,50 @@ def sizes(tilelens, workload, folder):
     return sum(data[d] for d in read), largest
 
 
+MEASURES = ("loads", "writebacks", "makespan_ns")
+LABELS = {"policy": "the policies' replays", "fixed order": "StarPU's own orders replayed",
+          "ensemble": "the policies' ensemble means"}
+
+
+def mean_summary(summaries):
+    """The mean of each measure over an ensemble's summaries."""
+    return {name: sum(s[name] for s in summaries) / len(summaries) for name in MEASURES}
+
+
+def spreads(summaries):
+    """Each measure's spread over an ensemble: (largest - smallest) / mean."""
+    mean = mean_summary(summaries)
+    return [(max(s[name] for s in summaries) - min(s[name] for s in summaries)) / mean[name] if mean[name] else 0.0
+            for name in MEASURES]
+
+
+def ensemble_factors(runs, spread):
+    """The rate factors of an ensemble, evenly spread over 1 +- spread; 1 (the cell itself) first."""
+    if runs <= 1:
+        return [1.0]
+    steps = [1 + spread * (2.0 * i / (runs - 1) - 1) for i in range(runs)]
+    return [1.0] + [f for f in steps if abs(f - 1) > 1e-12][:runs - 1]
+
+
+def read_rates(machine):
+    """The kernel rates StarPU's side reads (KIND GFLOPS per line of the machine's rates file)."""
+    with open(os.path.join(machine, "rates")) as f:
+        return [(kind, float(rate)) for kind, rate in (line.split() for line in f if line.strip())]
+
+
+def scaled_machine(machine, factor):
+    """A copy of `machine` whose kernel rates are `factor` times its own (kept for --reuse)."""
+    if factor == 1.0:
+        return machine
+    copy = "%s-rates%.6f" % (machine, factor)
+    if not os.path.isdir(copy):
+        shutil.copytree(machine, copy, ignore=shutil.ignore_patterns("starpu-*"))
+        with open(os.path.join(copy, "rates"), "w") as f:
+            for kind, rate in read_rates(machine):
+                f.write("%s %.6f\n" % (kind, rate * factor))
+    return copy
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tilelens")
@@ -97,15 +147,22 @@ def main():
     parser.add_argument("--check", type=float, default=None)
     parser.add_argument("--measures", default="loads,writebacks,makespan_ns", help="the measures --check compares")
     parser.add_argument("--folder", default=None)
+    parser.add_argument("--ensemble", type=int, default=1,
+                        help="K runs per side and cell, the rates scaled alike on both sides; compare their means (K >= 3)")
+    parser.add_argument("--ensemble-spread", type=float, default=0.001,
+                        help="with --ensemble, the largest relative change of the rates (0.001: +-0.1%%)")
     parser.add_argument("--reuse", action="store_true",
                         help="reuse StarPU-SimGrid's answer stored in --folder by an earlier run of the same matrix "
                              "(it is deterministic), to iterate on the replay side")
     args = parser.parse_args()
+    if args.ensemble != 1 and args.ensemble < 3:
+        parser.error("--ensemble: at least 3 runs per side (1: none)")
+    factors = ensemble_factors(args.ensemble, args.ensemble_spread)
 
     folder = args.folder or tempfile.mkdtemp(prefix="tilelens-fidelity-")
     os.makedirs(folder, exist_ok=True)
     outside = []
-    within = {"policy": [0, 0], "fixed order": [0, 0]}  # cells within 5%, cells
+    within = {"policy": [0, 0], "fixed order": [0, 0], "ensemble": [0, 0]}  # cells within 5%, cells
     simgrid_s = replay_s = 0.0
     print("%-28s %-40s %4s %9s | %7s %7s %6s | %7s %7s %6s | %9s %9s %6s" % (
         "workload", "sched", "gpus", "memory", "loads", "starpu", "ratio", "wbacks", "starpu", "ratio", "ms", "starpu", "ratio"))
@@ -122,11 +179,40 @@ def main():
                 run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--buffer", args.buffer,
                      "--out", machine])
 
-                def replay_summary(spec):
-                    """tilelens's replay of this machine's workload under scheduler `spec`, its JSON summary."""
+                def replay_summary(spec, factor=1.0):
+                    """tilelens's replay of this machine's workload under scheduler `spec`, its JSON summary,
+                    with every kernel rate `factor` times the machine's."""
+                    rates = []
+                    if factor != 1.0:
+                        rates = ["--rate", ",".join("%s=%.6fGFlop/s" % (kind, rate * factor) for kind, rate in read_rates(machine))]
                     return json.loads(run([args.tilelens, "replay", "--workload", os.path.join(machine, "workload"),
-                                           "--scheduler", spec, *platform, "--buffer", args.buffer, "--json",
+                                           "--scheduler", spec, *platform, "--buffer", args.buffer, "--json", *rates,
                                            *args.replay_args.split()]))
+
+                def starpu_answer(where, starpu_scheduler, with_order):
+                    """StarPU-SimGrid's JSON summary for the machine in folder `where`, run once and kept there."""
+                    nonlocal simgrid_s
+                    answer = os.path.join(where, "starpu-%s.json" % starpu_scheduler)
+                    seconds = answer[:-len(".json")] + ".seconds"  # how long StarPU-SimGrid took, kept for --reuse
+                    order = answer[:-len(".json")] + ".order.csv"  # StarPU's tasks as they ended, with --fixed-order
+                    if args.reuse and os.path.exists(answer) and (os.path.exists(order) or not with_order):
+                        with open(answer) as f:
+                            starpu = json.load(f)
+                        if os.path.exists(seconds):
+                            with open(seconds) as f:
+                                simgrid_s += float(f.read())
+                        return starpu
+                    environment = dict(os.environ, TILELENS_ORDER_OUT=order) if with_order else None
+                    begin = cpu_seconds()
+                    text = run([os.path.join(HERE, "simgrid_run.sh"), where, starpu_scheduler], timeout=STARPU_TIMEOUT_S,
+                               env=environment)
+                    took = cpu_seconds() - begin
+                    simgrid_s += took
+                    with open(answer, "w") as f:
+                        f.write(text)
+                    with open(seconds, "w") as f:
+                        f.write("%.3f\n" % took)
+                    return json.loads(text)
 
                 for scheduler in args.schedulers.split(";" if ";" in args.schedulers else ","):
                     # A tilelens spec (lws:steal_head=1) runs against StarPU's scheduler of that name,
@@ -134,27 +220,8 @@ def main():
                     starpu_scheduler = scheduler.split(":")[0]
                     if starpu_scheduler.startswith("starpu-"):
                         starpu_scheduler = starpu_scheduler[len("starpu-"):]
-                    answer = os.path.join(machine, "starpu-%s.json" % starpu_scheduler)
-                    seconds = answer[:-len(".json")] + ".seconds"  # how long StarPU-SimGrid took, kept for --reuse
-                    order = answer[:-len(".json")] + ".order.csv"  # StarPU's tasks as they ended, with --fixed-order
-                    environment = dict(os.environ, TILELENS_ORDER_OUT=order) if args.fixed_order else None
-                    if args.reuse and os.path.exists(answer) and (os.path.exists(order) or not args.fixed_order):
-                        with open(answer) as f:
-                            starpu = json.load(f)
-                        if os.path.exists(seconds):
-                            with open(seconds) as f:
-                                simgrid_s += float(f.read())
-                    else:
-                        begin = cpu_seconds()
-                        text = run([os.path.join(HERE, "simgrid_run.sh"), machine, starpu_scheduler], timeout=STARPU_TIMEOUT_S,
-                                   env=environment)
-                        took = cpu_seconds() - begin
-                        simgrid_s += took
-                        starpu = json.loads(text)
-                        with open(answer, "w") as f:
-                            f.write(text)
-                        with open(seconds, "w") as f:
-                            f.write("%.3f\n" % took)
+                    starpu = starpu_answer(machine, starpu_scheduler, args.fixed_order)
+                    order = os.path.join(machine, "starpu-%s.order.csv" % starpu_scheduler)
                     # With --speed, the fastest of three batches (this machine is shared) of five processes
                     # averaged: the kernel counts a process's CPU time in ticks of several ms, as much
                     # as a third of one replay, so a single process's figure is too coarse.
@@ -167,15 +234,23 @@ def main():
                         took = (cpu_seconds() - begin) / per_batch
                         fastest = took if fastest is None else min(fastest, took)
                     replay_s += fastest
-                    replays = [("policy", scheduler, replay)]
+                    rows = [("policy", scheduler, replay, starpu, None)]
                     if args.fixed_order:
                         # The dmda family tells StarPU's memory manager its choice at push, which prefetches there.
                         prefetch = "1" if starpu_scheduler.startswith("dmda") else "0"
-                        replays.append(("fixed order", "  StarPU's order (fixed)", replay_summary("fixed:file=%s,prefetch=%s" % (order, prefetch))))
-                    for kind, label, replayed in replays:
+                        fixed = replay_summary("fixed:file=%s,prefetch=%s" % (order, prefetch))
+                        rows.append(("fixed order", "  StarPU's order (fixed)", fixed, starpu, None))
+                    if len(factors) > 1:
+                        replays, answers = [replay], [starpu]
+                        for factor in factors[1:]:
+                            replays.append(replay_summary(scheduler, factor))
+                            answers.append(starpu_answer(scaled_machine(machine, factor), starpu_scheduler, False))
+                        rows.append(("ensemble", "  mean of %d, rates +-%g%%" % (len(factors), args.ensemble_spread * 100),
+                                     mean_summary(replays), mean_summary(answers), (spreads(replays), spreads(answers))))
+                    for kind, label, replayed, reference, spread in rows:
                         cells = []
-                        for name in ("loads", "writebacks", "makespan_ns"):  # both sides print the same keys
-                            a, b = replayed[name], starpu[name]
+                        for name in MEASURES:  # both sides print the same keys
+                            a, b = replayed[name], reference[name]
                             ratio = (a / b) if b else (1.0 if a == 0 else float("inf"))
                             cells.append((a, b, ratio, name))
                             within[kind][0] += abs(ratio - 1) <= 0.05
@@ -183,15 +258,18 @@ def main():
                         line = "%-28s %-40s %4d %6d MiB | %7d %7d %5.2fx | %7d %7d %5.2fx | %9.1f %9.1f %5.2fx" % (
                             workload, label, gpus, memory, cells[0][0], cells[0][1], cells[0][2], cells[1][0], cells[1][1],
                             cells[1][2], cells[2][0] / 1e6, cells[2][1] / 1e6, cells[2][2])
+                        if spread:
+                            line += " | spread: tilelens %s, StarPU %s" % tuple(
+                                "/".join("%.0f%%" % (100 * x) for x in side) for side in spread)
                         print(line, flush=True)
                         for a, b, ratio, name in cells:
-                            if (kind == "policy" and args.check is not None and name in args.measures.split(",")
+                            if (kind in ("policy", "ensemble") and args.check is not None and name in args.measures.split(",")
                                     and abs(ratio - 1) > args.check):
-                                outside.append("%s %s %d GPU %d MiB: %s %.2fx" % (workload, scheduler, gpus, memory, name, ratio))
+                                outside.append("%s %s %d GPU %d MiB: %s %.2fx%s" % (workload, scheduler, gpus, memory, name, ratio,
+                                                                                   " (ensemble means)" if kind == "ensemble" else ""))
     for kind, (good, cells) in within.items():
         if cells:
-            print("%s: %d of %d cells within 5%%" % ("the policies' replays" if kind == "policy" else "StarPU's own orders replayed",
-                                                   good, cells))
+            print("%s: %d of %d cells within 5%%" % (LABELS[kind], good, cells))
     if simgrid_s:
         print("CPU time: StarPU-SimGrid %.1f s, tilelens replay %.3f s (whole processes): tilelens %.0fx faster" % (
             simgrid_s, replay_s, simgrid_s / replay_s if replay_s else 0))
