@@ -173,7 +173,7 @@ bool NodeMemory::issue_requests(GpuId g, Requests which) {
   if (which == Requests::Prefetch && index <= head && head < end) return false;  // the fetch waits: so do prefetches
   for (; index < end; ++index) {
     const TaskId task = worker.held[index];
-    for (const Access& access : issue_order(task)) {
+    for (const Access& access : issue_order(n, task)) {
       const DataId d = access.data;
       const Copy copy = books_.copy(n, d);
       if (copy == Copy::Resident || copy == Copy::Loading) continue;
@@ -233,6 +233,7 @@ void NodeMemory::copy_gone(std::uint32_t n, DataId d, TaskId for_task, EvictionC
 
 void NodeMemory::request_load(std::uint32_t n, DataId d, TaskId for_task) {
   books_.begin_load(n, d);
+  load_requested(n, d);
   if (write_at_load() && for_task != kNoId) {
     for (const Access& access : s_.w.accesses(for_task)) {
       if (access.data == d && writes(access.mode)) load_writer_[s_.slot(n, d)] = for_task;

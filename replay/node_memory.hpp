@@ -78,12 +78,14 @@ class NodeMemory : public MemoryManager {
   virtual bool insert_at_allocation() const { return false; }
   // A write-back of d from node n ended and brought the host up to date.
   virtual void writeback_ended(std::uint32_t /*n*/, DataId /*d*/) {}
+  // A load of d into node n is asked for now (before it starts or waits for its source).
+  virtual void load_requested(std::uint32_t /*n*/, DataId /*d*/) {}
   // The order in which a worker requests a task's data: the task's own, unless the model says
   // otherwise (StarPU's sorted handles).
   virtual std::span<const Access> request_order(TaskId task) const { return s_.w.accesses(task); }
   // The order in which a worker's requests for a task's data are served on its node: the request
   // order, unless the model ranks some requests first (StarPU's request priorities).
-  virtual std::span<const Access> issue_order(TaskId task) const { return request_order(task); }
+  virtual std::span<const Access> issue_order(std::uint32_t /*n*/, TaskId task) const { return request_order(task); }
 
   // Which of a worker's held tasks a call requests for: all in buffer order, the next one to
   // run (a fetch), or those after it (prefetches). False when a request had to wait.

@@ -29,7 +29,10 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   taken_for_write_.assign(rules_.tidy_skips_busy || rules_.referenced_stay ? s_.nd : 0, 0);
   pins_ = rules_.referenced_stay;
   request_written_.assign(rules_.write_at_hit ? s_.N * s_.nd : 0, kNoId);
-  push_requested_.assign(rules_.requests_at_push ? s_.w.access_count() : 0, 0);
+  const bool shared = rules_.requests_at_push && rules_.shared_push_requests;
+  push_requested_.assign(rules_.requests_at_push && !shared ? s_.w.access_count() : 0, 0);
+  push_requests_.clear();
+  push_request_of_.assign(shared ? static_cast<std::size_t>(s_.N) * s_.w.data_count() : 0, kNoPushRequest);
   // StarPU prefetches a task at push when its architecture has a single memory node (every
   // scheduler: sched_policy.c), and the dmda family once it allocated the task to a worker.
   single_node_prefetch_ = rules_.prefetch_at_push && s_.N == 1;
@@ -111,6 +114,21 @@ void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
       if (rules_.write_at_hit && writes(access.mode)) written_at_request(n, access.data, task);
     }
   }
+  ++s_.changes;
+  if (!push_request_of_.empty()) {
+    // One request per datum and node: a datum some earlier push asked for already has its
+    // request, which this prefetch reuses (coherency.c:601-625), keeping its priority.
+    for (const Access& access : s_.w.accesses(task)) {
+      const Copy copy = books_.copy(n, access.data);
+      if (!reads(access.mode) || copy == Copy::Resident || copy == Copy::Loading) continue;
+      std::uint32_t& request = push_request_of_[s_.slot(n, access.data)];
+      if (request != kNoPushRequest) continue;
+      request = static_cast<std::uint32_t>(push_requests_.size());
+      push_requests_.push_back({task, access.data, request_priority(task)});
+      push_prefetches_[n].push(push_requests_.back().priority, request);
+    }
+    return;
+  }
   if (!push_requested_.empty()) {
     const std::uint32_t first = s_.w.tasks()[task].first_access;
     const auto accesses = s_.w.accesses(task);
@@ -120,14 +138,29 @@ void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
     }
   }
   push_prefetches_[n].push(request_priority(task), task);
-  ++s_.changes;
+}
+
+// A load of d into n serves the request StarPU keeps for it: the next push of a task reading d
+// asks anew.
+void StarpuMemoryManager::load_requested(std::uint32_t n, DataId d) {
+  if (!push_request_of_.empty()) push_request_of_[s_.slot(n, d)] = kNoPushRequest;
 }
 
 // StarPU's node serves its requests by priority, in arrival order within one (a prio list,
 // data_request.c): a fetch's new request has priority 0 (coherency.c:1109), a push-time
 // prefetch's its task's, which it keeps when the fetch promotes it (data_request.c:839-870).
-std::span<const Access> StarpuMemoryManager::issue_order(TaskId task) const {
+// With shared_push_requests that is the request waiting for the datum, whichever task's push made
+// it; without, only the task's own push-time requests count.
+std::span<const Access> StarpuMemoryManager::issue_order(std::uint32_t n, TaskId task) const {
   const std::span<const Access> order = request_order(task);
+  if (!push_request_of_.empty()) {
+    const auto waiting = [&](DataId d) { return waiting_priority(n, d); };
+    if (std::none_of(order.begin(), order.end(), [&](const Access& a) { return waiting(a.data) != 0; })) return order;
+    issue_scratch_.assign(order.begin(), order.end());
+    std::stable_sort(issue_scratch_.begin(), issue_scratch_.end(),
+                     [&](const Access& a, const Access& b) { return waiting(a.data) > waiting(b.data); });
+    return issue_scratch_;
+  }
   if (push_requested_.empty()) return order;
   const std::uint32_t first = s_.w.tasks()[task].first_access;
   const auto accesses = s_.w.accesses(task);
@@ -178,6 +211,7 @@ void StarpuMemoryManager::issue_by_level() {
 // A push-time prefetch only uses free memory, whatever prefetch_evicts says: the task is not
 // in any buffer yet, so no order of tasks says whose data it could take.
 bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
+  if (!push_request_of_.empty()) return serve_push_requests(n);
   PriorityFifo& queue = push_prefetches_[n];
   while (!queue.empty()) {
     const TaskId task = queue.front();
@@ -206,6 +240,35 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
       std::fill_n(push_requested_.begin() + first, s_.w.tasks()[task].access_count, 0);
     }
     queue.pop_front();
+  }
+  return relays_[n].empty() || serve_relays(n, true, std::numeric_limits<std::int64_t>::min());
+}
+
+// StarPU's prefetch list (data_request.c): its requests by priority, each served when its datum
+// fits in free memory; the first that does not stops the list. A request another load served
+// is done; one whose task a worker took is the worker's to fetch (its buffer's requests).
+bool StarpuMemoryManager::serve_push_requests(std::uint32_t n) {
+  PriorityFifo& queue = push_prefetches_[n];
+  for (; !queue.empty(); queue.pop_front()) {
+    const std::uint32_t id = queue.front();
+    const PushRequest& request = push_requests_[id];
+    const DataId d = request.data;
+    std::uint32_t& waiting = push_request_of_[s_.slot(n, d)];
+    if (waiting != id) continue;  // served: a later request of d may wait, in its own place
+    // First hops of higher priority go first (one priority list in StarPU).
+    if (!relays_[n].empty() && request.priority < std::numeric_limits<std::int64_t>::max() &&
+        !serve_relays(n, true, request.priority + 1)) {
+      return false;
+    }
+    const Copy copy = books_.copy(n, d);
+    if (copy == Copy::Resident || copy == Copy::Loading || s_.popped[request.task]) {
+      waiting = kNoPushRequest;
+      continue;
+    }
+    if (copy == Copy::Evicting || !may_allocate(n) || !may_start_transfer(n, true)) return false;
+    if (copy != Copy::Invalid && !fits(n, books_.bytes(d))) return false;
+    reserve_replica(n, d);
+    request_load(n, d, request.task);
   }
   return relays_[n].empty() || serve_relays(n, true, std::numeric_limits<std::int64_t>::min());
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "model/priority_key.hpp"
@@ -73,7 +74,8 @@ class StarpuMemoryManager final : public NodeMemory {
     return rules_.handle_order ? s_.w.accesses_by_data(task) : s_.w.accesses(task);
   }
   // With requests_at_push, the data whose push-time prefetch request still waits go first.
-  std::span<const Access> issue_order(TaskId task) const override;
+  std::span<const Access> issue_order(std::uint32_t n, TaskId task) const override;
+  void load_requested(std::uint32_t n, DataId d) override;
   // With relay_requests, the first hop waits in the source node's requests (relays_).
   void relay_through_host(std::uint32_t n, DataId d, std::uint32_t source, TaskId for_task) override;
 
@@ -83,6 +85,8 @@ class StarpuMemoryManager final : public NodeMemory {
   // Push-time prefetches into node n, for the tasks queued there and not taken by a worker
   // yet. False when one had to wait.
   bool prefetch_pushed(std::uint32_t n);
+  // With shared_push_requests: node n's push-time requests served in priority order while they fit.
+  bool serve_push_requests(std::uint32_t n);
   void queue_prefetch(std::uint32_t n, TaskId task);
   // Node h's queued first hops: with `prefetches` false those a task the destination holds
   // needs (fetches), while h has fewer than max_fetches transfers in flight; otherwise the
@@ -127,6 +131,22 @@ class StarpuMemoryManager final : public NodeMemory {
   // Per task access (Workload::accesses order), with requests_at_push: a push-time prefetch request
   // for it waits in its node's list (it keeps its task's priority when a fetch promotes it).
   std::vector<char> push_requested_;
+  // With shared_push_requests, StarPU's requests themselves: push_prefetches_ holds indices into
+  // push_requests_, and per (node, data) the index of the request waiting for it, if any
+  // (kNoPushRequest otherwise), until a load of it is asked for.
+  struct PushRequest {
+    TaskId task;  // the task whose push made it
+    DataId data;
+    std::int64_t priority;
+  };
+  std::vector<PushRequest> push_requests_;
+  static constexpr std::uint32_t kNoPushRequest = ~0u;
+  std::vector<std::uint32_t> push_request_of_;
+  // The priority of the push-time request waiting for d on node n (0 when none).
+  std::int64_t waiting_priority(std::uint32_t n, DataId d) const {
+    const std::uint32_t request = push_request_of_[s_.slot(n, d)];
+    return request == kNoPushRequest ? 0 : push_requests_[request].priority;
+  }
   // Per (node, data), with write_at_hit: the last task whose request to write it updated the states.
   std::vector<TaskId> request_written_;
   mutable std::vector<Access> issue_scratch_;

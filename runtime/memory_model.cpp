@@ -49,6 +49,8 @@ std::vector<ParamSpec> declare(const StarpuMemoryRules& defaults) {
        "a fetch's reclaim chooses its next victim only once the last one's write-back ended; an idle write-back may go between"},
       {"same_pass_pop", flag(defaults.same_pass_pop),
        "a worker whose next task has its data pops in the pass that noticed its task's end, before the tidy that sees that pass's requests"},
+      {"shared_push_requests", flag(defaults.shared_push_requests),
+       "push-time prefetches share one request per datum and node, served by priority, which a fetch of the datum keeps"},
       {"suballocate", flag(defaults.suballocate),
        "data of at most 4 MiB take 16 KiB blocks in 32 MiB chunks, and the memory counts whole chunks (StarPU's GPU memory)"},
       {"sync_reclaim", flag(defaults.sync_reclaim),
@@ -104,6 +106,7 @@ StarpuMemoryRules fgcs_as_starpu_rules() {
   rules.list_at_second_hop = false;
   rules.tidy_fetches_home = false;
   rules.same_pass_pop = false;
+  rules.shared_push_requests = false;
   return rules;
 }
 
@@ -131,6 +134,7 @@ Result<StarpuMemoryRules> parse_starpu_rules(const Spec& spec, const StarpuMemor
                                    {"relay_requests", &rules.relay_requests},
                                    {"requests_at_push", &rules.requests_at_push},
                                    {"same_pass_pop", &rules.same_pass_pop},
+                                   {"shared_push_requests", &rules.shared_push_requests},
                                    {"sequential_reclaim", &rules.sequential_reclaim},
                                    {"suballocate", &rules.suballocate},
                                    {"sync_reclaim", &rules.sync_reclaim},

@@ -184,6 +184,13 @@ struct StarpuMemoryRules {
   // worker whose next task waited for a transfer pops one pass later. 0: every pop comes after
   // a tidy that saw the pass's requests (progress_before_pop's order).
   bool same_pass_pop = true;
+  // With requests_at_push: StarPU keeps one request per datum and node. A push-time prefetch of
+  // a datum some earlier push already asked for reuses that request and its priority
+  // (coherency.c:601-625), the node's prefetch list holds requests, not tasks, in priority order,
+  // and a request is done once any load of its datum is asked for; a fetch serves first the data
+  // such a request waits for, at its priority. 0: each task's push asks for its own missing data,
+  // and a fetch ranks only the requests its own task's push made.
+  bool shared_push_requests = true;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer
