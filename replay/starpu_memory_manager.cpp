@@ -215,9 +215,7 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
   PriorityFifo& queue = push_prefetches_[n];
   while (!queue.empty()) {
     const TaskId task = queue.front();
-    // First hops of higher priority than this task's go first (one priority list in StarPU).
-    const std::int64_t priority = request_priority(task);
-    if (!relays_[n].empty() && priority < std::numeric_limits<std::int64_t>::max() && !serve_relays(n, true, priority + 1)) return false;
+    if (!relays_above_started(n, request_priority(task))) return false;
     if (!s_.popped[task]) {  // once in a buffer, its requests are the buffer's
       const auto accesses = s_.w.accesses(task);
       const std::uint32_t first = s_.w.tasks()[task].first_access;
@@ -226,13 +224,7 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
         if (!reads(access.mode)) continue;  // StarPU prefetches only what a task reads
         // Only what was missing at the push has a request (StarPU asks then, coherency.c:876-891).
         if (!push_requested_.empty() && !push_requested_[first + i]) continue;
-        const DataId d = access.data;
-        const Copy copy = books_.copy(n, d);
-        if (copy == Copy::Resident || copy == Copy::Loading) continue;
-        if (copy == Copy::Evicting || !may_allocate(n) || !may_start_transfer(n, true)) return false;
-        if (copy != Copy::Invalid && !fits(n, books_.bytes(d))) return false;
-        reserve_replica(n, d);
-        request_load(n, d, task);
+        if (start_push_load(n, access.data, task) == PushLoad::Waits) return false;
       }
     }
     if (!push_requested_.empty()) {
@@ -244,6 +236,23 @@ bool StarpuMemoryManager::prefetch_pushed(std::uint32_t n) {
   return relays_[n].empty() || serve_relays(n, true, std::numeric_limits<std::int64_t>::min());
 }
 
+// First hops of higher priority than a prefetch of `priority` go before it (one priority list in
+// StarPU): whether those waiting on node n have all started.
+bool StarpuMemoryManager::relays_above_started(std::uint32_t n, std::int64_t priority) {
+  return relays_[n].empty() || priority == std::numeric_limits<std::int64_t>::max() || serve_relays(n, true, priority + 1);
+}
+
+// A push-time prefetch of d into node n for `task`, in free memory only.
+StarpuMemoryManager::PushLoad StarpuMemoryManager::start_push_load(std::uint32_t n, DataId d, TaskId task) {
+  const Copy copy = books_.copy(n, d);
+  if (copy == Copy::Resident || copy == Copy::Loading) return PushLoad::NotNeeded;
+  if (copy == Copy::Evicting || !may_allocate(n) || !may_start_transfer(n, true)) return PushLoad::Waits;
+  if (copy != Copy::Invalid && !fits(n, books_.bytes(d))) return PushLoad::Waits;
+  reserve_replica(n, d);
+  request_load(n, d, task);
+  return PushLoad::Started;
+}
+
 // StarPU's prefetch list (data_request.c): its requests by priority, each served when its datum
 // fits in free memory; the first that does not stops the list. A request another load served
 // is done; one whose task a worker took is the worker's to fetch (its buffer's requests).
@@ -251,24 +260,17 @@ bool StarpuMemoryManager::serve_push_requests(std::uint32_t n) {
   PriorityFifo& queue = push_prefetches_[n];
   for (; !queue.empty(); queue.pop_front()) {
     const std::uint32_t id = queue.front();
-    const PushRequest& request = push_requests_[id];
-    const DataId d = request.data;
-    std::uint32_t& waiting = push_request_of_[s_.slot(n, d)];
+    const PushRequest request = push_requests_[id];
+    std::uint32_t& waiting = push_request_of_[s_.slot(n, request.data)];
     if (waiting != id) continue;  // served: a later request of d may wait, in its own place
-    // First hops of higher priority go first (one priority list in StarPU).
-    if (!relays_[n].empty() && request.priority < std::numeric_limits<std::int64_t>::max() &&
-        !serve_relays(n, true, request.priority + 1)) {
-      return false;
-    }
-    const Copy copy = books_.copy(n, d);
-    if (copy == Copy::Resident || copy == Copy::Loading || s_.popped[request.task]) {
+    if (!relays_above_started(n, request.priority)) return false;
+    if (s_.popped[request.task]) {
       waiting = kNoPushRequest;
       continue;
     }
-    if (copy == Copy::Evicting || !may_allocate(n) || !may_start_transfer(n, true)) return false;
-    if (copy != Copy::Invalid && !fits(n, books_.bytes(d))) return false;
-    reserve_replica(n, d);
-    request_load(n, d, request.task);
+    const PushLoad load = start_push_load(n, request.data, request.task);
+    if (load == PushLoad::Waits) return false;
+    if (load == PushLoad::NotNeeded) waiting = kNoPushRequest;  // a started load closed it (load_requested)
   }
   return relays_[n].empty() || serve_relays(n, true, std::numeric_limits<std::int64_t>::min());
 }

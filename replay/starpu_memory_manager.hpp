@@ -87,6 +87,10 @@ class StarpuMemoryManager final : public NodeMemory {
   bool prefetch_pushed(std::uint32_t n);
   // With shared_push_requests: node n's push-time requests served in priority order while they fit.
   bool serve_push_requests(std::uint32_t n);
+  bool relays_above_started(std::uint32_t n, std::int64_t priority);
+  enum class PushLoad : std::uint8_t { Started, NotNeeded, Waits };
+  // Started when d fits in node n's free memory now; NotNeeded when d is there or loading.
+  PushLoad start_push_load(std::uint32_t n, DataId d, TaskId task);
   void queue_prefetch(std::uint32_t n, TaskId task);
   // Node h's queued first hops: with `prefetches` false those a task the destination holds
   // needs (fetches), while h has fewer than max_fetches transfers in flight; otherwise the
