@@ -13,7 +13,7 @@ With --ensemble K each cell also runs K - 1 more times on both sides, every kern
 the same factor on both (evenly spread over 1 +- --ensemble-spread, 0.1% by default), and a third
 line compares the means of the K answers, with each side's own spread (largest minus smallest,
 over the mean): on several GPUs both simulators are chaotic, a rate 0.1% off moving StarPU-SimGrid's
-answer by up to 13% (docs/replay.md), so one run is one sample of each side.
+answer by up to 18% (docs/fidelity.md, twelfth pass), so one run is one sample of each side.
 Each memory is a fraction of the workload's working set, rounded down to whole MiB (StarPU
 limits memory in MiB) and kept above the largest task's footprint and one 32 MiB chunk (StarPU's
 suballocator can place nothing in less). A StarPU-SimGrid run that takes more than 900 s stops
