@@ -84,6 +84,7 @@ Result<std::int64_t> insert_workload(Connection& c, const Workload& w, const std
                           .bind("matrix", std::string_view(&item.matrix, 1))
                           .bind("row", std::int64_t{item.row})
                           .bind("col", std::int64_t{item.col})
+                          .bind("home", std::int64_t{item.home ? 1 : 0})
                           .run();
         !status) {
       return status.error();
@@ -217,7 +218,8 @@ Result<Workload> Store::load_workload(std::int64_t workload_id) {
   status = for_rows(select("data", "id"), [&](const Statement& s) {
     const std::string matrix = s.text("data.matrix");
     builder.add_data({s.text("data.name"), static_cast<std::uint64_t>(s.integer("data.bytes")), matrix.empty() ? '-' : matrix[0],
-                      static_cast<std::int32_t>(s.integer("data.row")), static_cast<std::int32_t>(s.integer("data.col"))});
+                      static_cast<std::int32_t>(s.integer("data.row")), static_cast<std::int32_t>(s.integer("data.col")),
+                      s.integer("data.home") != 0});
   });
   if (!status) return status.error();
   // Tasks and their accesses in one ordered pass over both tables.

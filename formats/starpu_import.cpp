@@ -244,6 +244,7 @@ struct ParsedData {
   std::uint64_t size = 0;
   std::size_t line = 0, size_line = 0;
   std::vector<std::int64_t> coordinates;
+  bool home = false;  // HomeNode >= 0: registered with a home (RAM, a disk), which StarPU keeps up to date
 };
 
 // StarPU's times are in ms; beyond a few years the nanosecond clock would overflow.
@@ -429,6 +430,11 @@ Status read_data(std::istream& in, const std::string& source, std::map<HandleKey
       if (*size > kMaxWorkloadBytes) return field_error(source, *f, shown(f->value) + " bytes is more than 2^62 (4 EiB)");
       item.size = *size;
       item.size_line = f->line;
+    }
+    if (const Field* f = record.find("HomeNode")) {
+      auto node = whole<std::int64_t>(source, *f, f->value);
+      if (!node) return node.error();
+      item.home = *node >= 0;
     }
     if (const Field* f = record.find("Coordinates")) {
       for (const auto& word : words(f->value)) {
@@ -1295,6 +1301,7 @@ void StarpuImporter::add_data(WorkloadBuilder& builder) {
     std::string base = "h" + hex(key->handle);
     if (r.described) {
       const ParsedData& described = *r.described;
+      d.home = described.home;
       if (!described.name.empty()) {
         base = as_name(described.name, true);
         if (base != described.name) {

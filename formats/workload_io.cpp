@@ -151,7 +151,7 @@ bool same_file_form(const Workload& a, const Workload& b) {
   }
   for (DataId d = 0; d < a.data_count(); ++d) {
     const Data &x = a.data()[d], &y = b.data()[d];
-    if (x.bytes != y.bytes || x.matrix != y.matrix || x.row != y.row || x.col != y.col || x.name != y.name) return false;
+    if (x.bytes != y.bytes || x.matrix != y.matrix || x.row != y.row || x.col != y.col || x.name != y.name || x.home != y.home) return false;
   }
   for (TaskId t = 0; t < a.task_count(); ++t) {
     const Task &x = a.tasks()[t], &y = b.tasks()[t];
@@ -259,7 +259,7 @@ namespace {
 void write_body(const Workload& w, std::ostream& out) {
   for (const auto& kind : w.kinds()) out << "kind " << kind << "\n";
   for (const Data& d : w.data()) {
-    out << "data " << d.bytes << ' ' << d.matrix << ' ' << d.row << ' ' << d.col << ' ' << d.name << "\n";
+    out << "data " << d.bytes << ' ' << d.matrix << ' ' << d.row << ' ' << d.col << ' ' << d.name << (d.home ? " home" : "") << "\n";
   }
   for (TaskId t = 0; t < w.task_count(); ++t) {
     const Task& task = w.tasks()[t];
@@ -365,12 +365,13 @@ Status read_generator_line(const LineReader& at, const std::vector<std::string_v
   return Status::success();
 }
 
-// "data BYTES MATRIX ROW COL NAME".
+// "data BYTES MATRIX ROW COL NAME [home]".
 Status read_data_line(const LineReader& at, const std::vector<std::string_view>& words, WorkloadFileState& state) {
-    if (words.size() != 6) {
-      return at.error("data", words.size() < 6 ? "expected 'data BYTES MATRIX ROW COL NAME'"
-                                               : "expected 'data BYTES MATRIX ROW COL NAME', and " + quote_input(words[6]) +
-                                                     " follows the name (a name is one word)");
+    if (words.size() < 6) return at.error("data", "expected 'data BYTES MATRIX ROW COL NAME [home]'");
+    if (words.size() > 7 || (words.size() == 7 && words[6] != "home")) {
+      const std::string_view extra = words[6] == "home" ? words[7] : words[6];
+      return at.error("data", "expected 'data BYTES MATRIX ROW COL NAME [home]', and " + quote_input(extra) +
+                                  (words[6] == "home" ? " follows 'home'" : " follows the name (a name is one word; only 'home' may follow it)"));
     }
     auto bytes = at.integer<std::uint64_t>(words[1], "bytes");
     if (!bytes) return bytes.error();
@@ -390,6 +391,7 @@ Status read_data_line(const LineReader& at, const std::vector<std::string_view>&
     data.row = *row;
     data.col = *col;
     data.name = std::string(words[5]);
+    data.home = words.size() == 7;
     state.builder->add_data(std::move(data));
   return Status::success();
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <numeric>
+#include <utility>
 
 #include "model/units.hpp"
 #include "util/utf8.hpp"
@@ -237,6 +238,19 @@ Result<Workload> WorkloadBuilder::finish() && {
       if (seen[task]) return make_error("the submission order lists task " + std::to_string(task) + " twice");
       seen[task] = 1;
     }
+  }
+
+  // `home` tells only of data whose first access writes them (docs/workload-format.md): one first
+  // read, or never accessed, keeps no flag, so that a workload has one file form.
+  if (std::any_of(data_.begin(), data_.end(), [](const Data& d) { return d.home; })) {
+    std::vector<char> first_writes(ndata, 0), seen(ndata, 0);
+    for (TaskId task : order_) {
+      for (std::uint32_t a = 0; a < tasks_[task].access_count; ++a) {
+        const Access access = accesses_[tasks_[task].first_access + a];
+        if (!std::exchange(seen[access.data], 1)) first_writes[access.data] = reads(access.mode) ? 0 : 1;
+      }
+    }
+    for (DataId d = 0; d < ndata; ++d) data_[d].home = data_[d].home && first_writes[d];
   }
 
   Workload w;

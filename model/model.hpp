@@ -51,6 +51,11 @@ struct Data {
   char matrix = '-';
   std::int32_t row = -1;
   std::int32_t col = -1;
+  // Whether it has a valid copy on the host from the start even though its first access writes
+  // it: a runtime's data registered with a home (StarPU's disk node, say), which the memory
+  // manager keeps up to date, where data without one (registered without a home, a generator's
+  // outputs) exist only once written. Data whose first access reads them have a home anyway.
+  bool home = false;
 };
 
 struct Task {  // the 32-bit fields first: 40 bytes, not 48, for a million tasks held at once

@@ -34,7 +34,7 @@ void NodeMemory::reset(SchedulerContext& context) {
     for (const Access& access : s_.w.accesses(t)) {
       if (seen[access.data]) continue;
       seen[access.data] = 1;
-      homeless_[access.data] = reads(access.mode) ? 0 : 1;
+      homeless_[access.data] = reads(access.mode) || s_.w.data()[access.data].home ? 0 : 1;
     }
   }
   context.future_changed = [this](DataId d) { notify_future(d); };

@@ -120,6 +120,23 @@ TEST_CASE("a replay read back from the database has the same summary, order, loa
   auto again = store->put_workload(cholesky, "generated");
   REQUIRE(again.ok());
   CHECK(*again == stored->info.workload_id);
+
+  // A datum first written with a home (docs/workload-format.md) keeps it, and that is another workload.
+  WorkloadBuilder builder("homes");
+  const KindId k = builder.kind("K");
+  const DataId homed = builder.add_data({"homed", 64, 'A', 0, 0, true});
+  const DataId fresh = builder.add_data({"fresh", 64, 'A', 1, 0});
+  const Access init[] = {{homed, AccessMode::Write}, {fresh, AccessMode::Write}};
+  builder.add_task(k, init, 1);
+  auto homes = std::move(builder).finish();
+  REQUIRE(homes.ok());
+  auto homes_id = store->put_workload(*homes, "test");
+  REQUIRE(homes_id.ok());
+  auto homes_back = store->load_workload(*homes_id);
+  REQUIRE(homes_back.ok());
+  CHECK(homes_back->data()[0].home);
+  CHECK_FALSE(homes_back->data()[1].home);
+  CHECK(workload_text(*homes_back) == workload_text(*homes));
 }
 
 TEST_CASE("a process killed while writing a run leaves earlier runs intact and that run absent", "[db]") {

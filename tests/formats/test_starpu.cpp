@@ -466,3 +466,21 @@ TEST_CASE("data.rec Coordinates of another arity give no tile position and are s
   CHECK(d[2].name == "C");
   CHECK(warned(*imported, "2 data have Coordinates of other than 2 values"));
 }
+
+TEST_CASE("data.rec HomeNode: a handle with a home that a task writes first keeps its home; a bad node is refused with the line", "[starpu]") {
+  const std::string tasks = "JobId: 1\nHandles: a0 b0 c0\nModes: W W R\nSizes: 64 64 64\n\n";
+  const std::string data = "Handle: a0\nName: A\nSize: 64\nHomeNode: 1\n\nHandle: b0\nName: B\nSize: 64\nHomeNode: -1\n\n"
+                           "Handle: c0\nName: C\nSize: 64\nHomeNode: 0\n\n";
+  auto imported = import_text(tasks, data);
+  REQUIRE(imported.ok());
+  const auto& d = imported->workload.data();
+  REQUIRE(d.size() == 3);
+  CHECK(d[0].home);        // a disk node: StarPU keeps the value there
+  CHECK_FALSE(d[1].home);  // registered without a home: it exists once written
+  CHECK_FALSE(d[2].home);  // read first: on the host from the start anyway
+  check_revalidates(imported->workload);
+
+  auto bad = import_text(tasks, "Handle: a0\nName: A\nSize: 64\nHomeNode: disk\n\n");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains(":4") && Catch::Contains("HomeNode") && Catch::Contains("'disk'"));
+}

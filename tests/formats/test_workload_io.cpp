@@ -73,6 +73,33 @@ TEST_CASE("malformed workload files name the line and the field", "[io][errors]"
   CHECK_FALSE(parse("hello\n").ok());
 }
 
+TEST_CASE("a datum first written keeps its home through the file; `home` on any other datum means nothing and is dropped", "[io]") {
+  auto w = parse("tilelens-workload 1\nname homes\nkind K\ndata 10 A 0 0 fresh\ndata 10 A 1 0 disk home\ndata 10 A 2 0 read home\n"
+                 "data 10 A 3 0 unused home\ntask K 1 0 0 0 0 W:0 W:1 R:2\n");
+  REQUIRE(w.ok());
+  CHECK_FALSE(w->data()[0].home);
+  CHECK(w->data()[1].home);
+  CHECK_FALSE(w->data()[2].home);  // first read: it starts on the host anyway
+  CHECK_FALSE(w->data()[3].home);  // never accessed
+  std::ostringstream out;
+  REQUIRE(write_workload(*w, out).ok());
+  CHECK_THAT(out.str(), Catch::Contains("data 10 A 1 0 disk home\n") && Catch::Contains("data 10 A 2 0 read\n") &&
+                            Catch::Contains("data 10 A 0 0 fresh\n"));
+  auto back = parse(out.str());
+  REQUIRE(back.ok());
+  CHECK(back->data()[1].home);
+  std::ostringstream again;
+  REQUIRE(write_workload(*back, again).ok());
+  CHECK(again.str() == out.str());
+
+  auto other = parse(kHeader + "data 10 A 1 0 C0 homely\n");
+  REQUIRE_FALSE(other.ok());
+  CHECK_THAT(other.error().message, Catch::StartsWith("bad.workload:6: field 'data'") && Catch::Contains("only 'home'"));
+  auto more = parse(kHeader + "data 10 A 1 0 C0 home home\n");
+  REQUIRE_FALSE(more.ok());
+  CHECK_THAT(more.error().message, Catch::StartsWith("bad.workload:6: field 'data'"));
+}
+
 TEST_CASE("the example workload shipped in resources/ replays as its comment says", "[io]") {
   auto w = load_workload(std::string(TILELENS_RESOURCES) + "/workloads/belady-example.workload");
   INFO((w.ok() ? "" : w.error().message));

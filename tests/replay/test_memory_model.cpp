@@ -270,6 +270,49 @@ TEST_CASE("StarPU's model: data without a home are dropped at the end, not writt
   CHECK(flushed(run_replay(*w, "eager", "lru", p, 1, "fgcs")) == std::vector<DataId>{fresh, kept});
 }
 
+// Data registered with a home (StarPU's disk node out of core) exist there from the start: each
+// write makes them untidy again, so StarPU's tidy sends them home while the node is idle, and the
+// end writes back the rest; data without one are not flushed (docs/workload-format.md, `home`).
+TEST_CASE("StarPU's model: data first written that have a home are written home when idle and at the end", "[memory-model][engine]") {
+  const auto first_written = [](bool home) {
+    WorkloadBuilder builder("first written");
+    const KindId k = builder.kind("K");
+    constexpr DataId kData = 100;
+    for (DataId d = 0; d < kData; ++d) builder.add_data({"t" + std::to_string(d), 1000, 'A', static_cast<std::int32_t>(d), 0, home});
+    for (DataId d = 0; d < kData; ++d) {
+      const Access init[] = {{d, AccessMode::Write}};
+      builder.add_task(k, init, 100);
+    }
+    for (int round = 0; round < 3; ++round) {
+      for (DataId d = 0; d < kData; ++d) {
+        const Access update[] = {{d, AccessMode::ReadWrite}};
+        builder.add_task(k, update, 100);
+      }
+    }
+    builder.derive_data_dependencies();
+    auto w = std::move(builder).finish();
+    REQUIRE(w.ok());
+    return std::move(*w);
+  };
+  const auto count = [](const test::Run& run, WritebackCause cause) {
+    return std::count_if(run.trace.writebacks.begin(), run.trace.writebacks.end(), [&](const auto& wb) { return wb.cause == cause; });
+  };
+  const Platform p = small_platform(200'000, 1);  // room for every datum: what goes home goes by the tidy, or at the end
+  const auto homed = run_replay(first_written(true), "eager", "lru", p, 2);
+  const auto homeless = run_replay(first_written(false), "eager", "lru", p, 2);
+  // A write makes a replica with a home untidy again (StarPU's _starpu_memchunk_dirty); one without
+  // a home is tidied only as a new replica.
+  INFO("idle write-backs " << count(homed, WritebackCause::Idle) << " with a home, " << count(homeless, WritebackCause::Idle) << " without");
+  CHECK(count(homed, WritebackCause::Idle) > count(homeless, WritebackCause::Idle));
+  CHECK(count(homed, WritebackCause::Flush) > 0);
+  CHECK(count(homeless, WritebackCause::Flush) == 0);
+  CHECK(homed.summary.writebacks > homeless.summary.writebacks);
+  // The fgcs model has no idle write-back: the home shows only in the end's flush, which the fgcs
+  // model does for every datum anyway.
+  CHECK(run_replay(first_written(true), "eager", "lru", p, 2, "fgcs").summary.writebacks ==
+        run_replay(first_written(false), "eager", "lru", p, 2, "fgcs").summary.writebacks);
+}
+
 TEST_CASE("StarPU's model: at most max_fetches transfers in flight on a node", "[memory-model][engine]") {
   const Workload w = generated("matmul2d:N=8,b=32");
   const Platform p = small_platform(1e9, 1);
