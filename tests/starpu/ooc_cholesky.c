@@ -10,11 +10,16 @@
  * time its kernels took per kind and the rate that makes ("kernel KIND TASKS SECONDS GFLOPS"),
  * for the replay's rates.
  *
+ * With --disk DIR the tiles have a home instead: each is allocated on a disk node in DIR
+ * (starpu_disk_register, the unistd backend) and registered there, so StarPU reads it into RAM
+ * for a task, writes it back when it evicts it or when the node is idle (its memchunk tidy), and
+ * at the end; the workload file marks those tiles `home` (docs/workload-format.md).
+ *
  * With TILELENS_ORDER_OUT=FILE it also writes each task as it ended, "task,worker,start_us,end_us"
  * (the task's id in the workload file, StarPU's worker), to compare StarPU's order and mapping
  * with a replay's (--order-out).
  *
- * usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE]
+ * usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -178,15 +183,17 @@ static void submit(enum kind kind, double flops, int i, int j, int k, int n, con
 }
 
 int main(int argc, char **argv) {
-  const char *workload_path = NULL;
+  const char *workload_path = NULL, *disk_dir = NULL;
+  int disk_node = -1;
   int tiles = 12, side = 128, arg, i, j, k;
   double b;
   for (arg = 1; arg < argc; arg++) {
     if (!strcmp(argv[arg], "--tiles") && arg + 1 < argc) tiles = atoi(argv[++arg]);
     else if (!strcmp(argv[arg], "--tile") && arg + 1 < argc) side = atoi(argv[++arg]);
     else if (!strcmp(argv[arg], "--workload") && arg + 1 < argc) workload_path = argv[++arg];
+    else if (!strcmp(argv[arg], "--disk") && arg + 1 < argc) disk_dir = argv[++arg];
     else {
-      fprintf(stderr, "usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE]\n");
+      fprintf(stderr, "usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR]\n");
       return 2;
     }
   }
@@ -213,7 +220,8 @@ int main(int argc, char **argv) {
     fprintf(workload, "tilelens-workload 1\n# written by tests/starpu/ooc_cholesky.c\nname ooc-cholesky-%d-%d\n", tiles, side);
     for (k = 0; k < KINDS; k++) fprintf(workload, "kind %s\n", kind_names[k]);
     for (i = 0; i < tiles; i++)
-      for (j = 0; j <= i; j++) fprintf(workload, "data %lu A %d %d A_%d_%d\n", (unsigned long)side * side * sizeof(double), i, j, i, j);
+      for (j = 0; j <= i; j++)
+        fprintf(workload, "data %lu A %d %d A_%d_%d%s\n", (unsigned long)side * side * sizeof(double), i, j, i, j, disk_dir ? " home" : "");
   }
 
   /* Set and empty is unset: a script passes the variable through whether it wants the log or not. */
@@ -228,8 +236,26 @@ int main(int argc, char **argv) {
   }
   if (starpu_init(NULL) != 0) return 1;
   if (order_out) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  if (disk_dir) {
+    /* Room for every tile on the disk, and some to spare. */
+    disk_node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)disk_dir, (starpu_ssize_t)tiles_count * side * side * sizeof(double) * 2 + (64 << 20));
+    if (disk_node < 0) {
+      fprintf(stderr, "ooc_cholesky: no disk node in %s\n", disk_dir);
+      return 1;
+    }
+  }
   for (i = 0; i < tiles; i++)
-    for (j = 0; j <= i; j++) starpu_matrix_data_register(&handles[tile_id(i, j)], -1, 0, side, side, side, sizeof(double));
+    for (j = 0; j <= i; j++) {
+      uintptr_t home = 0;
+      if (disk_dir) {
+        home = starpu_malloc_on_node((unsigned)disk_node, (size_t)side * side * sizeof(double));
+        if (!home) {
+          fprintf(stderr, "ooc_cholesky: tile (%d, %d) could not be allocated on the disk\n", i, j);
+          return 1;
+        }
+      }
+      starpu_matrix_data_register(&handles[tile_id(i, j)], disk_node, home, side, side, side, sizeof(double));
+    }
 
   for (i = 0; i < tiles; i++)
     for (j = 0; j <= i; j++) {

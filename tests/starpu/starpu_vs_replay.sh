@@ -1,14 +1,17 @@
 #!/bin/bash
 # Replay against a real StarPU, in CI (issue 18, point 5). Builds tests/starpu/ooc_cholesky.c
 # against the installed StarPU 1.3 (Debian's libstarpu-dev), runs it on 2 CPU workers sharing a
-# RAM limited by STARPU_LIMIT_CPU_MEM with a swap disk, under each scheduler and limit, a few
-# times, and counts StarPU's disk reads (STARPU_BUS_STATS). tilelens then replays the DAG the
-# program wrote, under the same scheduler, on the platform the run measured: 2 workers sharing
-# LIMIT MiB, each taking one task at a time, the swap's bandwidth as StarPU calibrated it (one
-# request at a time, no latency: see below), each kind at the rate its kernels ran at. Prints one
-# line per setting and fails when the mean of the replays' loads is further than the tolerance
-# from the mean of StarPU's reads (issue 32: no escape through overlapping run-to-run ranges;
-# whether the ranges meet is still printed, for the record).
+# RAM limited by STARPU_LIMIT_CPU_MEM, under each matrix size, tiles' home, scheduler and limit,
+# a few times, and counts StarPU's disk reads and writes (STARPU_BUS_STATS). The tiles' home is
+# `swap` (registered without a home: StarPU moves them out to its swap disk, STARPU_DISK_SWAP)
+# or `disk` (registered on a disk node, which StarPU keeps up to date: the workload marks them
+# `home`). tilelens then replays the DAG the program wrote, under the same scheduler, on the
+# platform the run measured: 2 workers sharing LIMIT MiB, each taking one task at a time, the
+# disk's bandwidth as StarPU calibrated it (one request at a time, no latency: see below), each
+# kind at the rate its kernels ran at. Prints one line per setting and fails when the mean of the
+# replays' loads is further than the tolerance from the mean of StarPU's reads (issue 32: no
+# escape through overlapping run-to-run ranges; whether the ranges meet is still printed, for the
+# record). The write-backs' ratio to StarPU's writes is printed too, not judged.
 #
 # What the verdict is pinned against (issue 32, point 5; docs/replay.md "Against a real StarPU"):
 # - The machine's load. StarPU's choices under lws and dmdar follow its workers' timing: a CPU
@@ -29,7 +32,7 @@
 # that very schedule replayed (the `fixed` scheduler): what the memory model makes of StarPU's
 # own choices, beside what the replayed policy chose (docs/replay.md). Not part of the verdict.
 #
-# usage: starpu_vs_replay.sh TILELENS [--tiles T] [--tile B] [--limits "MiB ..."]
+# usage: starpu_vs_replay.sh TILELENS [--tiles "T ..."] [--tile B] [--homes "swap disk"] [--limits "MiB ..."]
 #        [--schedulers "NAME ..."] [--repeats R] [--jitter K] [--tolerance PERCENT]
 #        [--replay-options "..."] [--fixed-order 0|1]
 # (--replay-options: more `tilelens replay` options, e.g. "--memory-model fgcs --buffer 2")
@@ -38,10 +41,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tilelens=$(realpath "${1:?usage: starpu_vs_replay.sh TILELENS [options]}")
 shift
-tiles=12 side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0
+tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --tiles) tiles=$2 ;;
+    --tiles) tiles_list=$2 ;;
+    --homes) homes=$2 ;;
     --tile) side=$2 ;;
     --limits) limits=$2 ;;
     --schedulers) schedulers=$2 ;;
@@ -53,6 +57,9 @@ while [ $# -gt 0 ]; do
     *) echo "starpu_vs_replay.sh: unknown option $1" >&2; exit 1 ;;
   esac
   shift 2
+done
+for home in $homes; do
+  case "$home" in swap | disk) ;; *) echo "starpu_vs_replay.sh: --homes takes swap and disk, not $home" >&2; exit 1 ;; esac
 done
 
 if ! pkg-config --exists starpu-1.3 2>/dev/null; then
@@ -78,7 +85,7 @@ export STARPU_HOME="$work/home" STARPU_NCPU=2 STARPU_SILENT=1 STARPU_HISTORY_MAX
 unset STARPU_SCHED STARPU_LIMIT_CPU_MEM STARPU_DISK_SWAP STARPU_BUS_STATS STARPU_PREFETCH STARPU_CALIBRATE
 # DMDA's history-based models are measured first, without a memory limit.
 for calibration in 1 2; do
-  STARPU_SCHED=dmda STARPU_CALIBRATE=1 "${starpu_priority[@]}" ./ooc_cholesky --tiles "$tiles" --tile "$side" --workload dag.workload >calibration.txt 2>&1 || {
+  STARPU_SCHED=dmda STARPU_CALIBRATE=1 "${starpu_priority[@]}" ./ooc_cholesky --tiles "${tiles_list%% *}" --tile "$side" >calibration.txt 2>&1 || {
     fail "StarPU's calibration run $calibration failed (exit status $?)" calibration.txt
   }
 done
@@ -95,30 +102,50 @@ tilelens_scheduler() {
   esac
 }
 
-# run SCHEDULER LIMIT OUT: one StarPU run, its output (stdout and stderr) in OUT.
+# run SCHEDULER LIMIT OUT [ARGS...]: one StarPU run at the current $tiles and $home, its output
+# (stdout and stderr) in OUT; ARGS go to the program (--workload FILE).
 run() {
-  rm -rf swap && mkdir swap
+  local scheduler=$1 limit=$2 out=$3
+  shift 3
+  rm -rf swap disk && mkdir swap disk
   # The order log only when asked: it turns StarPU's profiling on, which its workers then pay for.
-  local order=()
+  local order=() where=()
   [ "$fixed_order" = 1 ] && order=(TILELENS_ORDER_OUT="$work/order.csv")
-  env "${order[@]}" STARPU_SCHED=$1 STARPU_LIMIT_CPU_MEM=$2 STARPU_DISK_SWAP="$work/swap" STARPU_DISK_SWAP_BACKEND=unistd STARPU_DISK_SWAP_SIZE=1000 \
-    STARPU_BUS_STATS=1 "${starpu_priority[@]}" ./ooc_cholesky --tiles "$tiles" --tile "$side" >"$3" 2>&1 || {
-    fail "StarPU failed under $1 at $2 MiB (exit status $?)" "$3"
+  if [ "$home" = swap ]; then
+    where=(STARPU_DISK_SWAP="$work/swap" STARPU_DISK_SWAP_BACKEND=unistd STARPU_DISK_SWAP_SIZE=1000)
+  else
+    set -- --disk "$work/disk" "$@"
+  fi
+  env "${order[@]}" "${where[@]}" STARPU_SCHED=$scheduler STARPU_LIMIT_CPU_MEM=$limit STARPU_BUS_STATS=1 "${starpu_priority[@]}" \
+    ./ooc_cholesky --tiles "$tiles" --tile "$side" "$@" >"$out" 2>&1 || {
+    fail "StarPU failed under $scheduler at $limit MiB, $tiles tiles, $home home (exit status $?)" "$out"
   }
+}
+# count DIRECTION OUT: StarPU's transfers between the disk and RAM in OUT (read: disk to RAM,
+# write: RAM to disk); none when no line says so (everything fit).
+count() {
+  local pattern='Disk [0-9]+ -> NUMA 0'
+  [ "$1" = write ] && pattern='NUMA 0 -> Disk [0-9]+'
+  awk -v pattern="$pattern" '$0 ~ pattern && match($0, /transfers : [0-9]+/) {print substr($0, RSTART + 12, RLENGTH - 12); found = 1}
+    END {if (!found) print 0}' "$2"
 }
 # The swap's bandwidth, disk to RAM, as StarPU calibrated it (in STARPU_HOME). Its latency is
 # left out: StarPU measures 100 to 600 us for it from run to run, where FxT traces of these very
 # runs show 128 KiB reads taking 80 us in all (the bandwidth alone); at 600 us a replay's disk
 # becomes the bottleneck and it reads 20% more than StarPU does.
-run eager "${limits%% *}" probe.txt
-bandwidth=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* MB\/s/ {print $4; exit}' probe.txt)
-latency=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* us/ {print $4; exit}' probe.txt)
-if [ -z "$bandwidth" ] || [ -z "$latency" ]; then
-  fail "StarPU printed no bandwidth for its swap disk" probe.txt
-fi
-echo "StarPU 1.3 $(pkg-config --modversion starpu-1.3), ${tiles}x${tiles} tiles of ${side}x${side} doubles, 2 CPU workers, swap disk $bandwidth MB/s (calibrated latency ${latency} us, not replayed)"
-printf '%-8s %5s %22s %22s %7s %7s%s\n' scheduler MiB "StarPU reads (runs)" "replay loads (replays)" ratio unused \
-  "$([ "$fixed_order" = 1 ] && echo "  StarPU's order replayed")"
+# probe: the disk's bandwidth for the current $home (in $bandwidth), and the DAG of the current
+# $tiles as the program submits it there (dag.workload: with a disk home its tiles are `home`).
+probe() {
+  run eager "${limits%% *}" probe.txt --workload dag.workload
+  bandwidth=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* MB\/s/ {print $4; exit}' probe.txt)
+  latency=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* us/ {print $4; exit}' probe.txt)
+  if [ -z "$bandwidth" ] || [ -z "$latency" ]; then
+    fail "StarPU printed no bandwidth for its disk ($home home)" probe.txt
+  fi
+}
+echo "StarPU 1.3 $(pkg-config --modversion starpu-1.3), tiles of ${side}x${side} doubles, 2 CPU workers; the disk's latency as StarPU calibrated it is not replayed"
+printf '%-6s %-5s %-8s %5s %22s %22s %7s %7s %14s%s\n' tiles home scheduler MiB "StarPU reads (runs)" "replay loads (replays)" ratio unused \
+  "writes: ratio" "$([ "$fixed_order" = 1 ] && echo "  StarPU's order replayed")"
 # Each replay's rates scaled by a factor in [1 - spread/2, 1 + spread/2] (none for one replay a run).
 spread=$([ "$jitter" -gt 1 ] && echo 0.04 || echo 0)
 # kernel_rates SEED SPREAD: the --rate of the run in out.txt, each kind's rate scaled by a factor
@@ -135,62 +162,71 @@ replay() {
   summary=$("$tilelens" replay --workload dag.workload --scheduler "$1" --gpus 2 --workers-per-memory 2 \
     --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$2" \
     --buffer 1 --copy-engines 1 --half-duplex 1 --json $replay_options 2>replay.err) || {
-    fail "tilelens replay of $3 failed under $scheduler at $limit MiB (exit status $?)" replay.err
+    fail "tilelens replay of $3 failed under $scheduler at $limit MiB, $tiles tiles, $home home (exit status $?)" replay.err
   }
 }
-failed=0
-for scheduler in $schedulers; do
+# setting SCHEDULER LIMIT: the runs and replays of one setting at the current $tiles and $home,
+# its line printed; `failed` set when it is outside the tolerance.
+setting() {
+  local scheduler=$1 limit=$2 replayed_as
   replayed_as=$(tilelens_scheduler "$scheduler")
-  for limit in $limits; do
-    reads=() loads=() unused=() own=()
-    for _ in $(seq "$repeats"); do
-      run "$scheduler" "$limit" out.txt
-      count=$(awk '/Disk [0-9]+ -> NUMA 0/ && match($0, /transfers : [0-9]+/) {print substr($0, RSTART + 12, RLENGTH - 12)}' out.txt)
-      if [ -z "$count" ]; then
-        # No line: StarPU read nothing from the disk (everything fit).
-        grep -q "Data transfer stats" out.txt || fail "StarPU failed under $scheduler at $limit MiB" out.txt
-        count=0
-      fi
-      reads+=("$count")
-      # The replays of this very run: its kernels' rates, jittered (see the header).
-      run_index=${#reads[@]}
-      if [ "$fixed_order" = 1 ]; then
-        # StarPU's dmda family prefetches a task's inputs to its worker's memory when it pushes it.
-        prefetch=0
-        case "$scheduler" in dmda*) prefetch=1 ;; esac
-        replay "fixed:file=$work/order.csv,prefetch=$prefetch" "$(kernel_rates 0 0)" "StarPU's own order"
-        own+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
-      fi
-      for replay_index in $(seq "$jitter"); do
-        rates=$(kernel_rates "$((run_index * 1000 + replay_index))" "$spread")
-        replay "$replayed_as" "$rates" "the run, rates $rates"
-        loads+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
-        unused+=("$(echo "$summary" | sed -n 's/.*"unused_loads":\([0-9]*\).*/\1/p')")
-      done
-    done
-    line=$(awk -v reads="${reads[*]}" -v loads="${loads[*]}" -v unused="${unused[*]}" -v tol="$tolerance" '
-      function stats(text, out,   n, v, i) {
-        n = split(text, v, " "); out["sum"] = 0; out["min"] = v[1]; out["max"] = v[1]
-        for (i = 1; i <= n; i++) { out["sum"] += v[i]; if (v[i] < out["min"]) out["min"] = v[i]; if (v[i] > out["max"]) out["max"] = v[i] }
-        out["mean"] = out["sum"] / n
-      }
-      BEGIN {
-        stats(reads, r); stats(loads, l); stats(unused, u)
-        ratio = r["mean"] > 0 ? l["mean"] / r["mean"] : (l["mean"] > 0 ? 99 : 1)
-        within = (ratio <= 1 + tol / 100) && (ratio >= 1 - tol / 100)
-        overlap = l["max"] >= r["min"] && l["min"] <= r["max"]  # some replay as close to a run as the runs are to each other
-        share = (l["sum"] > 0) ? 100 * u["sum"] / l["sum"] : 0
-        printf "%6.0f (%s..%s) %10.0f (%s..%s) %7.2f %6.1f%%%s", r["mean"], r["min"], r["max"], l["mean"], l["min"], l["max"], ratio, share,
-               (within ? "" : overlap ? "  outside (ranges overlap)" : "  outside")
-      }')
+  reads=() loads=() unused=() own=() writes=() writebacks=()
+  for _ in $(seq "$repeats"); do
+    run "$scheduler" "$limit" out.txt
+    grep -q "Data transfer stats" out.txt || fail "StarPU printed no transfer statistics under $scheduler at $limit MiB" out.txt
+    reads+=("$(count read out.txt)")
+    writes+=("$(count write out.txt)")
+    # The replays of this very run: its kernels' rates, jittered (see the header).
+    run_index=${#reads[@]}
     if [ "$fixed_order" = 1 ]; then
-      line+=$(awk -v own="${own[*]}" -v reads="${reads[*]}" 'BEGIN {
-        n = split(own, o, " "); split(reads, r, " "); so = sr = 0
-        for (i = 1; i <= n; i++) { so += o[i]; sr += r[i] }
-        printf "  %6.0f (%.2fx)", so / n, (sr > 0 ? so / sr : 0) }')
+      # StarPU's dmda family prefetches a task's inputs to its worker's memory when it pushes it.
+      prefetch=0
+      case "$scheduler" in dmda*) prefetch=1 ;; esac
+      replay "fixed:file=$work/order.csv,prefetch=$prefetch" "$(kernel_rates 0 0)" "StarPU's own order"
+      own+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
     fi
-    printf '%-8s %5s %s\n' "$scheduler" "$limit" "$line"
-    case "$line" in *outside*) failed=1 ;; esac
+    for replay_index in $(seq "$jitter"); do
+      rates=$(kernel_rates "$((run_index * 1000 + replay_index))" "$spread")
+      replay "$replayed_as" "$rates" "the run, rates $rates"
+      loads+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
+      unused+=("$(echo "$summary" | sed -n 's/.*"unused_loads":\([0-9]*\).*/\1/p')")
+      writebacks+=("$(echo "$summary" | sed -n 's/.*"writebacks":\([0-9]*\).*/\1/p')")
+    done
+  done
+  line=$(awk -v reads="${reads[*]}" -v loads="${loads[*]}" -v unused="${unused[*]}" -v writes="${writes[*]}" \
+             -v writebacks="${writebacks[*]}" -v tol="$tolerance" '
+    function stats(text, out,   n, v, i) {
+      n = split(text, v, " "); out["sum"] = 0; out["min"] = v[1]; out["max"] = v[1]
+      for (i = 1; i <= n; i++) { out["sum"] += v[i]; if (v[i] < out["min"]) out["min"] = v[i]; if (v[i] > out["max"]) out["max"] = v[i] }
+      out["mean"] = out["sum"] / n
+    }
+    BEGIN {
+      stats(reads, r); stats(loads, l); stats(unused, u); stats(writes, w); stats(writebacks, b)
+      ratio = r["mean"] > 0 ? l["mean"] / r["mean"] : (l["mean"] > 0 ? 99 : 1)
+      within = (ratio <= 1 + tol / 100) && (ratio >= 1 - tol / 100)
+      overlap = l["max"] >= r["min"] && l["min"] <= r["max"]  # some replay as close to a run as the runs are to each other
+      share = (l["sum"] > 0) ? 100 * u["sum"] / l["sum"] : 0
+      written = w["mean"] > 0 ? b["mean"] / w["mean"] : (b["mean"] > 0 ? 99 : 1)
+      printf "%6.0f (%s..%s) %10.0f (%s..%s) %7.2f %6.1f%% %5.0f:%5.0f %5.2f%s", r["mean"], r["min"], r["max"], l["mean"], l["min"], l["max"], ratio, share,
+             w["mean"], b["mean"], written, (within ? "" : overlap ? "  outside (ranges overlap)" : "  outside")
+    }')
+  if [ "$fixed_order" = 1 ]; then
+    line+=$(awk -v own="${own[*]}" -v reads="${reads[*]}" 'BEGIN {
+      n = split(own, o, " "); split(reads, r, " "); so = sr = 0
+      for (i = 1; i <= n; i++) { so += o[i]; sr += r[i] }
+      printf "  %6.0f (%.2fx)", so / n, (sr > 0 ? so / sr : 0) }')
+  fi
+  printf '%-6s %-5s %-8s %5s %s\n' "$tiles" "$home" "$scheduler" "$limit" "$line"
+  case "$line" in *outside*) failed=1 ;; esac
+}
+failed=0
+for tiles in $tiles_list; do
+  for home in $homes; do
+    probe
+    echo "$tiles x $tiles tiles, $home home: the disk reads at $bandwidth MB/s (calibrated latency $latency us)"
+    for scheduler in $schedulers; do
+      for limit in $limits; do setting "$scheduler" "$limit"; done
+    done
   done
 done
 if [ "$failed" -ne 0 ]; then
