@@ -467,7 +467,7 @@ TEST_CASE("data.rec Coordinates of another arity give no tile position and are s
   CHECK(warned(*imported, "2 data have Coordinates of other than 2 values"));
 }
 
-TEST_CASE("data.rec HomeNode: a handle with a home that a task writes first keeps its home; a bad node is refused with the line", "[starpu]") {
+TEST_CASE("data.rec HomeNode: a handle with a home that a task writes first keeps its home, and a bad node is refused with the line", "[starpu]") {
   const std::string tasks = "JobId: 1\nHandles: a0 b0 c0\nModes: W W R\nSizes: 64 64 64\n\n";
   const std::string data = "Handle: a0\nName: A\nSize: 64\nHomeNode: 1\n\nHandle: b0\nName: B\nSize: 64\nHomeNode: -1\n\n"
                            "Handle: c0\nName: C\nSize: 64\nHomeNode: 0\n\n";

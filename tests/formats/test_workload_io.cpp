@@ -73,7 +73,7 @@ TEST_CASE("malformed workload files name the line and the field", "[io][errors]"
   CHECK_FALSE(parse("hello\n").ok());
 }
 
-TEST_CASE("a datum first written keeps its home through the file; `home` on any other datum means nothing and is dropped", "[io]") {
+TEST_CASE("a datum first written keeps its home through the file, and `home` on any other datum means nothing and is dropped", "[io]") {
   auto w = parse("tilelens-workload 1\nname homes\nkind K\ndata 10 A 0 0 fresh\ndata 10 A 1 0 disk home\ndata 10 A 2 0 read home\n"
                  "data 10 A 3 0 unused home\ntask K 1 0 0 0 0 W:0 W:1 R:2\n");
   REQUIRE(w.ok());
