@@ -7,7 +7,7 @@
 # or `disk` (registered on a disk node, which StarPU keeps up to date: the workload marks them
 # `home`). tilelens then replays the DAG the program wrote, under the same scheduler, on the
 # platform the run measured: 2 workers sharing LIMIT MiB, each taking one task at a time, the
-# disk's bandwidth as StarPU calibrated it (one request at a time, no latency: see below), each
+# disk's bandwidth as StarPU measured it in that run (one request at a time, no latency: see below), each
 # kind at the rate its kernels ran at. Prints one line per setting and fails when the mean of the
 # replays' loads is further than the tolerance from the mean of StarPU's reads (issue 32: no
 # escape through overlapping run-to-run ranges; whether the ranges meet is still printed, for the
@@ -133,15 +133,22 @@ count() {
 # left out: StarPU measures 100 to 600 us for it from run to run, where FxT traces of these very
 # runs show 128 KiB reads taking 80 us in all (the bandwidth alone); at 600 us a replay's disk
 # becomes the bottleneck and it reads 20% more than StarPU does.
-# probe: the disk's bandwidth for the current $home (in $bandwidth), and the DAG of the current
-# $tiles as the program submits it there (dag.workload: with a disk home its tiles are `home`).
+# disk_speed OUT: the disk-to-RAM bandwidth and latency StarPU measured when the run in OUT
+# registered its disk (in $bandwidth and $latency). StarPU measures them at every start, and they
+# move by up to 3x from run to run (the page cache holds the swap files or not: 794 to 2,359 MB/s
+# on this machine), so each run is replayed at its own.
+disk_speed() {
+  bandwidth=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* MB\/s/ {print $4; exit}' "$1")
+  latency=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* us/ {print $4; exit}' "$1")
+  if [ -z "$bandwidth" ] || [ -z "$latency" ]; then
+    fail "StarPU printed no bandwidth for its disk ($home home)" "$1"
+  fi
+}
+# probe: the DAG of the current $tiles as the program submits it with the current $home
+# (dag.workload: with a disk home its tiles are `home`), and a first measure of the disk.
 probe() {
   run eager "${limits%% *}" probe.txt --workload dag.workload
-  bandwidth=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* MB\/s/ {print $4; exit}' probe.txt)
-  latency=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* us/ {print $4; exit}' probe.txt)
-  if [ -z "$bandwidth" ] || [ -z "$latency" ]; then
-    fail "StarPU printed no bandwidth for its disk ($home home)" probe.txt
-  fi
+  disk_speed probe.txt
 }
 echo "StarPU 1.3 $(pkg-config --modversion starpu-1.3), tiles of ${side}x${side} doubles, 2 CPU workers; the disk's latency as StarPU calibrated it is not replayed"
 printf '%-6s %-5s %-8s %5s %22s %22s %7s %7s %14s%s\n' tiles home scheduler MiB "StarPU reads (runs)" "replay loads (replays)" ratio unused \
@@ -176,6 +183,7 @@ setting() {
     grep -q "Data transfer stats" out.txt || fail "StarPU printed no transfer statistics under $scheduler at $limit MiB" out.txt
     reads+=("$(count read out.txt)")
     writes+=("$(count write out.txt)")
+    disk_speed out.txt
     # The replays of this very run: its kernels' rates, jittered (see the header).
     run_index=${#reads[@]}
     if [ "$fixed_order" = 1 ]; then
@@ -223,7 +231,7 @@ failed=0
 for tiles in $tiles_list; do
   for home in $homes; do
     probe
-    echo "$tiles x $tiles tiles, $home home: the disk reads at $bandwidth MB/s (calibrated latency $latency us)"
+    echo "$tiles x $tiles tiles, $home home: the disk read at $bandwidth MB/s when first measured (latency $latency us); each run is replayed at its own"
     for scheduler in $schedulers; do
       for limit in $limits; do setting "$scheduler" "$limit"; done
     done
