@@ -39,6 +39,8 @@ class NodeMemory : public MemoryManager {
   void task_started(GpuId g, TaskId task, std::int64_t ready) override;
   void task_done(GpuId g, TaskId task) override;
   void finish_transfer(std::uint32_t id) override;
+  // The memory node a transfer in flight loads into or writes back from.
+  std::uint32_t transfer_node(std::uint32_t id) const { return transfers_[id].node; }
   void summarize(ReplaySummary& summary) override;
   std::string describe_transfer(std::uint32_t id) const override;
   double free_bytes(std::uint32_t n) const override {

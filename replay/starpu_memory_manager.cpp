@@ -23,6 +23,7 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   relays_.assign(s_.N, {});
   fetch_sequence_ = 0;
   promoted_.assign(s_.N, {});
+  unnoticed_transfers_.assign(rules_.progress_between_tasks ? s_.N : 0, {});
   listed_at_second_hop_.assign(rules_.list_at_second_hop ? s_.N * s_.nd : 0, 0);
   awaiting_second_hop_.assign(s_.N, 0);
   quiet_key_ = kNoQuietPass;
@@ -495,7 +496,24 @@ void StarpuMemoryManager::start_idle_writeback(std::uint32_t n) {
   if (const auto d = tidy_->next_writeback(n, needed)) start_writeback(n, *d, WritebackCause::Idle);
 }
 
+// StarPU's CPU driver runs its task in its own thread and makes progress only between tasks
+// (driver_cpu.c:285-311): with progress_between_tasks, a transfer ending while every worker of
+// its node computes waits for the first of them to end its task (before_pops).
+void StarpuMemoryManager::finish_transfer(std::uint32_t id) {
+  if (rules_.progress_between_tasks && every_worker_computes(transfer_node(id))) {
+    unnoticed_transfers_[transfer_node(id)].push_back(id);
+    return;
+  }
+  NodeMemory::finish_transfer(id);
+}
+
 void StarpuMemoryManager::before_pops() {
+  // The driver whose task ended makes its progress before it pops (driver_cpu.c:311-314): it
+  // notices the transfers that ended meanwhile, in the order they ended.
+  for (std::uint32_t n = 0; n < unnoticed_transfers_.size(); ++n) {
+    if (unnoticed_transfers_[n].empty() || every_worker_computes(n)) continue;
+    for (std::uint32_t id : std::exchange(unnoticed_transfers_[n], {})) NodeMemory::finish_transfer(id);
+  }
   const bool progress = rules_.progress_before_pop && rules_.fetches_first;
   // A fetch's reclaim waiting for its victim's write-back makes the node progress meanwhile
   // (data_request.c:225-256): once nothing is pending there, an idle write-back starts before the

@@ -29,6 +29,9 @@ class StarpuMemoryManager final : public NodeMemory {
   // its workers pop: StarPU's driver makes progress (tidy, then the idle list when nothing is
   // pending, datawizard.c:29-66) before it pops the task whose fetch would keep it busy.
   void before_pops() override;
+  // With progress_between_tasks, a transfer ending while every worker of its node computes is
+  // held until one of them ends its task.
+  void finish_transfer(std::uint32_t id) override;
   void flush() override { write_home(rules_.flush_homeless); }
   // A task waits for any write-back leaving its node of data it writes (idle, promoted, or asked
   // by another node): StarPU's fetch to write a datum with a pending request waits for it
@@ -176,6 +179,12 @@ class StarpuMemoryManager final : public NodeMemory {
   std::uint64_t fetch_sequence_ = 0;  // the last place given in a fetch list
   // Per node: idle write-backs promoted to fetches, waiting for the node's reclaim to end.
   std::vector<std::vector<DataId>> promoted_;
+  // Per node, with progress_between_tasks: transfers that ended while every worker computed.
+  std::vector<std::vector<std::uint32_t>> unnoticed_transfers_;
+  bool every_worker_computes(std::uint32_t n) const {
+    const auto& workers = s_.nodes[n].workers;
+    return !workers.empty() && std::all_of(workers.begin(), workers.end(), [&](GpuId g) { return s_.workers[g].running; });
+  }
   // Per (node, data), with list_at_second_hop: a load through the host whose replica joins the
   // node's list when its second hop starts.
   std::vector<char> listed_at_second_hop_;

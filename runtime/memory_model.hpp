@@ -191,6 +191,13 @@ struct StarpuMemoryRules {
   // such a request waits for, at its priority. 0: each task's push asks for its own missing data,
   // and a fetch ranks only the requests its own task's push made.
   bool shared_push_requests = true;
+  // A node's workers are StarPU CPU drivers: each runs its task inside the driver's thread and
+  // makes its memory progress only between tasks (driver_cpu.c:285-311), so a transfer that
+  // ends while every worker of its node computes is noticed, its room and data handed over and
+  // the requests behind it issued, only when one of them ends its task. 0 (the default, StarPU's
+  // CUDA drivers with asynchronous kernels): at once. The real-StarPU comparison's CPU workers
+  // out of core set it (tests/starpu/starpu_vs_replay.sh, docs/replay.md).
+  bool progress_between_tasks = false;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

@@ -313,6 +313,35 @@ TEST_CASE("StarPU's model: data first written that have a home are written home 
         run_replay(first_written(false), "eager", "lru", p, 2, "fgcs").summary.writebacks);
 }
 
+// StarPU's CPU drivers run each task in their own thread and progress only between tasks: a
+// transfer that ends while both workers of the shared memory compute is noticed when the first
+// of them ends its task, so no load is seen to arrive strictly inside both workers' tasks.
+TEST_CASE("StarPU's model: with progress_between_tasks a transfer's end is noticed only when a worker of its node is between tasks", "[memory-model][engine]") {
+  const Workload w = generated("cholesky:N=10,b=32");
+  const Platform p = shared_small_memory(w, 8);
+  const auto arrivals_inside_both_tasks = [&](const test::Run& run) {
+    std::size_t inside = 0;
+    for (const auto& load : run.trace.loads) {
+      std::size_t computing = 0;
+      for (GpuId g = 0; g < 2; ++g) {
+        for (const auto& t : run.trace.tasks) {
+          if (t.gpu == g && t.start_ns < load.end_ns && load.end_ns < t.end_ns) ++computing;
+        }
+      }
+      inside += computing == 2 ? 1 : 0;
+    }
+    return inside;
+  };
+  const auto between = run_replay(w, "eager", "lru", p, 1, "starpu:progress_between_tasks=1");
+  const auto at_once = run_replay(w, "eager", "lru", p, 1);
+  REQUIRE(check_invariants(w, p, between).empty());
+  REQUIRE(check_invariants(w, p, at_once).empty());
+  CHECK(arrivals_inside_both_tasks(between) == 0);
+  CHECK(arrivals_inside_both_tasks(at_once) > 0);  // the rule has something to hold
+  // The fgcs model has no such rule, and the StarPU model's default (CUDA drivers) is off.
+  CHECK(parse_memory_model("starpu")->canonical().find("progress_between_tasks=0") != std::string::npos);
+}
+
 TEST_CASE("StarPU's model: at most max_fetches transfers in flight on a node", "[memory-model][engine]") {
   const Workload w = generated("matmul2d:N=8,b=32");
   const Platform p = small_platform(1e9, 1);
