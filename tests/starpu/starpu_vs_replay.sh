@@ -35,13 +35,15 @@
 # usage: starpu_vs_replay.sh TILELENS [--tiles "T ..."] [--tile B] [--homes "swap disk"] [--limits "MiB ..."]
 #        [--schedulers "NAME ..."] [--repeats R] [--jitter K] [--tolerance PERCENT]
 #        [--replay-options "..."] [--fixed-order 0|1]
-# (--replay-options: more `tilelens replay` options, e.g. "--memory-model fgcs --buffer 2")
+#        [--memory-model SPEC]
+# (--replay-options: more `tilelens replay` options, e.g. "--buffer 2"; --memory-model: the replay's
+#  memory model, by default StarPU's with its CPU drivers' progress between tasks)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tilelens=$(realpath "${1:?usage: starpu_vs_replay.sh TILELENS [options]}")
 shift
-tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0
+tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0 memory_model=starpu:progress_between_tasks=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles_list=$2 ;;
@@ -53,6 +55,7 @@ while [ $# -gt 0 ]; do
     --jitter) jitter=$2 ;;
     --tolerance) tolerance=$2 ;;
     --replay-options) replay_options=$2 ;;
+    --memory-model) memory_model=$2 ;;
     --fixed-order) fixed_order=$2 ;;
     *) echo "starpu_vs_replay.sh: unknown option $1" >&2; exit 1 ;;
   esac
@@ -164,11 +167,12 @@ kernel_rates() {
 }
 # replay SCHEDULER RATES WHAT: one replay of the run's DAG on the platform it measured, its JSON
 # summary in `summary`. StarPU's CPU workers take one task at a time (--buffer 1: driver_cpu.c
-# pops only when idle), and its swap disk serves one request at a time, reads and writes alike.
+# pops only when idle) and notice a transfer's end only between tasks (progress_between_tasks),
+# and its disk serves one request at a time, reads and writes alike.
 replay() {
   summary=$("$tilelens" replay --workload dag.workload --scheduler "$1" --gpus 2 --workers-per-memory 2 \
     --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$2" \
-    --buffer 1 --copy-engines 1 --half-duplex 1 --json $replay_options 2>replay.err) || {
+    --buffer 1 --copy-engines 1 --half-duplex 1 --memory-model "$memory_model" --json $replay_options 2>replay.err) || {
     fail "tilelens replay of $3 failed under $scheduler at $limit MiB, $tiles tiles, $home home (exit status $?)" replay.err
   }
 }
