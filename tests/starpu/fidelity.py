@@ -3,7 +3,7 @@
 tilelens and run by StarPU 1.3.10 in SimGrid mode (StarPU's own schedulers and memory manager,
 deterministic), with loads, write-backs and makespan side by side and their ratios.
 
-usage: fidelity.py TILELENS [--workloads W,...] [--schedulers S,... or S;...] [--gpus 1,2,4]
+usage: fidelity.py TILELENS [--workloads W,...: generator specs or workload files] [--schedulers S,... or S;...] [--gpus 1,2,4]
                    [--fractions 1,0.5,0.25,0.125] [--bandwidth 12GB/s] [--buffer 2] [--copy-engines 1] [--check TOL]
                    [--measures loads,writebacks,makespan_ns] [--folder DIR] [--fixed-order] [--ensemble K]
 With --fixed-order each cell gets a second line: StarPU-SimGrid's own order and mapping of the
@@ -61,8 +61,10 @@ def run(command, timeout=None, **kwargs):
 
 def sizes(tilelens, workload, folder):
     """The working set (data some task reads) and the largest task footprint, in bytes."""
-    path = os.path.join(folder, "sizes.workload")
-    run([tilelens, "workload", "generate", workload, "--output", path])
+    path = workload  # a workload file as it is (an import, tests/starpu/ooc_cholesky.c's DAG)
+    if not os.path.isfile(workload):
+        path = os.path.join(folder, "sizes.workload")
+        run([tilelens, "workload", "generate", workload, "--output", path])
     data, read, largest = [], set(), 0
     with open(path) as f:
         for line in f:
@@ -173,7 +175,8 @@ def main():
                 # At least one chunk: below it StarPU can place no datum of at most 4 MiB, and
                 # it retries its reclaim for ever (seen at 31 MiB: a livelock, not an error).
                 memory = max(int(working_set * fraction) // MIB, -(-largest // MIB), STARPU_CHUNK_MIB)
-                machine = os.path.join(folder, "%s-%dgpu-%dMiB" % (workload.replace(":", "_").replace(",", "_"), gpus, memory))
+                name = os.path.basename(workload) if os.path.isfile(workload) else workload
+                machine = os.path.join(folder, "%s-%dgpu-%dMiB" % (name.replace(":", "_").replace(",", "_"), gpus, memory))
                 platform = ["--gpus", str(gpus), "--memory", "%dMiB" % memory, "--bandwidth", args.bandwidth, "--latency", "0",
                             "--copy-engines", args.copy_engines]
                 run([args.tilelens, "export", "starpu-simgrid", "--workload", workload, *platform, "--buffer", args.buffer,
