@@ -255,10 +255,13 @@ Result<Workload> Store::load_workload(std::int64_t workload_id) {
       more_accesses = *next;
     }
     const auto kind = static_cast<std::size_t>(s.integer("tasks.kind_id"));
-    if (kind >= kinds.size() && !failed) {
-      failed = true;
-      read_error = make_error(c.path() + ": task " + std::to_string(id) + " of workload " + std::to_string(workload_id) + " has kind " +
-                              std::to_string(kind) + ", not in its kinds table");
+    if (kind >= kinds.size()) {
+      // Every such task is left out, not only the first: the rows after it read no kind either.
+      if (!failed) {
+        failed = true;
+        read_error = make_error(c.path() + ": task " + std::to_string(id) + " of workload " + std::to_string(workload_id) + " has kind " +
+                                std::to_string(kind) + ", not in its kinds table");
+      }
       return;
     }
     const TaskId task = builder.add_task(kinds[kind], accesses, s.real("tasks.flops"), static_cast<std::int32_t>(s.integer("tasks.i")),
