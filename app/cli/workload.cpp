@@ -1,4 +1,5 @@
 // `tilelens workload generate|show|validate|list`: seed workloads and workload files.
+#include <algorithm>
 #include <ostream>
 
 #include "app/cli/commands.hpp"
@@ -68,6 +69,11 @@ int cmd_workload_show(const ParsedArgs& args, std::ostream& out, std::ostream& e
   }
   out << "data          " << format_count(static_cast<double>(w.data_count())) << " (largest "
       << format_bytes(static_cast<double>(w.largest_data_bytes())) << ")\n";
+  const auto homed = std::count_if(w.data().begin(), w.data().end(), [](const Data& d) { return d.home; });
+  if (homed > 0) {
+    out << "  with a home " << format_count(static_cast<double>(homed))
+        << " first written, their host copy kept up to date (docs/workload-format.md)\n";
+  }
   out << "dependencies  " << format_count(static_cast<double>(w.dependency_count())) << "\n";
   out << "working set   " << format_bytes(static_cast<double>(w.working_set_bytes())) << " ("
       << format_fixed(static_cast<double>(w.working_set_bytes()) / 1048576.0, 1) << " MiB)\n";

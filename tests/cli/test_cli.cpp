@@ -81,8 +81,11 @@ TEST_CASE("workload generate, validate and show work on files", "[cli]") {
   const auto shown = cli({"workload", "show", path});
   CHECK(shown.code == 0);
   CHECK_THAT(shown.out, Catch::Contains("POTRF") && Catch::Contains("working set"));
+  CHECK_THAT(shown.out, !Catch::Contains("with a home"));  // a generator's data have none
   const auto replayed = cli({"replay", "--workload", path, "--gpus", "2", "--memory", "6items"});
   CHECK(replayed.code == 0);
+  std::ofstream(path) << "tilelens-workload 1\nkind K\ndata 8 A 0 0 a home\ndata 8 A 1 0 b home\ntask K 1 0 0 0 0 W:0 R:1\n";
+  CHECK_THAT(cli({"workload", "show", path}).out, Catch::Contains("with a home 1 first written"));  // b is read first
   std::ofstream(path) << "tilelens-workload 1\nkind GEMM\ndata 8 A 0 0 a\ntask GEMM x 0 0 0 0 R:0\n";
   const auto broken = cli({"workload", "validate", path});
   CHECK(broken.code == 1);
