@@ -500,9 +500,12 @@ void StarpuMemoryManager::start_idle_writeback(std::uint32_t n) {
 // (driver_cpu.c:285-311): with progress_between_tasks, a transfer ending while every worker of
 // its node computes waits for the first of them to end its task (before_pops).
 void StarpuMemoryManager::finish_transfer(std::uint32_t id) {
-  if (rules_.progress_between_tasks && every_worker_computes(transfer_node(id))) {
-    unnoticed_transfers_[transfer_node(id)].push_back(id);
-    return;
+  if (rules_.progress_between_tasks) {
+    const std::uint32_t n = transfer_node(id);
+    if (every_worker_computes(n)) {
+      unnoticed_transfers_[n].push_back(id);
+      return;
+    }
   }
   NodeMemory::finish_transfer(id);
 }

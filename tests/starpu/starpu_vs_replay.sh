@@ -132,14 +132,13 @@ count() {
   awk -v pattern="$pattern" '$0 ~ pattern && match($0, /transfers : [0-9]+/) {print substr($0, RSTART + 12, RLENGTH - 12); found = 1}
     END {if (!found) print 0}' "$2"
 }
-# The swap's bandwidth, disk to RAM, as StarPU calibrated it (in STARPU_HOME). Its latency is
-# left out: StarPU measures 100 to 600 us for it from run to run, where FxT traces of these very
-# runs show 128 KiB reads taking 80 us in all (the bandwidth alone); at 600 us a replay's disk
-# becomes the bottleneck and it reads 20% more than StarPU does.
 # disk_speed OUT: the disk-to-RAM bandwidth and latency StarPU measured when the run in OUT
 # registered its disk (in $bandwidth and $latency). StarPU measures them at every start, and they
 # move by up to 3x from run to run (the page cache holds the swap files or not: 794 to 2,359 MB/s
-# on this machine), so each run is replayed at its own.
+# on this machine), so each run is replayed at its own bandwidth. The latency is left out: StarPU
+# measures 100 to 700 us for it from run to run, where FxT traces of these very runs show 128 KiB
+# reads taking 35 to 240 us in all; at 600 us a replay's disk becomes the bottleneck and it reads
+# 20% more than StarPU does.
 disk_speed() {
   bandwidth=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* MB\/s/ {print $4; exit}' "$1")
   latency=$(awk '/Data transfer speed for/ {on = 1} on && /^1 -> 0: .* us/ {print $4; exit}' "$1")
@@ -176,6 +175,10 @@ replay() {
     fail "tilelens replay of $3 failed under $scheduler at $limit MiB, $tiles tiles, $home home (exit status $?)" replay.err
   }
 }
+# summary_field NAME: the integer field NAME of the last replay's JSON summary.
+summary_field() {
+  echo "$summary" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
+}
 # setting SCHEDULER LIMIT: the runs and replays of one setting at the current $tiles and $home,
 # its line printed; `failed` set when it is outside the tolerance.
 setting() {
@@ -195,14 +198,14 @@ setting() {
       prefetch=0
       case "$scheduler" in dmda*) prefetch=1 ;; esac
       replay "fixed:file=$work/order.csv,prefetch=$prefetch" "$(kernel_rates 0 0)" "StarPU's own order"
-      own+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
+      own+=("$(summary_field loads)")
     fi
     for replay_index in $(seq "$jitter"); do
       rates=$(kernel_rates "$((run_index * 1000 + replay_index))" "$spread")
       replay "$replayed_as" "$rates" "the run, rates $rates"
-      loads+=("$(echo "$summary" | sed -n 's/.*"loads":\([0-9]*\).*/\1/p')")
-      unused+=("$(echo "$summary" | sed -n 's/.*"unused_loads":\([0-9]*\).*/\1/p')")
-      writebacks+=("$(echo "$summary" | sed -n 's/.*"writebacks":\([0-9]*\).*/\1/p')")
+      loads+=("$(summary_field loads)")
+      unused+=("$(summary_field unused_loads)")
+      writebacks+=("$(summary_field writebacks)")
     done
   done
   line=$(awk -v reads="${reads[*]}" -v loads="${loads[*]}" -v unused="${unused[*]}" -v writes="${writes[*]}" \
