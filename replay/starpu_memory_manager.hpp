@@ -181,9 +181,13 @@ class StarpuMemoryManager final : public NodeMemory {
   std::vector<std::vector<DataId>> promoted_;
   // Per node, with progress_between_tasks: transfers that ended while every worker computed.
   std::vector<std::vector<std::uint32_t>> unnoticed_transfers_;
+  // A worker whose task has ended computes no more, though the end may wait to be noticed (its
+  // driver inside a synchronous reclaim, holds_completion): the transfers it waits for reach it.
   bool every_worker_computes(std::uint32_t n) const {
     const auto& workers = s_.nodes[n].workers;
-    return !workers.empty() && std::all_of(workers.begin(), workers.end(), [&](GpuId g) { return s_.workers[g].running; });
+    return !workers.empty() && std::all_of(workers.begin(), workers.end(), [&](GpuId g) {
+      return s_.workers[g].running && s_.workers[g].end_ns > s_.now;
+    });
   }
   // Per (node, data), with list_at_second_hop: a load through the host whose replica joins the
   // node's list when its second hop starts.

@@ -342,6 +342,18 @@ TEST_CASE("StarPU's model: with progress_between_tasks a transfer's end is notic
   CHECK(parse_memory_model("starpu")->canonical().find("progress_between_tasks=0") != std::string::npos);
 }
 
+// A worker whose task has ended computes no more, though its end waits to be noticed while its
+// driver is inside a synchronous reclaim: the victim's write-back it waits for must reach it.
+// One worker per memory node, tight memory, depth 2: the rule stalled the run there.
+TEST_CASE("StarPU's model: progress_between_tasks lets a reclaim waiting on its victim's write-back see it end", "[memory-model][engine]") {
+  const Workload w = generated("cholesky:N=6,b=32");
+  const Platform p = small_platform(6.0 * 32 * 32 * 4, 1);
+  const auto run = run_replay(w, "eager", "lru", p, 2, "starpu:progress_between_tasks=1");
+  REQUIRE(run.summary.tasks == w.task_count());
+  CHECK(check_invariants(w, p, run).empty());
+  CHECK(run.summary.writebacks > 0);  // the reclaims did write victims back
+}
+
 TEST_CASE("StarPU's model: at most max_fetches transfers in flight on a node", "[memory-model][engine]") {
   const Workload w = generated("matmul2d:N=8,b=32");
   const Platform p = small_platform(1e9, 1);
