@@ -77,6 +77,7 @@ const std::vector<Command>& commands() {
       {"runs", "delete", "", kRunsDelete, cmd_runs_delete},
       {"export", "csv", "a run (or a sweep's metrics) for other tools; export FORMAT: paje, chrome, ...", kExportCsv, cmd_export_csv},
       {"export", "starpu-simgrid", "", kExportStarpuSimgrid, cmd_export_starpu_simgrid},
+      {"export", "starpu-replay", "", kExportStarpuReplay, cmd_export_starpu_replay},
       // After csv: `tilelens export FORMAT`, any exporter of the registry (paje, chrome, order, ...).
       {"export", "", "", export_run_spec(), cmd_export_run},
       {"import", "starpu", "a StarPU execution as a workload and a run; import FILE... recognises its files", kImportStarpu, cmd_import_starpu},

@@ -72,7 +72,9 @@ extern const CommandSpec kExportCsv;  // exports.cpp
 const CommandSpec& export_run_spec();  // exports.cpp: `tilelens export FORMAT`, its formats from the registry
 int cmd_export_csv(const ParsedArgs&, std::ostream&, std::ostream&);
 extern const CommandSpec kExportStarpuSimgrid;  // exports.cpp
+extern const CommandSpec kExportStarpuReplay;  // exports.cpp
 int cmd_export_starpu_simgrid(const ParsedArgs&, std::ostream&, std::ostream&);
+int cmd_export_starpu_replay(const ParsedArgs&, std::ostream&, std::ostream&);
 int cmd_export_run(const ParsedArgs&, std::ostream&, std::ostream&);
 
 extern const CommandSpec kImportStarpu;  // import.cpp

@@ -42,6 +42,29 @@ const CommandSpec kExportStarpuSimgrid{
     "example:\n  tilelens export starpu-simgrid --workload cholesky:N=16 --gpus 2 --memory 250MiB --out chol16\n"
     "  tests/starpu/simgrid_run.sh chol16 dmdar"};
 
+const CommandSpec kExportStarpuReplay{
+    "tilelens export starpu-replay (--workload SPEC|FILE | --db FILE --run ID) [--platform P] [platform options] --out FOLDER",
+    "Write a workload as StarPU's replay tool (starpu_replay, built with StarPU in SimGrid mode) runs it: tasks.rec\n"
+    "(the task graph, submission order and priorities), a history-based performance model per task kind (the\n"
+    "platform's kernel rates) and the simulated machine of `export starpu-simgrid`. With --run, also the run's\n"
+    "schedule as sched.rec (each task's worker and its place in that worker's order), so StarPU runs a tilelens\n"
+    "schedule; the workload and the platform are then the run's (platform options apply on top).\n"
+    "tests/starpu/starpu_replay_run.sh FOLDER SCHEDULER [--sched] runs it (docs/fidelity.md).",
+    [] {
+      std::vector<OptionSpec> options = {
+          {"workload", "SPEC|FILE", "a generator spec (cholesky:N=16) or a workload file", ""},
+          kDbOption,
+          {"run", "ID", "a stored run whose workload, platform and schedule to write", ""},
+          {"platform", "PRESET|FILE", "a platform preset or file; at most 4 GPUs, no CPU workers (default: the run's, else v100-fgcs)", ""}};
+      for (auto& option : platform_option_specs()) options.push_back(std::move(option));
+      options.push_back({"buffer", "DEPTH", "StarPU's CUDA pipeline, 1 to 4 (default: the run's depth up to 4, else StarPU's 2)", ""});
+      options.push_back({"out", "FOLDER", "where to write (created)", ""});
+      return options;
+    }(),
+    "examples:\n  tilelens export starpu-replay --workload cholesky:N=16 --memory 250MiB --out chol16\n"
+    "  tests/starpu/starpu_replay_run.sh chol16 dmdar\n"
+    "  tilelens export starpu-replay --db runs.db --run 3 --out run3 && tests/starpu/starpu_replay_run.sh run3 eager --sched"};
+
 namespace {
 
 // The exporters' names, joined by `separator`.
@@ -130,6 +153,48 @@ int cmd_export_starpu_simgrid(const ParsedArgs& args, std::ostream& out, std::os
   if (!depth) return fail(err, describe(depth.error()));
   if (auto status = write_starpu_simgrid(*workload, *platform, *depth, args.get("out")); !status) return fail(err, describe(status.error()));
   out << "wrote " << args.get("out") << ": " << workload->task_count() << " tasks on " << platform->describe() << "\n";
+  return 0;
+}
+
+int cmd_export_starpu_replay(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  if (!args.positional.empty()) return fail(err, "unexpected argument '" + args.positional[0] + "'; see tilelens export starpu-replay --help");
+  if (args.has("workload") == args.has("run")) return fail(err, "give exactly one of --workload SPEC|FILE or --run ID (with --db FILE)");
+  if (!args.has("out")) return fail(err, "--out FOLDER is required");
+  core::PlatformChoice choice;
+  if (auto status = read_platform_options(args, choice); !status) return fail(err, describe(status.error()));
+  std::optional<core::LoadedRun> loaded;
+  Workload workload;
+  if (args.has("run")) {
+    auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
+    if (!store) return fail(err, describe(store.error()));
+    auto id = parse_run_id(args.get("run"), "--run");
+    if (!id) return fail(err, describe(id.error()));
+    auto run = core::load_run(*store, *id);
+    if (!run) return fail(err, describe(run.error()));
+    if (run->run.info.status != RunStatus::Complete) return fail(err, "run " + std::to_string(*id) + " did not complete: a sched.rec needs every task's worker");
+    loaded = std::move(*run);
+    workload = loaded->workload;
+  } else {
+    auto resolved = resolve_workload(args.get("workload"));
+    if (!resolved) return fail(err, "--workload: " + describe(resolved.error()));
+    workload = std::move(*resolved);
+  }
+  Result<Platform> platform = make_error("");
+  if (loaded && !args.has("platform")) {
+    platform = core::apply_platform_choice(choice, loaded->run.info.platform, workload);
+  } else {
+    choice.base = args.has("platform") ? args.get("platform") : "v100-fgcs";
+    platform = core::resolve_platform(choice, workload);
+  }
+  if (!platform) return fail(err, describe(platform.error()));
+  std::string depth_text = args.has("buffer") ? args.get("buffer") : "2";
+  if (loaded && !args.has("buffer")) depth_text = std::to_string(std::min(loaded->run.info.buffer_depth, kStarpuMaxPipeline));
+  auto depth = core::parse_buffer_depth(depth_text);
+  if (!depth) return fail(err, describe(depth.error()));
+  const std::span<const TaskRecord> schedule = loaded ? std::span<const TaskRecord>(loaded->trace.tasks) : std::span<const TaskRecord>{};
+  if (auto status = write_starpu_replay(workload, *platform, *depth, args.get("out"), schedule); !status) return fail(err, describe(status.error()));
+  out << "wrote " << args.get("out") << ": " << workload.task_count() << " tasks on " << platform->describe()
+      << (loaded ? ", with the run's schedule (sched.rec)" : "") << "\n";
   return 0;
 }
 

@@ -18,6 +18,14 @@
  * task as it ended, "task,worker,start_us,end_us" (the task's id in the workload file), to
  * compare the order StarPU ran with a replay's --order-out.
  *
+ * TILELENS_LIKE_REPLAY_TOOL=sync,anywhere,first_use (any of them, or all) makes it run as StarPU's
+ * replay tool runs an exported tasks.rec (tools/starpu_replay.c; docs/fidelity.md, "StarPU's
+ * replay tool"): sync, kernels run inside the driver's thread (its one codelet is
+ * STARPU_CODELET_SIMGRID_EXECUTE, not STARPU_CUDA_ASYNC); anywhere, a codelet that has CPU code
+ * too (StarPU then skips the push-time prefetch of a task only one memory node can run,
+ * sched_policy.c:549-562); first_use, the data registered in the order the submitted tasks first
+ * use them (StarPU sorts a task's handles by address, so that order is the order of its requests).
+ *
  * Priorities: tilelens priorities are bottom levels in flops, larger than StarPU's int; each
  * is replaced by its rank among the workload's distinct priorities, which keeps their order,
  * the only thing StarPU's schedulers compare.
@@ -81,6 +89,12 @@ static int find_kind(const char *name) {
   for (int k = 0; k < nkinds; k++)
     if (strcmp(kinds[k].name, name) == 0) return k;
   return -1;
+}
+
+/* Whether TILELENS_LIKE_REPLAY_TOOL names `what` (or is "all"). */
+static int like_tool(const char *what) {
+  const char *list = getenv("TILELENS_LIKE_REPLAY_TOOL");
+  return list && (strcmp(list, "all") == 0 || strstr(list, what) != NULL);
 }
 
 /* The tasks' durations: flops over the kind's GPU rate, in microseconds. */
@@ -246,13 +260,14 @@ int main(int argc, char **argv) {
     kind->model.type = STARPU_PER_ARCH;
     kind->model.symbol = kind->name;
     kind->model.arch_cost_function = task_length_us;
-    kind->codelet.where = STARPU_CUDA;
+    kind->codelet.where = like_tool("anywhere") ? STARPU_CPU | STARPU_CUDA : STARPU_CUDA;
+    if (like_tool("anywhere")) kind->codelet.cpu_funcs[0] = no_kernel; /* never run: there is no CPU worker */
     kind->codelet.cuda_funcs[0] = no_kernel;
     // Asynchronous, as the CUDA codelets of tiled libraries are (Chameleon's): the driver
     // queues the kernel and goes on serving data requests and popping tasks while it runs.
     // Without it StarPU-SimGrid executes each task inside the driver's thread, which then
     // neither posts nor serves any request until the task ends (driver_cuda.c:546-560).
-    kind->codelet.cuda_flags[0] = STARPU_CUDA_ASYNC;
+    kind->codelet.cuda_flags[0] = like_tool("sync") ? 0 : STARPU_CUDA_ASYNC;
     kind->codelet.nbuffers = STARPU_VARIABLE_NBUFFERS;
     kind->codelet.model = &kind->model;
     kind->codelet.name = kind->name;
@@ -267,8 +282,26 @@ int main(int argc, char **argv) {
   }
   starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 
+  /* The registration order: data ids, or the order the submitted tasks first use them. */
+  int *registered = calloc((size_t)ndata, sizeof *registered);
+  int nregistered = 0;
+  char *seen = calloc((size_t)ndata, 1);
+  for (int i = 0; like_tool("first_use") && i < norder; i++) {
+    const struct task *t = &tasks[order[i]];
+    for (int a = 0; a < t->naccesses; a++) {
+      if (!seen[t->data[a]]) {
+        seen[t->data[a]] = 1;
+        registered[nregistered++] = t->data[a];
+      }
+    }
+  }
+  for (int d = 0; d < ndata; d++)
+    if (!seen[d]) registered[nregistered++] = d;
+  free(seen);
+
   starpu_data_handle_t *handles = calloc((size_t)ndata, sizeof *handles);
-  for (int d = 0; d < ndata; d++) {
+  for (int r = 0; r < ndata; r++) {
+    const int d = registered[r];
     /* A fake, distinct, aligned address: SimGrid mode moves no byte. */
     starpu_vector_data_register(&handles[d], STARPU_MAIN_RAM, (uintptr_t)(0x100000 + (uintptr_t)d * 4096), (uint32_t)data_bytes[d], 1);
     starpu_data_set_sequential_consistency_flag(handles[d], 0);

@@ -25,6 +25,15 @@ if [ ! -x "$program" ] || [ "$here/simgrid_dag.c" -nt "$program" ]; then
   mv "$program.tmp" "$program"
 fi
 
-# XDG_CACHE_HOME would take precedence over STARPU_HOME for the machine's files.
-env -u XDG_CACHE_HOME -u STARPU_BUS_STATS $(grep -v '^#' "$folder/env") STARPU_HOME="$folder" STARPU_SCHED="$scheduler" "$@" \
-  "$program" "$folder/workload" "$folder/rates" 2> "$folder/starpu-$scheduler.log"
+# XDG_CACHE_HOME would take precedence over STARPU_HOME for the machine's files. StarPU's reclaim
+# can spin for ever on a memory that holds only a few tasks' data: TILELENS_STARPU_TIMEOUT seconds
+# (600) end it.
+limit=${TILELENS_STARPU_TIMEOUT:-600}
+status=0
+timeout "$limit" env -u XDG_CACHE_HOME -u STARPU_BUS_STATS $(grep -v '^#' "$folder/env") STARPU_HOME="$folder" STARPU_SCHED="$scheduler" "$@" \
+  "$program" "$folder/workload" "$folder/rates" 2> "$folder/starpu-$scheduler.log" || status=$?
+if [ "$status" = 124 ]; then
+  echo "simgrid_run: StarPU did not finish in $limit s (TILELENS_STARPU_TIMEOUT); its log: $folder/starpu-$scheduler.log" >&2
+  exit 1
+fi
+exit "$status"
