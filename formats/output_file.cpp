@@ -35,4 +35,11 @@ Status write_output_file(const std::string& path, const std::function<Status(std
   return Status::success();
 }
 
+Status write_output_file(const std::string& path, const std::string& text) {
+  return write_output_file(path, [&](std::ostream& out) {
+    out << text;
+    return Status::success();
+  });
+}
+
 }  // namespace tilelens

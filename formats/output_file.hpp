@@ -15,5 +15,7 @@ namespace tilelens {
 // place. Every write, the flush and the close are checked: a full disk is an error naming
 // the file, and the file it would have replaced is left as it was.
 Status write_output_file(const std::string& path, const std::function<Status(std::ostream&)>& write);
+// The same with the whole text at hand.
+Status write_output_file(const std::string& path, const std::string& text);
 
 }  // namespace tilelens

@@ -177,13 +177,6 @@ std::string perfmodel(const Workload& w, KindId kind, const std::map<double, std
   return out.str();
 }
 
-Status write_text(const std::filesystem::path& path, const std::string& text) {
-  return write_output_file(path.string(), [&](std::ostream& out) {
-    out << text;
-    return Status::success();
-  });
-}
-
 }  // namespace
 
 Status write_starpu_replay(const Workload& workload, const Platform& platform, std::uint32_t buffer_depth,
@@ -207,11 +200,11 @@ Status write_starpu_replay(const Workload& workload, const Platform& platform, s
     const std::string& kind = workload.kinds()[k];
     // A symbol with a dot names its file as it is; without, StarPU appends the host's name.
     const std::string file = kind.find('.') == std::string::npos ? kind + "." + kStarpuSimgridHost : kind;
-    if (auto status = write_text(models / file, perfmodel(workload, k, prints.of_kind[k], platform)); !status) return status;
+    if (auto status = write_output_file((models / file).string(), perfmodel(workload, k, prints.of_kind[k], platform)); !status) return status;
   }
-  if (auto status = write_text(folder / "tasks.rec", tasks_rec(workload, prints, placed)); !status) return status;
+  if (auto status = write_output_file((folder / "tasks.rec").string(), tasks_rec(workload, prints, placed)); !status) return status;
   if (!placed.empty()) {
-    if (auto status = write_text(folder / "sched.rec", sched_rec(workload, placed)); !status) return status;
+    if (auto status = write_output_file((folder / "sched.rec").string(), sched_rec(workload, placed)); !status) return status;
   }
   return Status::success();
 }

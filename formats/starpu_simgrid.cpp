@@ -157,13 +157,6 @@ std::string platform_xml(const Platform& p) {
   return x.str();
 }
 
-Status write_text(const std::filesystem::path& path, const std::string& text) {
-  return write_output_file(path.string(), [&](std::ostream& out) {
-    out << text;
-    return Status::success();
-  });
-}
-
 }  // namespace
 
 Status write_starpu_simgrid(const Workload& workload, const Platform& platform, std::uint32_t buffer_depth,
@@ -201,7 +194,7 @@ Status write_starpu_simgrid(const Workload& workload, const Platform& platform, 
            {bus / (host + ".platform.xml"), xml},
            {bus / (host + ".config"), config},
            {bus / (host + ".affinity"), affinity}}) {
-    if (auto status = write_text(path, text); !status) return status;
+    if (auto status = write_output_file(path.string(), text); !status) return status;
   }
   return Status::success();
 }

@@ -12,12 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 folder=$(realpath "$1")
 scheduler=$2
 shift 2
-cache=${TILELENS_CACHE:-$HOME/.cache/tilelens}
-prefix=${TILELENS_STARPU_SIMGRID:-$cache/starpu-1.3-simgrid}
-if [ ! -f "$prefix/lib/pkgconfig/starpu-1.3.pc" ]; then
-  echo "simgrid_run: no StarPU-SimGrid in $prefix: run tests/starpu/build_starpu_simgrid.sh (scripts/setup.sh does)" >&2
-  exit 77
-fi
+. "$here/simgrid_common.sh"
+require_simgrid simgrid_run lib/pkgconfig/starpu-1.3.pc
 program="$prefix/bin/tilelens_simgrid_dag"
 if [ ! -x "$program" ] || [ "$here/simgrid_dag.c" -nt "$program" ]; then
   cc -O2 -Wall -Wextra -o "$program.tmp" "$here/simgrid_dag.c" \
@@ -25,15 +21,4 @@ if [ ! -x "$program" ] || [ "$here/simgrid_dag.c" -nt "$program" ]; then
   mv "$program.tmp" "$program"
 fi
 
-# XDG_CACHE_HOME would take precedence over STARPU_HOME for the machine's files. StarPU's reclaim
-# can spin for ever on a memory that holds only a few tasks' data: TILELENS_STARPU_TIMEOUT seconds
-# (600) end it.
-limit=${TILELENS_STARPU_TIMEOUT:-600}
-status=0
-timeout "$limit" env -u XDG_CACHE_HOME -u STARPU_BUS_STATS $(grep -v '^#' "$folder/env") STARPU_HOME="$folder" STARPU_SCHED="$scheduler" "$@" \
-  "$program" "$folder/workload" "$folder/rates" 2> "$folder/starpu-$scheduler.log" || status=$?
-if [ "$status" = 124 ]; then
-  echo "simgrid_run: StarPU did not finish in $limit s (TILELENS_STARPU_TIMEOUT); its log: $folder/starpu-$scheduler.log" >&2
-  exit 1
-fi
-exit "$status"
+run_in_folder simgrid_run "$folder" "$scheduler" "$folder/starpu-$scheduler.log" STARPU_BUS_STATS=0 "$@" "$program" "$folder/workload" "$folder/rates"

@@ -18,31 +18,14 @@ if [ "${1:-}" = --sched ]; then
   sched=("$folder/sched.rec")
   shift
 fi
-cache=${TILELENS_CACHE:-$HOME/.cache/tilelens}
-prefix=${TILELENS_STARPU_SIMGRID:-$cache/starpu-1.3-simgrid}
-if [ ! -x "$prefix/bin/starpu_replay" ]; then
-  echo "starpu_replay_run: no starpu_replay in $prefix/bin: run tests/starpu/build_starpu_simgrid.sh (scripts/setup.sh does)" >&2
-  exit 77
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/simgrid_common.sh"
+require_simgrid starpu_replay_run bin/starpu_replay
 log="$folder/starpu_replay-$scheduler.log"
-# XDG_CACHE_HOME would take precedence over STARPU_HOME for the machine's files. Profiling feeds the
-# bus and worker statistics StarPU prints at shutdown, after the data are unregistered (the last
-# write-backs counted).
-# StarPU's reclaim can spin for ever on a memory that holds only a few tasks' data (so does the
-# native program there): TILELENS_STARPU_TIMEOUT seconds (600) end it.
-limit=${TILELENS_STARPU_TIMEOUT:-600}
-status=0
-out=$(timeout "$limit" env -u XDG_CACHE_HOME $(grep -v '^#' "$folder/env") STARPU_HOME="$folder" STARPU_SCHED="$scheduler" \
-  STARPU_PROFILING=1 STARPU_BUS_STATS=1 STARPU_WORKER_STATS=1 "$@" \
-  "$prefix/bin/starpu_replay" "$folder/tasks.rec" "${sched[@]}" 2> "$log") || status=$?
-if [ "$status" = 124 ]; then
-  echo "starpu_replay_run: starpu_replay did not finish in $limit s (TILELENS_STARPU_TIMEOUT); its log: $log" >&2
-  exit 1
-elif [ "$status" != 0 ]; then
-  echo "starpu_replay_run: starpu_replay failed ($status); its log: $log" >&2
-  tail -5 "$log" >&2
-  exit 1
-fi
+# Profiling feeds the bus and worker statistics StarPU prints at shutdown, after the data are
+# unregistered (the last write-backs counted).
+out=$(run_in_folder starpu_replay_run "$folder" "$scheduler" "$log" STARPU_PROFILING=1 STARPU_BUS_STATS=1 STARPU_WORKER_STATS=1 "$@" \
+  "$prefix/bin/starpu_replay" "$folder/tasks.rec" "${sched[@]}")
 python3 - "$out" "$log" <<'EOF'
 import json, re, sys
 out, log = sys.argv[1], open(sys.argv[2]).read()
