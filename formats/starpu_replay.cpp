@@ -20,6 +20,7 @@ constexpr int kStarpuCudaWorker = 1;   // STARPU_CUDA_WORKER, the device type of
 // Samples per history entry: StarPU-SimGrid warns about an entry of fewer than
 // STARPU_CALIBRATE_MINIMUM (10) samples.
 constexpr unsigned kSamples = 10;
+constexpr double kShortestUs = 1e-3;
 
 std::string hex(std::uint64_t value, int width) {
   char buffer[32];
@@ -104,11 +105,11 @@ std::string milliseconds(std::int64_t ns) {
   return buffer;
 }
 
-std::string tasks_rec(const Workload& w, const Footprints& prints, const std::vector<Placed>& placed) {
+// Streamed: a million tasks' records need not be held as one text.
+Status write_tasks_rec(const Workload& w, const Footprints& prints, const std::vector<Placed>& placed, std::ostream& out) {
   const std::vector<std::int64_t> ranks = priority_ranks(w);
   std::vector<std::uint32_t> submit_order(w.task_count(), 0);
   for (std::size_t i = 0; i < w.submission_order().size(); ++i) submit_order[w.submission_order()[i]] = static_cast<std::uint32_t>(i + 1);
-  std::ostringstream out;
   for (TaskId t : w.submission_order()) {
     const Task& task = w.tasks()[t];
     const std::string& kind = w.kinds()[task.kind];
@@ -136,17 +137,16 @@ std::string tasks_rec(const Workload& w, const Footprints& prints, const std::ve
     }
     out << "Parameters: " << parameters << "\nHandles: " << handles << "\nModes: " << modes << "\nSizes: " << sizes << "\n\n";
   }
-  return out.str();
+  return Status::success();
 }
 
-std::string sched_rec(const Workload& w, const std::vector<Placed>& placed) {
+Status write_sched_rec(const Workload& w, const std::vector<Placed>& placed, std::ostream& out) {
   std::vector<std::uint32_t> submit_order(w.task_count(), 0);
   for (std::size_t i = 0; i < w.submission_order().size(); ++i) submit_order[w.submission_order()[i]] = static_cast<std::uint32_t>(i + 1);
-  std::ostringstream out;
   for (TaskId t : w.submission_order()) {
     out << "SubmitOrder: " << submit_order[t] << "\nSpecificWorker: " << placed[t].record.gpu << "\nWorkerorder: " << placed[t].place << "\n\n";
   }
-  return out.str();
+  return Status::success();
 }
 
 // The history-based model of one kind: for each simulated GPU (a combination of one CUDA device),
@@ -168,7 +168,9 @@ std::string perfmodel(const Workload& w, KindId kind, const std::map<double, std
         << "0.000000e+00\t0.000000e+00\t0.000000e+00\t0.000000e+00\tnan\tnan\t0\t0\t0\n# a\t\tb\t\tc\nnan\tnan\tnan\n"
         << "# not multiple-regression-base\n0\n# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn\n";
     for (const auto& [flops, footprint] : sizes) {
-      const double mean_us = flops / (rate * 1e9) * 1e6;
+      // starpu_replay runs a task nowhere whose expected time is 0 (its can_execute): a task of no
+      // flops lasts a nanosecond there.
+      const double mean_us = std::max(flops / (rate * 1e9) * 1e6, kShortestUs);
       out << hex(footprint, 8) << "\t" << bytes[flops] << "\t" << real(flops) << "\t" << real(mean_us) << "\t" << real(0) << "\t"
           << real(mean_us * kSamples) << "\t" << real(mean_us * mean_us * kSamples) << "\t" << kSamples << "\n";
     }
@@ -202,9 +204,15 @@ Status write_starpu_replay(const Workload& workload, const Platform& platform, s
     const std::string file = kind.find('.') == std::string::npos ? kind + "." + kStarpuSimgridHost : kind;
     if (auto status = write_output_file((models / file).string(), perfmodel(workload, k, prints.of_kind[k], platform)); !status) return status;
   }
-  if (auto status = write_output_file((folder / "tasks.rec").string(), tasks_rec(workload, prints, placed)); !status) return status;
+  if (auto status = write_output_file((folder / "tasks.rec").string(), [&](std::ostream& out) { return write_tasks_rec(workload, prints, placed, out); });
+      !status) {
+    return status;
+  }
   if (!placed.empty()) {
-    if (auto status = write_output_file((folder / "sched.rec").string(), sched_rec(workload, placed)); !status) return status;
+    if (auto status = write_output_file((folder / "sched.rec").string(), [&](std::ostream& out) { return write_sched_rec(workload, placed, out); });
+        !status) {
+      return status;
+    }
   }
   return Status::success();
 }

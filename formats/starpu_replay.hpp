@@ -17,7 +17,8 @@
 //   .starpu/sampling/codelets/45/KIND.tilelens   one history-based performance model per kind
 //               (StarPU 1.3.10's format version 45), one entry per distinct task size of the kind
 //               for every simulated GPU: FLOPS / the platform's rate, in microseconds, as the
-//               native reference program's cost function says;
+//               native reference program's cost function says (at least 1 ns: starpu_replay
+//               runs a task whose expected time is 0 nowhere);
 //   sched.rec   with a run: per task its SubmitOrder, SpecificWorker and Workerorder (its place,
 //               from 1, among the tasks its worker ran), so StarPU runs the run's mapping in the
 //               run's order on every worker.

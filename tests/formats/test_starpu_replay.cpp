@@ -206,3 +206,22 @@ TEST_CASE("starpu_replay export refuses a run that did not run every task, and k
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message.find("my/kernel") != std::string::npos);
 }
+
+TEST_CASE("starpu_replay export: a task of no flops lasts a nanosecond, which starpu_replay can run", "[formats][starpu-replay]") {
+  WorkloadBuilder b("empty-kernel");
+  const KindId kind = b.kind("NOP");
+  const DataId d = b.add_data({"x", 1024});
+  const Access access{d, AccessMode::ReadWrite};
+  b.add_task(kind, std::span<const Access>(&access, 1), 0);
+  b.add_task(kind, std::span<const Access>(&access, 1), 2e9);
+  const Workload w = *std::move(b).finish();
+  const Platform p = small_platform(64.0 * 1024 * 1024, 1);
+  const TempFile folder("replay-export-nop");
+  REQUIRE(write_starpu_replay(w, p, 2, folder.path).ok());
+  std::size_t combinations = 0;
+  const auto means = model_means(file_text((std::filesystem::path(folder.path) / ".starpu" / "sampling" / "codelets" / "45" / "NOP.tilelens").string()),
+                                 combinations);
+  REQUIRE(means.size() == 2);  // one footprint per size
+  CHECK(means.at("00000000") == 1e-3);
+  CHECK(means.at("00000001") == Approx(2e9 / (p.gflops_of("NOP") * 1e9) * 1e6));
+}
