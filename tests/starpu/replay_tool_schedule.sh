@@ -1,10 +1,10 @@
 #!/bin/bash
 # A tilelens schedule run inside StarPU (docs/fidelity.md, "StarPU's replay tool"): replays a
 # workload under a tilelens scheduler into a database, exports the run with its sched.rec
-# (`tilelens export starpu-replay --run`), and runs it through starpu_replay under StarPU-SimGrid.
-# Fails unless StarPU ran every task on the worker the run gave it (StarPU itself asserts the
-# order each worker runs them in). Prints the loads, write-backs and makespan of both memory
-# managers under that one schedule. Exit 77 (CTest's skip) when StarPU-SimGrid is not built.
+# (`tilelens export starpu-replay --run`), and runs it through starpu_replay and through the
+# native reference program (TILELENS_SCHED_REC) under StarPU-SimGrid. Fails unless StarPU ran
+# every task on the worker the run gave it and, in the native program, in the run's order on each
+# worker. Prints the loads, write-backs and makespan of both memory managers under that schedule. Exit 77 (CTest's skip) when StarPU-SimGrid is not built.
 #
 # usage: tests/starpu/replay_tool_schedule.sh TILELENS FOLDER [WORKLOAD [SCHEDULER [GPUS [MEMORY]]]]
 set -euo pipefail
@@ -41,4 +41,32 @@ if result["worker_tasks"] != expected:
     sys.exit(f"FAIL: StarPU ran {result['worker_tasks']} tasks per worker, the run's schedule says {expected}")
 EOF
 done
+# The native program under the same schedule (TILELENS_SCHED_REC), its kernels asynchronous:
+# StarPU's memory manager against tilelens's with no replay-tool departure in between, and the
+# order each worker ran checked task by task.
+native=$(TILELENS_SCHED_REC="$folder/export/sched.rec" TILELENS_ORDER_OUT="$folder/native-order.csv" \
+  "$here/simgrid_run.sh" "$folder/export" eager) || exit $?
+# StarPU prefetches a task for its specific worker as soon as it is ready (sched_policy.c:540-545):
+# tilelens's replay of the run's order with `prefetch=1` does the same.
+"$tilelens" replay --workload "$folder/export/workload" --scheduler "fixed:file=$folder/order.csv,prefetch=1" --gpus "$gpus" \
+  --memory "$memory" --buffer 2 --copy-engines 1 > "$folder/replay-prefetched.txt"
+python3 - "$native" "$folder/native-order.csv" "$folder/order.csv" "$folder/replay-prefetched.txt" "$scheduler" <<'EOF' || status=1
+import collections, csv, json, re, sys
+native, policy = json.loads(sys.argv[1]), sys.argv[5]
+ran, planned = collections.defaultdict(list), collections.defaultdict(list)
+for row in sorted(csv.DictReader(open(sys.argv[2])), key=lambda r: float(r["start_us"])):
+    ran[int(row["worker"])].append(int(row["task"]))
+for row in sorted(csv.DictReader(open(sys.argv[3])), key=lambda r: (int(r["gpu"]), int(r["gpu_order"]))):
+    planned[int(row["gpu"])].append(int(row["task"]))
+prefetched = open(sys.argv[4]).read()
+loads = re.search(r"^loads\s+(\d+)", prefetched, re.M).group(1)
+writebacks = re.search(r"write-backs (\d+)", prefetched).group(1)
+makespan = re.search(r"^makespan\s+(\S+ \S+)", prefetched, re.M).group(1)
+print(f"{policy}'s schedule in the native program: {native['loads'] + native['gpu_to_gpu_loads']} loads, {native['writebacks']} write-backs, "
+      f"{native['makespan_ns'] / 1e6:.3f} ms; tilelens, its order prefetched at push as StarPU does (fixed:prefetch=1): "
+      f"{loads} loads, {writebacks} write-backs, {makespan}")
+if dict(ran) != dict(planned):
+    worker = next(g for g in planned if ran.get(g) != planned[g])
+    sys.exit(f"FAIL: worker {worker} ran {ran.get(worker, [])[:12]}..., the run's schedule says {planned[worker][:12]}...")
+EOF
 exit $status

@@ -18,6 +18,12 @@
  * task as it ended, "task,worker,start_us,end_us" (the task's id in the workload file), to
  * compare the order StarPU ran with a replay's --order-out.
  *
+ * TILELENS_SCHED_REC=FILE imposes a schedule, as starpu_replay does with the sched.rec that
+ * `tilelens export starpu-replay --run` writes: each task (by SubmitOrder) runs on its
+ * SpecificWorker, in its Workerorder there (StarPU then bypasses the scheduler, whose push-time
+ * prefetch it still makes: sched_policy.c:540-545). Its kernels stay asynchronous, so a tilelens
+ * schedule is compared with StarPU's memory manager without the replay tool's departures.
+ *
  * TILELENS_LIKE_REPLAY_TOOL=sync,anywhere,first_use (any of them, or all) makes it run as StarPU's
  * replay tool runs an exported tasks.rec (tools/starpu_replay.c; docs/fidelity.md, "StarPU's
  * replay tool"): sync, kernels run inside the driver's thread (its one codelet is
@@ -208,6 +214,40 @@ static void read_workload(const char *path) {
   if (norder != ntasks) die(path, 0, "the order does not list every task once");
 }
 
+/* A sched.rec's SubmitOrder, SpecificWorker and Workerorder fields, per task (-1 and 0: none). */
+static int *specific_worker;
+static unsigned *worker_order;
+
+static void read_sched_rec(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) die(path, 0, "cannot open");
+  specific_worker = malloc((size_t)ntasks * sizeof *specific_worker);
+  worker_order = calloc((size_t)ntasks, sizeof *worker_order);
+  for (int i = 0; i < ntasks; i++) specific_worker[i] = -1;
+  char line[256];
+  int lineno = 0;
+  long submit = 0, worker = -1, place = 0;
+  for (int done = 0; !done;) {
+    done = !fgets(line, sizeof line, f);
+    ++lineno;
+    if (done || line[0] == '\n') {
+      if (submit > 0) {
+        if (submit > norder || worker < 0) die(path, lineno, "a record's SubmitOrder is past the workload's tasks, or it has no SpecificWorker");
+        specific_worker[order[submit - 1]] = (int)worker;
+        worker_order[order[submit - 1]] = (unsigned)place;
+      }
+      submit = 0, worker = -1, place = 0;
+    } else if (strncmp(line, "SubmitOrder: ", 13) == 0) {
+      submit = strtol(line + 13, NULL, 10);
+    } else if (strncmp(line, "SpecificWorker: ", 16) == 0) {
+      worker = strtol(line + 16, NULL, 10);
+    } else if (strncmp(line, "Workerorder: ", 13) == 0) {
+      place = strtol(line + 13, NULL, 10);
+    }
+  }
+  fclose(f);
+}
+
 static void read_rates(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) die(path, 0, "cannot open");
@@ -253,6 +293,8 @@ int main(int argc, char **argv) {
   }
   read_workload(argv[1]);
   read_rates(argv[2]);
+  const char *sched_rec = getenv("TILELENS_SCHED_REC");
+  if (sched_rec && *sched_rec) read_sched_rec(sched_rec);
   rank_priorities();
 
   for (int k = 0; k < nkinds; k++) {
@@ -318,6 +360,11 @@ int main(int argc, char **argv) {
     task->callback_arg = t;
     task->nbuffers = t->naccesses;
     task->priority = t->rank;
+    if (specific_worker && specific_worker[i] >= 0) {
+      task->workerid = (unsigned)specific_worker[i];
+      task->execute_on_a_specific_worker = 1;
+      task->workerorder = worker_order[i];
+    }
     task->detach = 1;
     for (int a = 0; a < t->naccesses; a++) {
       task->handles[a] = handles[t->data[a]];
