@@ -207,13 +207,14 @@ TEST_CASE("starpu_replay export refuses a run that did not run every task, and k
   CHECK(refused.error().message.find("my/kernel") != std::string::npos);
 }
 
-TEST_CASE("starpu_replay export: a task of no flops lasts a nanosecond, which starpu_replay can run", "[formats][starpu-replay]") {
+TEST_CASE("starpu_replay export: a task of no flops lasts a nanosecond and a task without data names none, which starpu_replay can run", "[formats][starpu-replay]") {
   WorkloadBuilder b("empty-kernel");
   const KindId kind = b.kind("NOP");
   const DataId d = b.add_data({"x", 1024});
   const Access access{d, AccessMode::ReadWrite};
   b.add_task(kind, std::span<const Access>(&access, 1), 0);
   b.add_task(kind, std::span<const Access>(&access, 1), 2e9);
+  b.add_task(kind, {}, 2e9);  // no data at all (an imported trace's marker task)
   const Workload w = *std::move(b).finish();
   const Platform p = small_platform(64.0 * 1024 * 1024, 1);
   const TempFile folder("replay-export-nop");
@@ -224,4 +225,11 @@ TEST_CASE("starpu_replay export: a task of no flops lasts a nanosecond, which st
   REQUIRE(means.size() == 2);  // one footprint per size
   CHECK(means.at("00000000") == 1e-3);
   CHECK(means.at("00000001") == Approx(2e9 / (p.gflops_of("NOP") * 1e9) * 1e6));
+  // The task without data has no Parameters, Handles, Modes or Sizes: starpu_replay would read an
+  // empty Parameters line as one parameter.
+  const auto records = records_of(file_text((std::filesystem::path(folder.path) / "tasks.rec").string()));
+  REQUIRE(records.size() == 3);
+  CHECK(records[2].count("Parameters") == 0);
+  CHECK(records[2].count("Handles") == 0);
+  CHECK(records[1].at("Handles") == "0x100000");
 }
