@@ -50,16 +50,24 @@ std::vector<std::int64_t> priority_ranks(const Workload& w) {
   return ranks;
 }
 
-// Per kind, a footprint per distinct task size (flops): the key of the kind's history entries.
+// Per kind, a footprint per distinct task size (flops): the key of the kind's history entries,
+// with the data of the first task of that size (the entry's size).
+struct Size {
+  std::uint32_t footprint;
+  std::uint64_t bytes;
+};
 struct Footprints {
-  std::vector<std::map<double, std::uint32_t>> of_kind;
-  std::uint32_t of(const Workload& w, TaskId t) const { return of_kind[w.tasks()[t].kind].at(w.tasks()[t].flops); }
+  std::vector<std::map<double, Size>> of_kind;
+  std::uint32_t of(const Workload& w, TaskId t) const { return of_kind[w.tasks()[t].kind].at(w.tasks()[t].flops).footprint; }
 };
 
 Footprints footprints(const Workload& w) {
   Footprints f;
   f.of_kind.resize(w.kinds().size());
-  for (const Task& task : w.tasks()) f.of_kind[task.kind].emplace(task.flops, static_cast<std::uint32_t>(f.of_kind[task.kind].size()));
+  for (TaskId t = 0; t < w.task_count(); ++t) {
+    auto& sizes = f.of_kind[w.tasks()[t].kind];
+    if (!sizes.count(w.tasks()[t].flops)) sizes.emplace(w.tasks()[t].flops, Size{static_cast<std::uint32_t>(sizes.size()), w.footprint_bytes(t)});
+  }
   return f;
 }
 
@@ -108,12 +116,11 @@ std::string milliseconds(std::int64_t ns) {
 // Streamed: a million tasks' records need not be held as one text.
 Status write_tasks_rec(const Workload& w, const Footprints& prints, const std::vector<Placed>& placed, std::ostream& out) {
   const std::vector<std::int64_t> ranks = priority_ranks(w);
-  std::vector<std::uint32_t> submit_order(w.task_count(), 0);
-  for (std::size_t i = 0; i < w.submission_order().size(); ++i) submit_order[w.submission_order()[i]] = static_cast<std::uint32_t>(i + 1);
-  for (TaskId t : w.submission_order()) {
+  for (std::size_t i = 0; i < w.submission_order().size(); ++i) {
+    const TaskId t = w.submission_order()[i];
     const Task& task = w.tasks()[t];
     const std::string& kind = w.kinds()[task.kind];
-    out << "Name: " << kind << "\nModel: " << kind << "\nJobId: " << t + 1 << "\nSubmitOrder: " << submit_order[t] << "\n";
+    out << "Name: " << kind << "\nModel: " << kind << "\nJobId: " << t + 1 << "\nSubmitOrder: " << i + 1 << "\n";
     if (!w.predecessors(t).empty()) {
       out << "DependsOn:";
       for (TaskId p : w.predecessors(t)) out << " " << p + 1;
@@ -144,21 +151,16 @@ Status write_tasks_rec(const Workload& w, const Footprints& prints, const std::v
 }
 
 Status write_sched_rec(const Workload& w, const std::vector<Placed>& placed, std::ostream& out) {
-  std::vector<std::uint32_t> submit_order(w.task_count(), 0);
-  for (std::size_t i = 0; i < w.submission_order().size(); ++i) submit_order[w.submission_order()[i]] = static_cast<std::uint32_t>(i + 1);
-  for (TaskId t : w.submission_order()) {
-    out << "SubmitOrder: " << submit_order[t] << "\nSpecificWorker: " << placed[t].record.gpu << "\nWorkerorder: " << placed[t].place << "\n\n";
+  for (std::size_t i = 0; i < w.submission_order().size(); ++i) {
+    const TaskId t = w.submission_order()[i];
+    out << "SubmitOrder: " << i + 1 << "\nSpecificWorker: " << placed[t].record.gpu << "\nWorkerorder: " << placed[t].place << "\n\n";
   }
   return Status::success();
 }
 
 // The history-based model of one kind: for each simulated GPU (a combination of one CUDA device),
 // one implementation whose entries give each footprint's time.
-std::string perfmodel(const Workload& w, KindId kind, const std::map<double, std::uint32_t>& sizes, const Platform& platform) {
-  std::map<double, std::uint64_t> bytes;  // a task of that size's data, StarPU's entry size
-  for (TaskId t = 0; t < w.task_count(); ++t) {
-    if (w.tasks()[t].kind == kind && !bytes.count(w.tasks()[t].flops)) bytes[w.tasks()[t].flops] = w.footprint_bytes(t);
-  }
+std::string perfmodel(const Workload& w, KindId kind, const std::map<double, Size>& sizes, const Platform& platform) {
   const double rate = platform.gflops_of(w.kinds()[kind]);
   std::ostringstream out;
   out << "##################\n# Performance Model Version\n" << kPerfmodelVersion << "\n\n####################\n# COMBs\n# number of combinations\n"
@@ -170,11 +172,11 @@ std::string perfmodel(const Workload& w, KindId kind, const std::map<double, std
         << "# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx\n"
         << "0.000000e+00\t0.000000e+00\t0.000000e+00\t0.000000e+00\tnan\tnan\t0\t0\t0\n# a\t\tb\t\tc\nnan\tnan\tnan\n"
         << "# not multiple-regression-base\n0\n# hash\t\tsize\t\tflops\t\tmean (us)\tdev (us)\tsum\t\tsum2\t\tn\n";
-    for (const auto& [flops, footprint] : sizes) {
+    for (const auto& [flops, size] : sizes) {
       // starpu_replay runs a task nowhere whose expected time is 0 (its can_execute): a task of no
       // flops lasts a nanosecond there.
       const double mean_us = std::max(flops / (rate * 1e9) * 1e6, kShortestUs);
-      out << hex(footprint, 8) << "\t" << bytes[flops] << "\t" << real(flops) << "\t" << real(mean_us) << "\t" << real(0) << "\t"
+      out << hex(size.footprint, 8) << "\t" << size.bytes << "\t" << real(flops) << "\t" << real(mean_us) << "\t" << real(0) << "\t"
           << real(mean_us * kSamples) << "\t" << real(mean_us * mean_us * kSamples) << "\t" << kSamples << "\n";
     }
     out << "\n";

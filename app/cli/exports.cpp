@@ -163,7 +163,7 @@ int cmd_export_starpu_replay(const ParsedArgs& args, std::ostream& out, std::ost
   core::PlatformChoice choice;
   if (auto status = read_platform_options(args, choice); !status) return fail(err, describe(status.error()));
   std::optional<core::LoadedRun> loaded;
-  Workload workload;
+  std::optional<Workload> generated;
   if (args.has("run")) {
     auto store = open_store(args, db::Store::OpenMode::ReadOnlyUpgrading);
     if (!store) return fail(err, describe(store.error()));
@@ -173,22 +173,20 @@ int cmd_export_starpu_replay(const ParsedArgs& args, std::ostream& out, std::ost
     if (!run) return fail(err, describe(run.error()));
     if (run->run.info.status != RunStatus::Complete) return fail(err, "run " + std::to_string(*id) + " did not complete: a sched.rec needs every task's worker");
     loaded = std::move(*run);
-    workload = loaded->workload;
   } else {
     auto resolved = resolve_workload(args.get("workload"));
     if (!resolved) return fail(err, "--workload: " + describe(resolved.error()));
-    workload = std::move(*resolved);
+    generated = std::move(*resolved);
   }
-  Result<Platform> platform = make_error("");
-  if (loaded && !args.has("platform")) {
-    platform = core::apply_platform_choice(choice, loaded->run.info.platform, workload);
-  } else {
-    choice.base = args.has("platform") ? args.get("platform") : "v100-fgcs";
-    platform = core::resolve_platform(choice, workload);
-  }
+  const Workload& workload = loaded ? loaded->workload : *generated;
+  // A run's platform unless --platform names another (PlatformChoice's base is v100-fgcs by default).
+  if (args.has("platform")) choice.base = args.get("platform");
+  auto platform = loaded && !args.has("platform") ? core::apply_platform_choice(choice, loaded->run.info.platform, workload)
+                                                  : core::resolve_platform(choice, workload);
   if (!platform) return fail(err, describe(platform.error()));
-  std::string depth_text = args.has("buffer") ? args.get("buffer") : "2";
-  if (loaded && !args.has("buffer")) depth_text = std::to_string(std::min(loaded->run.info.buffer_depth, kStarpuMaxPipeline));
+  const std::string depth_text = args.has("buffer") ? args.get("buffer")
+                                 : loaded           ? std::to_string(std::min(loaded->run.info.buffer_depth, kStarpuMaxPipeline))
+                                                    : "2";
   auto depth = core::parse_buffer_depth(depth_text);
   if (!depth) return fail(err, describe(depth.error()));
   const std::span<const TaskRecord> schedule = loaded ? std::span<const TaskRecord>(loaded->trace.tasks) : std::span<const TaskRecord>{};

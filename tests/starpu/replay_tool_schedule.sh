@@ -22,10 +22,10 @@ db="$folder/runs.db"
 "$tilelens" replay --workload "$workload" --scheduler "$scheduler" --gpus "$gpus" --memory "$memory" --buffer 2 --copy-engines 1 \
   --db "$db" > "$folder/replay.txt"
 "$tilelens" export starpu-replay --db "$db" --run 1 --out "$folder/export" > /dev/null
+"$tilelens" export csv --db "$db" --run 1 --table order > "$folder/order.csv"
 status=0
 for starpu_scheduler in eager dmda; do
   result=$("$here/starpu_replay_run.sh" "$folder/export" "$starpu_scheduler" --sched) || exit $?
-  "$tilelens" export csv --db "$db" --run 1 --table order > "$folder/order.csv"
   python3 - "$result" "$folder/order.csv" "$folder/replay.txt" "$starpu_scheduler" "$scheduler" <<'EOF' || status=1
 import collections, csv, json, re, sys
 result, scheduler, policy = json.loads(sys.argv[1]), sys.argv[4], sys.argv[5]

@@ -348,6 +348,7 @@ int main(int argc, char **argv) {
     starpu_vector_data_register(&handles[d], STARPU_MAIN_RAM, (uintptr_t)(0x100000 + (uintptr_t)d * 4096), (uint32_t)data_bytes[d], 1);
     starpu_data_set_sequential_consistency_flag(handles[d], 0);
   }
+  free(registered);
 
   ended = calloc((size_t)ntasks + 1, sizeof *ended);
   struct starpu_task **made = calloc((size_t)ntasks, sizeof *made);
