@@ -34,8 +34,8 @@ expected = [per_gpu[g] for g in range(max(per_gpu) + 1)]
 replay = open(sys.argv[3]).read()
 loads = re.search(r"^loads\s+(\d+)", replay, re.M).group(1)
 makespan = re.search(r"^makespan\s+(\S+ \S+)", replay, re.M).group(1)
-print(f"{policy}'s schedule in StarPU (STARPU_SCHED={scheduler}): {result['loads'] + result['peer_loads']} loads, "
-      f"{result['writebacks']} write-backs, {result['makespan_us'] / 1e3:.3f} ms; tilelens: {loads} loads, {makespan}; "
+print(f"{policy}'s schedule in StarPU (STARPU_SCHED={scheduler}): {result['loads'] + result['gpu_to_gpu_loads']} loads, "
+      f"{result['writebacks']} write-backs, {result['makespan_ns'] / 1e6:.3f} ms; tilelens: {loads} loads, {makespan}; "
       f"tasks per worker {result['worker_tasks']} (the run's {expected})")
 if result["worker_tasks"] != expected:
     sys.exit(f"FAIL: StarPU ran {result['worker_tasks']} tasks per worker, the run's schedule says {expected}")

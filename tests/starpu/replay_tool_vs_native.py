@@ -61,15 +61,15 @@ def main():
                                 "--copy-engines", "1", "--out", folder], check=True, capture_output=True)
                 for scheduler in args.schedulers.split(","):
                     tool = run([os.path.join(HERE, "starpu_replay_run.sh"), folder, scheduler])
-                    measures = lambda r, ms: (r["loads"] + r.get("gpu_to_gpu_loads", r.get("peer_loads", 0)), r["writebacks"], ms)
+                    measures = lambda r: (r["loads"] + r["gpu_to_gpu_loads"], r["writebacks"], r["makespan_ns"] / 1e6)
                     cell = lambda m: f"{m[0]:>6} {m[1]:>6} {m[2]:>8.2f}"
-                    t = measures(tool, tool["makespan_us"] / 1e3)
+                    t = measures(tool)
                     line = f"{workload:<16} {gpus:>4} {memory:>8} {scheduler:<8} | {cell(t)}"
                     native = {}
                     for variant in variants:
                         env = dict(os.environ, TILELENS_LIKE_REPLAY_TOOL="" if variant == "none" else variant)
                         result = run([os.path.join(HERE, "simgrid_run.sh"), folder, scheduler], env)
-                        native[variant] = measures(result, result["makespan_ns"] / 1e6)
+                        native[variant] = measures(result)
                         line += f" | {cell(native[variant])}"
                     if "none" in native:
                         n = native["none"]

@@ -32,11 +32,11 @@ out, log = sys.argv[1], open(sys.argv[2]).read()
 makespan = re.search(r"([0-9.e+-]+) ms", out)
 if not makespan:
     sys.exit("starpu_replay_run: no makespan in starpu_replay's output: " + out)
-counts = {"loads": 0, "peer_loads": 0, "writebacks": 0}
+counts = {"loads": 0, "gpu_to_gpu_loads": 0, "writebacks": 0}
 for source, target, n in re.findall(r"\t(\S+ \d+) -> (\S+ \d+)\t.*\(transfers : (\d+)", log):
     host_source, host_target = source.startswith("NUMA"), target.startswith("NUMA")
-    key = "loads" if host_source and not host_target else "writebacks" if host_target and not host_source else "peer_loads"
+    key = "loads" if host_source and not host_target else "writebacks" if host_target and not host_source else "gpu_to_gpu_loads"
     counts[key] += int(n)
 workers = [int(n) for n in re.findall(r"^\t(\d+) task\(s\)$", log, re.M)]
-print(json.dumps({"makespan_us": float(makespan.group(1)) * 1000, **counts, "worker_tasks": workers}))
+print(json.dumps({"makespan_ns": round(float(makespan.group(1)) * 1e6), **counts, "worker_tasks": workers}))
 EOF
