@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "model/priority_key.hpp"
@@ -100,8 +101,14 @@ class StarpuMemoryManager final : public NodeMemory {
   // rest too, highest priority first down to `lowest`, while h has fewer than max_prefetches.
   // False when one had to wait.
   bool serve_relays(std::uint32_t h, bool prefetches, std::int64_t lowest);
-  // The request's priority on a node's lists: its task's, when the rules order requests.
-  std::int64_t request_priority(TaskId task) const { return rules_.prioritized_requests ? s_.w.tasks()[task].priority : 0; }
+  // The priority of a task's push-time prefetch: its own, or above every task's when the schedule
+  // imposes an order on its worker (a sched.rec's Workerorder: StarPU asks at INT_MAX - Workerorder,
+  // coherency.c:973-978), the earliest place first.
+  std::int64_t push_priority(TaskId task) const;
+  // The request's priority on a node's lists: its push-time prefetch's, when the rules order requests.
+  std::int64_t request_priority(TaskId task) const { return rules_.prioritized_requests ? push_priority(task) : 0; }
+  // Above every task's priority by more than the number of tasks, once a worker order asked for it.
+  mutable std::optional<std::int64_t> above_priorities_;
   void write_back_idle();
   // StarPU's tidy on node n, then its next idle write-back if nothing is in flight there.
   void write_back_idle(std::uint32_t n);

@@ -7,7 +7,11 @@
 // A worker whose next task is not ready yet waits for it and takes no other; a task the file
 // gives no worker, or two, is refused before the run. Its order is the known future (Belady).
 // With prefetch=1 each task's worker is announced when the task is pushed, so that the memory
-// model prefetches its inputs there at once, as StarPU does for its dmda family's choices.
+// model prefetches its inputs there at once, as StarPU does for its dmda family's choices. With
+// workerorder=1 the order is imposed as a sched.rec's Workerorder imposes it (tilelens export
+// starpu-replay --run): each task is announced at its push, as StarPU prefetches every task given a
+// specific worker (sched_policy.c:540-545), and its place in its worker's order sets the priority of
+// that prefetch (Scheduler::worker_order).
 #include <algorithm>
 #include <charconv>
 #include <sstream>
@@ -44,12 +48,17 @@ struct Assignment {
 
 class FixedOrder final : public Scheduler, public TaskFuture {
  public:
-  FixedOrder(std::string path, std::string digest, std::vector<Assignment> assignments, bool announce)
-      : path_(std::move(path)), digest_(std::move(digest)), assignments_(std::move(assignments)), announce_(announce) {}
+  FixedOrder(std::string path, std::string digest, std::vector<Assignment> assignments, bool announce, bool worker_order)
+      : path_(std::move(path)),
+        digest_(std::move(digest)),
+        assignments_(std::move(assignments)),
+        announce_(announce || worker_order),
+        imposed_order_(worker_order) {}
 
   void prepare(const Workload& workload, const Platform& platform, const SchedulerContext& context) override {
     allocated_ = announce_ ? context.allocated : nullptr;
     worker_of_.assign(workload.task_count(), 0);
+    place_of_.assign(imposed_order_ ? workload.task_count() : 0, 0);
     orders_.assign(platform.workers(), {});
     next_.assign(platform.workers(), 0);
     pushed_.assign(workload.task_count(), 0);
@@ -84,7 +93,10 @@ class FixedOrder final : public Scheduler, public TaskFuture {
       auto& order = orders_[w];
       std::stable_sort(order.begin(), order.end(), [](const Assignment& a, const Assignment& b) { return a.rank < b.rank; });
       uses_[w].reset(workload.data_count());
-      for (std::size_t p = 0; p < order.size(); ++p) uses_[w].append_reads(workload, order[p].task, p);
+      for (std::size_t p = 0; p < order.size(); ++p) {
+        uses_[w].append_reads(workload, order[p].task, p);
+        if (imposed_order_) place_of_[order[p].task] = static_cast<std::uint32_t>(p + 1);
+      }
     }
   }
   std::string failure() const override { return failure_; }
@@ -99,6 +111,7 @@ class FixedOrder final : public Scheduler, public TaskFuture {
     ++next_[worker];
     return task;
   }
+  std::uint32_t worker_order(TaskId task) const override { return task < place_of_.size() ? place_of_[task] : 0; }
   bool follows_replicas() const override { return false; }
   bool uses_cpu_workers() const override { return true; }
   // The file's content, not only its path: a changed file is another schedule (another run key).
@@ -114,6 +127,8 @@ class FixedOrder final : public Scheduler, public TaskFuture {
   std::string digest_;
   std::vector<Assignment> assignments_;
   bool announce_ = false;
+  bool imposed_order_ = false;  // workerorder=1
+  std::vector<std::uint32_t> place_of_;  // with imposed_order_: per task, its place in its worker's order, from 1
   std::function<void(TaskId, GpuId)> allocated_;  // set with prefetch=1: the executor's push-time prefetch
   std::vector<GpuId> worker_of_;
   std::vector<std::vector<Assignment>> orders_;  // per worker, by rank
@@ -183,7 +198,10 @@ Result<std::unique_ptr<Scheduler>> make_fixed_order(const Params& params) {
   if (!assignments) return assignments.error();
   auto prefetch = params.flag("prefetch");
   if (!prefetch) return prefetch.error();
-  return std::unique_ptr<Scheduler>(std::make_unique<FixedOrder>(path, std::move(digest), std::move(*assignments), *prefetch));
+  auto worker_order = params.flag("workerorder");
+  if (!worker_order) return worker_order.error();
+  return std::unique_ptr<Scheduler>(
+      std::make_unique<FixedOrder>(path, std::move(digest), std::move(*assignments), *prefetch, *worker_order));
 }
 
 }  // namespace tilelens

@@ -39,6 +39,9 @@ const std::vector<SchedulerInfo>& scheduler_registry() {
        "TILELENS_ORDER_OUT) or a replay's (--order-out), under tilelens's memory model",
        {{"file", "", "the schedule: CSV with task and worker (or gpu) columns, ordered by start_us, start_ns or gpu_order"},
         {"prefetch", "0", "announce each task's worker when it is pushed, so the memory model prefetches it there (StarPU's dmda family)"},
+        {"workerorder", "0",
+         "the order imposed as a sched.rec's Workerorder is: every task prefetched at its push (prefetch=1 implied), at priority "
+         "INT_MAX - its place in its worker's order, above every other request (StarPU's coherency.c:973-978)"},
         {"digest", "", "the schedule file's content digest, which the run records; given, the file must still have it"}},
        make_fixed_order},
       {"ws", "StarPU 1.3.10's work stealing: lws's queues, pushes round robin from the second GPU, steals the head of a "

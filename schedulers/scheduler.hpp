@@ -117,6 +117,10 @@ class Scheduler {
   // that runs (replay(), engine.hpp).
   virtual bool serves_out_of_future_order() const { return false; }
   virtual const PlanView* plan() const { return nullptr; }
+  // The task's place, from 1, in an order the schedule imposes on its worker as a sched.rec's
+  // Workerorder does (fixed:workerorder=1); 0 when none. StarPU prefetches such a task at push on
+  // that worker, above every task priority, earliest place first (coherency.c:973-978).
+  virtual std::uint32_t worker_order(TaskId) const { return 0; }
   // Whether pop() serves the platform's CPU workers (Platform::cpus); the executor asks
   // only GPU workers otherwise, and refuses workloads with CPU-only kinds.
   // Parameters the scheduler found out itself, recorded in the run's spec with the given ones

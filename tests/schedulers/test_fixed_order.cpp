@@ -132,3 +132,65 @@ TEST_CASE("fixed records its file's digest: a changed file is refused by the rec
   CHECK_THAT(changed.err, Catch::Contains("changed since the run that named it"));
   CHECK_THAT(sweep().out, Catch::Contains("1 stored, 0 skipped"));
 }
+
+TEST_CASE("fixed:workerorder=1 prefetches each pushed task at its place in its worker's order, as StarPU under a sched.rec",
+          "[schedulers][fixed]") {
+  // Cholesky N = 4 on one GPU: POTRF(0) releases TRSM(1,0), TRSM(2,0) and TRSM(3,0) at once, pushed
+  // in that order, all of one priority. The schedule runs them the other way round. StarPU asks a
+  // task given a Workerorder at INT_MAX - Workerorder (coherency.c:973-978), so their tiles come in
+  // the order they run; at the tasks' own priority, in the order they were pushed.
+  TempFile order("fixed-workerorder.csv"), schedule("fixed-workerorder-sched.csv"), trace("fixed-workerorder.trace");
+  REQUIRE(cli({"replay", "--workload", "cholesky:N=4", "--scheduler", "eager", "--memory", "500MiB", "--buffer", "1", "--order-out", order.path})
+              .code == 0);
+  std::istringstream rows(file_text(order.path));
+  std::string line;
+  std::getline(rows, line);
+  std::vector<std::string> tasks;
+  while (std::getline(rows, line)) {
+    std::istringstream fields(line);
+    std::string field;
+    for (int column = 0; column < 4; ++column) std::getline(fields, field, ',');
+    tasks.push_back(field);
+  }
+  REQUIRE(tasks.size() == 20);
+  REQUIRE(std::vector<std::string>(tasks.begin(), tasks.begin() + 4) == std::vector<std::string>{"0", "1", "2", "3"});
+  std::reverse(tasks.begin() + 1, tasks.begin() + 4);
+  std::string text = "task,worker\n";
+  for (const std::string& task : tasks) text += task + ",0\n";
+  write(schedule.path, text);
+
+  // The tasks the first loads after POTRF(0)'s tile served, in the order they arrived (one copy engine: one at a time).
+  const auto served = [&](const std::string& params) {
+    const CliOutput run = cli({"replay", "--workload", "cholesky:N=4", "--scheduler", "fixed:file=" + schedule.path + params, "--memory",
+                               "500MiB", "--buffer", "1", "--copy-engines", "1", "--trace-out", trace.path});
+    REQUIRE(run.code == 0);
+    std::vector<std::pair<long long, std::string>> loads;  // (end, task)
+    std::istringstream records(file_text(trace.path));
+    while (std::getline(records, line)) {
+      std::istringstream fields(line);
+      std::vector<std::string> f;
+      for (std::string field; fields >> field;) f.push_back(field);
+      if (f.size() == 9 && f[0] == "load") loads.emplace_back(std::stoll(f[6]), f[8]);
+    }
+    std::sort(loads.begin(), loads.end());
+    REQUIRE(loads.size() >= 4);
+    return std::vector<std::string>{loads[1].second, loads[2].second, loads[3].second};
+  };
+  CHECK(served(",workerorder=1") == std::vector<std::string>{"3", "2", "1"});
+  CHECK(served(",prefetch=1") == std::vector<std::string>{"1", "2", "3"});
+}
+
+TEST_CASE("fixed:workerorder=1 announces every push as prefetch=1 does: on two GPUs the two give one run", "[schedulers][fixed]") {
+  TempFile order("fixed-announce.csv");
+  auto args = replay_args("cholesky:N=8", "dmdar", 2);
+  args.insert(args.end(), {"--order-out", order.path});
+  REQUIRE(cli(args).code == 0);
+  const CliOutput implied = cli(replay_args("cholesky:N=8", "fixed:file=" + order.path + ",workerorder=1", 2));
+  const CliOutput both = cli(replay_args("cholesky:N=8", "fixed:file=" + order.path + ",prefetch=1,workerorder=1", 2));
+  const CliOutput neither = cli(replay_args("cholesky:N=8", "fixed:file=" + order.path, 2));
+  REQUIRE(implied.code == 0);
+  REQUIRE(both.code == 0);
+  REQUIRE(neither.code == 0);
+  CHECK(measured(implied.out) == measured(both.out));
+  CHECK(measured(implied.out) != measured(neither.out));
+}

@@ -4,7 +4,9 @@
 # (`tilelens export starpu-replay --run`), and runs it through starpu_replay and through the
 # native reference program (TILELENS_SCHED_REC) under StarPU-SimGrid. Fails unless StarPU ran
 # every task on the worker the run gave it and, in the native program, in the run's order on each
-# worker. Prints the loads, write-backs and makespan of both memory managers under that schedule. Exit 77 (CTest's skip) when StarPU-SimGrid is not built.
+# worker. Prints the loads, write-backs and makespan of both memory managers under that schedule;
+# with TILELENS_SCHEDULE_TOLERANCE=T (0.05: 5%) it also fails when tilelens's loads or write-backs
+# under the schedule stand further than T from StarPU's. Exit 77 (CTest's skip) when StarPU-SimGrid is not built.
 #
 # usage: tests/starpu/replay_tool_schedule.sh TILELENS FOLDER [WORKLOAD [SCHEDULER [GPUS [MEMORY]]]]
 set -euo pipefail
@@ -46,11 +48,13 @@ done
 # order each worker ran checked task by task.
 native=$(TILELENS_SCHED_REC="$folder/export/sched.rec" TILELENS_ORDER_OUT="$folder/native-order.csv" \
   "$here/simgrid_run.sh" "$folder/export" eager) || exit $?
-# StarPU prefetches a task for its specific worker as soon as it is ready (sched_policy.c:540-545):
-# tilelens's replay of the run's order with `prefetch=1` does the same.
-"$tilelens" replay --workload "$folder/export/workload" --scheduler "fixed:file=$folder/order.csv,prefetch=1" --gpus "$gpus" \
+# StarPU prefetches a task for its specific worker as soon as it is ready (sched_policy.c:540-545),
+# at INT_MAX - Workerorder (coherency.c:973-978): tilelens's replay of the run's order with
+# `workerorder=1` does the same.
+"$tilelens" replay --workload "$folder/export/workload" --scheduler "fixed:file=$folder/order.csv,workerorder=1" --gpus "$gpus" \
   --memory "$memory" --buffer 2 --copy-engines 1 > "$folder/replay-prefetched.txt"
-python3 - "$native" "$folder/native-order.csv" "$folder/order.csv" "$folder/replay-prefetched.txt" "$scheduler" <<'EOF' || status=1
+python3 - "$native" "$folder/native-order.csv" "$folder/order.csv" "$folder/replay-prefetched.txt" "$scheduler" \
+  "${TILELENS_SCHEDULE_TOLERANCE:-}" <<'EOF' || status=1
 import collections, csv, json, re, sys
 native, policy = json.loads(sys.argv[1]), sys.argv[5]
 ran, planned = collections.defaultdict(list), collections.defaultdict(list)
@@ -63,10 +67,16 @@ loads = re.search(r"^loads\s+(\d+)", prefetched, re.M).group(1)
 writebacks = re.search(r"write-backs (\d+)", prefetched).group(1)
 makespan = re.search(r"^makespan\s+(\S+ \S+)", prefetched, re.M).group(1)
 print(f"{policy}'s schedule in the native program: {native['loads'] + native['gpu_to_gpu_loads']} loads, {native['writebacks']} write-backs, "
-      f"{native['makespan_ns'] / 1e6:.3f} ms; tilelens, its order prefetched at push as StarPU does (fixed:prefetch=1): "
+      f"{native['makespan_ns'] / 1e6:.3f} ms; tilelens, its order imposed as StarPU does (fixed:workerorder=1): "
       f"{loads} loads, {writebacks} write-backs, {makespan}")
 if dict(ran) != dict(planned):
     worker = next(g for g in planned if ran.get(g) != planned[g])
     sys.exit(f"FAIL: worker {worker} ran {ran.get(worker, [])[:12]}..., the run's schedule says {planned[worker][:12]}...")
+tolerance = float(sys.argv[6]) if sys.argv[6] else None
+for name, mine, theirs in (("loads", int(loads), native["loads"] + native["gpu_to_gpu_loads"]),
+                           ("write-backs", int(writebacks), native["writebacks"])):
+    if tolerance is not None and abs(mine / theirs - 1) > tolerance:
+        sys.exit(f"FAIL: under one schedule tilelens's {name} are {mine / theirs:.3f}x StarPU's ({mine} against {theirs}), "
+                 f"outside {tolerance:.0%}")
 EOF
 exit $status
