@@ -27,7 +27,12 @@ void StarpuMemoryManager::reset(SchedulerContext& context) {
   listed_at_second_hop_.assign(rules_.list_at_second_hop ? s_.N * s_.nd : 0, 0);
   awaiting_second_hop_.assign(s_.N, 0);
   quiet_key_ = kNoQuietPass;
-  above_priorities_.reset();
+  // StarPU's priorities are ints and a Workerorder's INT_MAX is above them all; tilelens's are
+  // 64-bit bottom levels, so the base is what lies above this workload's.
+  std::int64_t highest = std::numeric_limits<std::int64_t>::min();
+  for (const Task& t : s_.w.tasks()) highest = std::max(highest, t.priority);
+  const auto room = static_cast<std::int64_t>(s_.w.task_count()) + 1, top = std::numeric_limits<std::int64_t>::max();
+  above_priorities_ = highest > top - 2 * room ? top - room : highest + room;
   taken_for_write_.assign(rules_.tidy_skips_busy || rules_.referenced_stay ? s_.nd : 0, 0);
   pins_ = rules_.referenced_stay;
   request_written_.assign(rules_.write_at_hit ? s_.N * s_.nd : 0, kNoId);
@@ -144,17 +149,7 @@ void StarpuMemoryManager::queue_prefetch(std::uint32_t n, TaskId task) {
 
 std::int64_t StarpuMemoryManager::push_priority(TaskId task) const {
   const std::uint32_t place = s_.scheduler.worker_order(task);
-  if (place == 0) return s_.w.tasks()[task].priority;
-  if (!above_priorities_) {
-    // StarPU's priorities are ints and INT_MAX is above them all; tilelens's are 64-bit bottom
-    // levels, so the base is what lies above this workload's.
-    std::int64_t highest = std::numeric_limits<std::int64_t>::min();
-    for (const Task& t : s_.w.tasks()) highest = std::max(highest, t.priority);
-    const auto room = static_cast<std::int64_t>(s_.w.task_count()) + 1;
-    above_priorities_ = highest > std::numeric_limits<std::int64_t>::max() - 2 * room ? std::numeric_limits<std::int64_t>::max() - room
-                                                                                       : highest + room;
-  }
-  return *above_priorities_ - static_cast<std::int64_t>(place);
+  return place == 0 ? s_.w.tasks()[task].priority : above_priorities_ - static_cast<std::int64_t>(place);
 }
 
 // A load of d into n serves the request StarPU keeps for it: the next push of a task reading d

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <vector>
 
 #include "model/priority_key.hpp"
@@ -107,8 +106,8 @@ class StarpuMemoryManager final : public NodeMemory {
   std::int64_t push_priority(TaskId task) const;
   // The request's priority on a node's lists: its push-time prefetch's, when the rules order requests.
   std::int64_t request_priority(TaskId task) const { return rules_.prioritized_requests ? push_priority(task) : 0; }
-  // Above every task's priority by more than the number of tasks, once a worker order asked for it.
-  mutable std::optional<std::int64_t> above_priorities_;
+  // Above every task's priority by more than the number of tasks: a Workerorder's base.
+  std::int64_t above_priorities_ = 0;
   void write_back_idle();
   // StarPU's tidy on node n, then its next idle write-back if nothing is in flight there.
   void write_back_idle(std::uint32_t n);
