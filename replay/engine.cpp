@@ -316,11 +316,16 @@ std::uint64_t Engine::push_to_scheduler(TaskId task) {
   return scanned;
 }
 
+// Each worker with room takes tasks, in index order; with a runtime whose idle workers poll
+// (MemoryManager::ended_workers_pop_last), those whose task just ended go in a second round.
 void Engine::fill_buffers() {
+  const bool ended_last = finished_.size() < s_.W && !finished_.empty() && memory_->ended_workers_pop_last();
   bool progress = true;
   while (progress && s_.error.empty()) {
     progress = false;
-    for (GpuId g = 0; g < s_.W; ++g) {
+    for (GpuId i = 0; i < (ended_last ? 2 * s_.W : s_.W); ++i) {
+      const GpuId g = i % s_.W;
+      if (ended_last && std::binary_search(finished_.begin(), finished_.end(), g) != (i >= s_.W)) continue;
       Worker& worker = s_.workers[g];
       if (worker.cpu && !cpus_used_) continue;
       if (worker.held.size() >= s_.options.buffer_depth || (!worker.cpu && !memory_->may_pop(g))) continue;

@@ -55,6 +55,9 @@ class MemoryManager {
   // Whether worker g (its buffer not full) may take another task from the scheduler now: a
   // model may hold it back while a task it holds still waits for its data.
   virtual bool may_pop(GpuId) const { return true; }
+  // Whether the workers whose task ended at this event take their next tasks after the others
+  // (a runtime whose idle workers poll the scheduler while an ending worker releases successors).
+  virtual bool ended_workers_pop_last() const { return false; }
   // Whether worker g is busy inside the memory manager and notices no task of its ending now
   // (StarPU's driver waiting in a synchronous reclaim): the engine ends it once this is false.
   virtual bool holds_completion(GpuId) const { return false; }

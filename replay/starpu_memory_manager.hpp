@@ -49,6 +49,7 @@ class StarpuMemoryManager final : public NodeMemory {
     return rules_.sync_reclaim && reclaim.under_way && reclaim.worker == g && !reclaim_ending(n);
   }
   bool orders_starts() const override { return rules_.ordered_starts; }
+  bool ended_workers_pop_last() const override { return rules_.polling_drivers; }
   // The task's fetch: with recency_at_request its hits refresh their data now (and its start does
   // not), with write_at_hit a hit for writing makes that copy the only valid one; with
   // fetch_list_order it promotes the first hops it finds waiting, in its data order.

@@ -198,6 +198,15 @@ struct StarpuMemoryRules {
   // CUDA drivers with asynchronous kernels): at once. The real-StarPU comparison's CPU workers
   // out of core set it (tests/starpu/starpu_vs_replay.sh, docs/replay.md).
   bool progress_between_tasks = false;
+  // StarPU's drivers poll the scheduler (STARPU_NON_BLOCKING_DRIVERS, the default of a StarPU
+  // built without SimGrid, Debian's included: configure.ac:279-286): a worker without a task
+  // asks for one again and again, so when a task ends, a worker that was idle takes (or steals)
+  // the successors its end releases while the ending worker is still releasing them; that worker
+  // pops once it is done. The workers whose task ended at an event then pop after the others.
+  // 0 (the default, StarPU-SimGrid's blocking drivers, which sleep until a push wakes them while
+  // the releasing worker goes on): every worker in its index order. The real-StarPU comparison
+  // sets it (tests/starpu/starpu_vs_replay.sh, docs/replay.md).
+  bool polling_drivers = false;
 };
 
 // The fgcs paper's model (section 3): each worker requests its buffered tasks' data in buffer

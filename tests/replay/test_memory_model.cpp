@@ -354,6 +354,45 @@ TEST_CASE("StarPU's model: progress_between_tasks lets a reclaim waiting on its 
   CHECK(run.summary.writebacks > 0);  // the reclaims did write victims back
 }
 
+// StarPU's real drivers poll: a worker with no task takes the first successor a task's end
+// releases while the ending worker is still releasing the others. Task 0 runs alone on worker 0,
+// worker 1 idles; its end releases tasks 1 and 2, in that order.
+TEST_CASE("StarPU's model: with polling_drivers an idle worker takes a released task before the worker that released it", "[memory-model][engine]") {
+  WorkloadBuilder builder("fork");
+  const KindId k = builder.kind("K");
+  const DataId d = builder.add_data({"d", 1000, 'A', 0, 0});
+  const Access read{d, AccessMode::Read};
+  for (int t = 0; t < 3; ++t) builder.add_task(k, std::span<const Access>(&read, 1), 1000);
+  builder.add_dependency(0, 1);
+  builder.add_dependency(0, 2);
+  auto w = std::move(builder).finish();
+  REQUIRE(w.ok());
+  Platform p = small_platform(1e6, 2);
+  p.default_gflops = 1;
+  const auto worker_of = [](const test::Run& run, TaskId task) {
+    for (const auto& record : run.trace.tasks) {
+      if (record.task == task) return record.gpu;
+    }
+    return GpuId{kNoId};
+  };
+  for (const std::string scheduler : {"eager", "lws:steal_head=1"}) {
+    INFO(scheduler);
+    const auto blocking = run_replay(*w, scheduler, "lru", p, 1);
+    const auto polling = run_replay(*w, scheduler, "lru", p, 1, "starpu:polling_drivers=1");
+    REQUIRE(check_invariants(*w, p, blocking).empty());
+    REQUIRE(check_invariants(*w, p, polling).empty());
+    REQUIRE(worker_of(blocking, 0) == 0);
+    REQUIRE(worker_of(polling, 0) == 0);
+    // Blocking drivers (StarPU-SimGrid's, the default): the releasing worker, awake, pops first.
+    CHECK(worker_of(blocking, 1) == 0);
+    CHECK(worker_of(blocking, 2) == 1);
+    // Polling drivers: the idle worker has taken task 1 by the time worker 0 pops.
+    CHECK(worker_of(polling, 1) == 1);
+    CHECK(worker_of(polling, 2) == 0);
+  }
+  CHECK(parse_memory_model("starpu")->canonical().find("polling_drivers=0") != std::string::npos);
+}
+
 TEST_CASE("StarPU's model: at most max_fetches transfers in flight on a node", "[memory-model][engine]") {
   const Workload w = generated("matmul2d:N=8,b=32");
   const Platform p = small_platform(1e9, 1);

@@ -37,13 +37,13 @@
 #        [--replay-options "..."] [--fixed-order 0|1]
 #        [--memory-model SPEC]
 # (--replay-options: more `tilelens replay` options, e.g. "--buffer 2"; --memory-model: the replay's
-#  memory model, by default StarPU's with its CPU drivers' progress between tasks)
+#  memory model, by default StarPU's with its CPU drivers' progress between tasks and their polling)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tilelens=$(realpath "${1:?usage: starpu_vs_replay.sh TILELENS [options]}")
 shift
-tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0 memory_model=starpu:progress_between_tasks=1
+tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0 memory_model=starpu:progress_between_tasks=1,polling_drivers=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles_list=$2 ;;
@@ -167,7 +167,9 @@ kernel_rates() {
 # replay SCHEDULER RATES WHAT: one replay of the run's DAG on the platform it measured, its JSON
 # summary in `summary`. StarPU's CPU workers take one task at a time (--buffer 1: driver_cpu.c
 # pops only when idle) and notice a transfer's end only between tasks (progress_between_tasks),
-# and its disk serves one request at a time, reads and writes alike.
+# an idle one polls the scheduler and so takes a released task before the worker releasing it
+# (polling_drivers: Debian's StarPU has STARPU_NON_BLOCKING_DRIVERS), and its disk serves one
+# request at a time, reads and writes alike.
 replay() {
   summary=$("$tilelens" replay --workload dag.workload --scheduler "$1" --gpus 2 --workers-per-memory 2 \
     --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$2" \
