@@ -34,6 +34,14 @@ Workload generated(const std::string& spec) {
   return std::move(*w);
 }
 
+WorkloadBuilder one_datum_tasks(const std::string& name, int tasks, std::uint64_t bytes, double flops) {
+  WorkloadBuilder builder(name);
+  const KindId kind = builder.kind("K");
+  const Access read{builder.add_data({"d", bytes, 'A', 0, 0}), AccessMode::Read};
+  for (int t = 0; t < tasks; ++t) builder.add_task(kind, std::span<const Access>(&read, 1), flops);
+  return builder;
+}
+
 Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& eviction, const Platform& platform,
                std::uint32_t depth, const std::string& memory_model, const std::string& scheduling_cost) {
   auto policy = make_eviction(eviction);

@@ -17,6 +17,9 @@ struct Run {
 
 Platform small_platform(double memory_bytes, std::uint32_t gpus = 1);
 Workload generated(const std::string& spec);
+// A builder holding `tasks` tasks of one kind ("K"), each reading the one datum "d" of `bytes`
+// with `flops`: the start of a hand-made DAG, whose dependencies the caller adds.
+WorkloadBuilder one_datum_tasks(const std::string& name, int tasks, std::uint64_t bytes, double flops);
 // `memory_model` is a MemoryModel spec: "starpu" (the default) or "fgcs" (the papers' model);
 // `scheduling_cost` a SchedulingCost spec ("" charges nothing).
 Run run_replay(const Workload& w, Scheduler& scheduler, const std::string& eviction, const Platform& platform,

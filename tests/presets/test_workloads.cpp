@@ -183,11 +183,7 @@ TEST_CASE("generator parameters out of range get clear messages", "[workloads][e
 }
 
 TEST_CASE("a dependency cycle is reported with a task on it", "[workloads][errors]") {
-  WorkloadBuilder builder("cycle");
-  const KindId kind = builder.kind("K");
-  const DataId d = builder.add_data({"x", 8, 'A', 0, 0});
-  const Access read{d, AccessMode::Read};
-  for (int i = 0; i < 4; ++i) builder.add_task(kind, std::span<const Access>(&read, 1), 1);
+  WorkloadBuilder builder = test::one_datum_tasks("cycle", 4, 8, 1);
   builder.add_dependency(0, 1);
   builder.add_dependency(1, 2);
   builder.add_dependency(2, 1);

@@ -358,11 +358,7 @@ TEST_CASE("StarPU's model: progress_between_tasks lets a reclaim waiting on its 
 // releases while the ending worker is still releasing the others. Task 0 runs alone on worker 0,
 // worker 1 idles; its end releases tasks 1 and 2, in that order.
 TEST_CASE("StarPU's model: with polling_drivers an idle worker takes a released task before the worker that released it", "[memory-model][engine]") {
-  WorkloadBuilder builder("fork");
-  const KindId k = builder.kind("K");
-  const DataId d = builder.add_data({"d", 1000, 'A', 0, 0});
-  const Access read{d, AccessMode::Read};
-  for (int t = 0; t < 3; ++t) builder.add_task(k, std::span<const Access>(&read, 1), 1000);
+  WorkloadBuilder builder = test::one_datum_tasks("fork", 3, 1000, 1000);
   builder.add_dependency(0, 1);
   builder.add_dependency(0, 2);
   auto w = std::move(builder).finish();
