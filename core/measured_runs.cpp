@@ -87,6 +87,9 @@ Result<PreparedExecute> prepare_execute(const ExecuteRequest& request) {
   if (options.platform.workers_per_memory != 1) {
     return field_error("workers-per-memory", "the executor runs one worker per GPU (shared memories are replay's)");
   }
+  if (!options.platform.worker_speeds.empty()) {
+    return field_error("worker-speeds", "the executor's GPUs run at their own speed (worker speeds are replay's)");
+  }
   if (scheduler == "list" || eviction == "list") return make_error("tilelens schedulers and tilelens evictions list the policies");
   auto made_scheduler = make_scheduler(scheduler);
   if (!made_scheduler && request.from_run && !request.scheduler) {

@@ -132,6 +132,13 @@ Status set_half_duplex(std::string_view text, PlatformChoice& c) {
   return Status::success();
 }
 
+Status set_worker_speeds(std::string_view text, PlatformChoice& c) {
+  auto speeds = parse_worker_speeds(text);
+  if (!speeds) return field_error("worker-speeds", speeds.error().message);
+  c.worker_speeds = std::move(*speeds);
+  return Status::success();
+}
+
 void apply_rates(const RateChoice& rates, double& all, std::map<std::string, double>& per_kind) {
   if (rates.all) all = *rates.all;
   for (const auto& [kind, rate] : rates.per_kind) per_kind[kind] = rate;
@@ -154,6 +161,7 @@ const std::vector<PlatformOption>& platform_options() {
       {"workers-per-memory", "N", "GPU workers sharing one memory (the shared-memory multicore of darts 7.3)", set_workers_per_memory},
       {"copy-engines", "N", "host transfers of a direction a memory moves at once, in start order (a GPU's copy engines); 0 = all, sharing the bus", set_copy_engines},
       {"half-duplex", "0|1", "1: loads and write-backs share one channel (a disk)", set_half_duplex},
+      {"worker-speeds", "S,S,...", "one factor per worker on its kernels' rates (a measured run's uneven workers; schedulers' estimates ignore it): 0.6,1", set_worker_speeds},
   };
   return options;
 }
@@ -221,6 +229,7 @@ Result<Platform> apply_platform_choice(const PlatformChoice& choice, Platform pl
   if (choice.workers_per_memory) p.workers_per_memory = *choice.workers_per_memory;
   if (choice.copy_engines) p.copy_engines = *choice.copy_engines;
   if (choice.half_duplex) p.half_duplex = *choice.half_duplex;
+  if (choice.worker_speeds) p.worker_speeds = *choice.worker_speeds;
   if (p.cpus > 0 && !(p.cpu_default_gflops > 0) && p.cpu_kind_gflops.empty()) {
     return field_error("cpus", "the CPU workers need a compute rate (cpu-rate, or a platform preset with CPUs)");
   }

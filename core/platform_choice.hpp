@@ -44,10 +44,11 @@ struct PlatformChoice {
   std::optional<std::uint32_t> workers_per_memory;
   std::optional<std::uint32_t> copy_engines;
   std::optional<bool> half_duplex;
+  std::optional<std::vector<double>> worker_speeds;  // Platform::worker_speeds
   // Whether no option changes the base.
   bool empty() const {
     return !gpus && !memory && !bandwidth && !gpu_link && !latency_ns && !pcie && !rate && !cpus && !cpu_rate && !workers_per_memory &&
-           !copy_engines && !half_duplex;
+           !copy_engines && !half_duplex && !worker_speeds;
   }
 };
 

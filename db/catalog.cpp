@@ -160,7 +160,8 @@ Result<std::int64_t> Store::put_platform(const Platform& p) {
         .bind("workers_per_memory", std::int64_t{p.workers_per_memory})
         .bind("cpus", std::int64_t{p.cpus})
         .bind("cpu_default_gflops", p.cpu_default_gflops)
-        .bind("cpu_kind_gflops", format_kind_rates(p.cpu_kind_gflops));
+        .bind("cpu_kind_gflops", format_kind_rates(p.cpu_kind_gflops))
+        .bind("worker_speeds", format_worker_speeds(p.worker_speeds));
     if (auto status = insert->run(); !status) return status.error();
     return c.last_insert_id();
   });

@@ -48,6 +48,9 @@ Status check_run_row(const Connection& c, const Statement& s) {
       return damaged(c.path(), run + ": " + column + " is " + quote_input(s.text(column)) + ", not KIND=RATE;KIND=RATE");
     }
   }
+  if (auto speeds = parse_worker_speeds(s.text("platforms.worker_speeds")); !speeds) {
+    return damaged(c.path(), run + ": platforms.worker_speeds is " + quote_input(s.text("platforms.worker_speeds")) + ": " + speeds.error().message);
+  }
   const std::int64_t gpus = s.integer("platforms.gpus"), cpus = s.integer("platforms.cpus");
   if (gpus < 0 || cpus < 0 || gpus + cpus < 1 || gpus + cpus > kMaxWorkers) {
     return damaged(c.path(), run + ": its platform has " + std::to_string(gpus) + " GPUs and " + std::to_string(cpus) + " CPUs");
@@ -99,6 +102,8 @@ RunInfo read_run_info(const Statement& s) {
   p.cpus = static_cast<std::uint32_t>(s.integer("platforms.cpus"));
   p.cpu_default_gflops = s.real("platforms.cpu_default_gflops");
   parse_kind_rates(s.text("platforms.cpu_kind_gflops"), p.cpu_kind_gflops);
+  // check_run_row has refused a text that does not read back.
+  if (auto speeds = parse_worker_speeds(s.text("platforms.worker_speeds"))) p.worker_speeds = std::move(*speeds);
   return info;
 }
 

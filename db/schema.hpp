@@ -10,7 +10,7 @@ namespace tilelens::db {
 
 // Bumped whenever a table or column changes; tables.cpp marks what the new version adds, and
 // the migration from the previous version comes from those marks.
-inline constexpr int kSchemaVersion = 14;
+inline constexpr int kSchemaVersion = 15;
 // PRAGMA application_id of every tilelens database: "TLns".
 inline constexpr std::int64_t kApplicationId = 0x544c6e73;
 

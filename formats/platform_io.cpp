@@ -201,6 +201,11 @@ void write_platform_json(const Platform& p, std::ostream& out, const std::string
   file["cpus"] = p.cpus;
   file["cpu_default_gflops"] = number(p.cpu_default_gflops);
   file["cpu_kind_gflops"] = rates(p.cpu_kind_gflops);
+  if (!p.worker_speeds.empty()) {
+    OrderedJson speeds = OrderedJson::array();
+    for (const double speed : p.worker_speeds) speeds.push_back(number(speed));
+    file["worker_speeds"] = speeds;
+  }
   // A name or comment that is not UTF-8 (a Platform built in code) is written with U+FFFD
   // rather than thrown on: the reader would refuse its bytes anyway.
   out << file.dump(2, ' ', false, OrderedJson::error_handler_t::replace) << "\n";
@@ -307,6 +312,18 @@ Result<Platform> read_platform_json(std::istream& in, const std::string& source)
     else if (key == "cpus") status = count(p.cpus, 0);
     else if (key == "cpu_default_gflops") status = real(p.cpu_default_gflops, rate_ok, kRateRange);
     else if (key == "cpu_kind_gflops") status = rates(p.cpu_kind_gflops);
+    else if (key == "worker_speeds") {
+      p.worker_speeds.clear();
+      if (!value.is_array()) status = fail("expected an array of numbers, one per worker");
+      for (std::size_t w = 0; status && w < value.size(); ++w) {
+        const double v = value[w].is_number() ? value[w].get<double>() : 0;
+        if (!(v >= kMinWorkerSpeed && v <= kMaxWorkerSpeed)) {
+          status = fail("worker " + std::to_string(w) + "'s speed: expected a number from 0.001 to 1000");
+        } else {
+          p.worker_speeds.push_back(v);
+        }
+      }
+    }
     else status = make_error(source + ":" + line({key}) + ": unknown field \"" + key + "\" (docs/platform-file.md lists the fields)");
     if (!status) return status.error();
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <numeric>
 #include <utility>
@@ -404,7 +405,33 @@ std::string Platform::describe() const {
       out += rate;
     }
   }
+  if (!worker_speeds.empty()) out += "; worker speeds " + format_worker_speeds(worker_speeds);
   return out;
+}
+
+std::string format_worker_speeds(const std::vector<double>& speeds) {
+  std::string out;
+  for (const double speed : speeds) out += (out.empty() ? "" : ",") + format_exact(speed);
+  return out;
+}
+
+Result<std::vector<double>> parse_worker_speeds(std::string_view text) {
+  std::vector<double> speeds;
+  if (text.empty()) return speeds;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    char* end = nullptr;
+    const double value = item.empty() ? 0 : std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !(value >= kMinWorkerSpeed && value <= kMaxWorkerSpeed)) {
+      return make_error("worker " + std::to_string(speeds.size()) + "'s speed \"" + item + "\" is not a number from 0.001 to 1000");
+    }
+    speeds.push_back(value);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return speeds;
 }
 
 double Platform::host_throughput() const {
@@ -562,6 +589,15 @@ Status check_platform(const Platform& platform, const Workload& workload) {
     if (!(value >= kMinGflops && value <= kMaxGflops)) return make_error(what + " must be 0 (no kernel) or from 1 kFlop/s to 1 EFlop/s");
     return Status::success();
   };
+  if (!platform.worker_speeds.empty() && platform.worker_speeds.size() != platform.workers()) {
+    return make_error("the platform gives " + std::to_string(platform.worker_speeds.size()) + " worker speeds for its " +
+                      std::to_string(platform.workers()) + " workers");
+  }
+  for (std::size_t w = 0; w < platform.worker_speeds.size(); ++w) {
+    if (!(platform.worker_speeds[w] >= kMinWorkerSpeed && platform.worker_speeds[w] <= kMaxWorkerSpeed)) {
+      return make_error("worker " + std::to_string(w) + "'s speed must be from 0.001 to 1000");
+    }
+  }
   if (auto status = rate(platform.default_gflops, "the compute rate"); !status) return status;
   if (auto status = rate(platform.cpu_default_gflops, "the CPU compute rate"); !status) return status;
   for (const auto& [kind, value] : platform.kind_gflops) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.hpp"
@@ -202,6 +203,9 @@ inline constexpr double kMaxLatencyNs = 1e12;  // 1000 s
 inline constexpr double kMinGflops = 1e-6;     // a kFlop/s
 inline constexpr double kMaxGflops = 1e9;      // an EFlop/s, on one worker
 inline constexpr std::uint32_t kMaxCopyEngines = 1024;
+// A worker's speed factor (Platform::worker_speeds): its kernels at 1/1000 to 1000 times the rates.
+inline constexpr double kMinWorkerSpeed = 1e-3;
+inline constexpr double kMaxWorkerSpeed = 1e3;
 
 struct Platform {
   std::string name = "custom";
@@ -235,7 +239,15 @@ struct Platform {
   std::uint32_t cpus = 0;
   double cpu_default_gflops = 0;  // per CPU worker
   std::map<std::string, double> cpu_kind_gflops;
+  // Per worker, the factor its kernels run at against the rates above (empty: every worker at
+  // 1). A measured machine whose workers are alike on paper but not in a run: a real StarPU's
+  // CPU worker whose core another thread shares runs its kernels at half speed for the whole
+  // run (docs/replay.md, "Against a real StarPU"). Only the tasks' durations follow it: the
+  // schedulers' estimates keep the per-kind rates, as StarPU's performance models are per
+  // architecture, not per worker.
+  std::vector<double> worker_speeds;
 
+  double speed_of(GpuId worker) const { return worker < worker_speeds.size() ? worker_speeds[worker] : 1.0; }
   double gflops_of(const std::string& kind) const;      // on a bounded-memory worker (0: cannot run there)
   double cpu_gflops_of(const std::string& kind) const;  // on a CPU worker (0: cannot run there)
   std::uint32_t workers() const { return gpus + cpus; }
@@ -261,6 +273,10 @@ struct Platform {
 // Per-kind rates as one text, "POTRF=300;TRSM=2000" (each rate read back exactly, '%', ';'
 // and '=' in a kind's name percent-encoded): how the store keeps them and run keys name them.
 std::string format_kind_rates(const std::map<std::string, double>& rates);
+// Worker speeds as one text, "0.6,1" (each read back exactly): how the store keeps them, run
+// keys name them and --worker-speeds takes them; the parse names the first bad entry.
+std::string format_worker_speeds(const std::vector<double>& speeds);
+Result<std::vector<double>> parse_worker_speeds(std::string_view text);
 // False when an entry does not read as KIND=RATE with a finite rate of 0 or more (it is skipped).
 bool parse_kind_rates(const std::string& text, std::map<std::string, double>& into);
 

@@ -11,14 +11,17 @@ SimulatedDevice::SimulatedDevice(const Workload& workload, const Platform& platf
     gpu_rate_.push_back(platform.gflops_of(kind));
     cpu_rate_.push_back(platform.cpu_gflops_of(kind));
   }
-  for (GpuId w = 0; w < platform.workers(); ++w) cpu_.push_back(platform.is_cpu_worker(w) ? 1 : 0);
+  for (GpuId w = 0; w < platform.workers(); ++w) {
+    cpu_.push_back(platform.is_cpu_worker(w) ? 1 : 0);
+    speed_.push_back(platform.speed_of(w));
+  }
   ends_.assign(platform.workers(), PlatformLinks::kNever);
 }
 
 std::int64_t SimulatedDevice::start_task(GpuId worker, TaskId task) {
   const Task& t = workload_.tasks()[task];
   const double rate = cpu_[worker] ? cpu_rate_[t.kind] : gpu_rate_[t.kind];
-  ends_[worker] = now_ + ceil_ns(t.flops / rate);
+  ends_[worker] = now_ + ceil_ns(t.flops / (rate * speed_[worker]));
   ++running_;
   return ends_[worker];
 }

@@ -41,6 +41,7 @@ class SimulatedDevice final : public ExecutionDevice {
   PlatformLinks links_;
   std::vector<double> gpu_rate_, cpu_rate_;  // per kind, GFlop/s
   std::vector<char> cpu_;                    // per worker
+  std::vector<double> speed_;                // per worker: Platform::speed_of
   std::vector<std::int64_t> ends_;           // per worker: when its task ends, or kNever
   std::uint32_t running_ = 0;
   std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> wake_ups_;

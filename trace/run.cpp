@@ -54,6 +54,7 @@ std::string run_key(const std::string& workload, const std::string& scheduler, c
          (platform.copy_engines > 0 || platform.half_duplex
               ? "|copy " + std::to_string(platform.copy_engines) + (platform.half_duplex ? " half" : "")
               : "") +
+         (platform.worker_speeds.empty() ? "" : "|speeds " + format_worker_speeds(platform.worker_speeds)) +
          (fgcs_model ? "" : "|memory " + memory_model) + (scheduling_cost.empty() ? "" : "|decisions " + scheduling_cost);
 }
 

@@ -225,7 +225,7 @@ TEST_CASE("a version-5 file with a key twice in a sweep is upgraded keeping ever
                              "total_flops, gflops, idle_ns, scheduling_ns, eviction_ns, events, lower_bound_bytes, lower_bound, "
                              "ratio_to_lower_bound, bus_limit_bytes, ideal_compute_ns, prepare_ns, charged_ns FROM metrics WHERE run_id = 1; "
                              "DROP TABLE scheduler_counters; ALTER TABLE measurements DROP COLUMN cupti_apis; "
-                             "ALTER TABLE measurements DROP COLUMN kernels; ALTER TABLE measurements DROP COLUMN launch_ahead; DROP TABLE import_notes; DROP TABLE import_records; ALTER TABLE data DROP COLUMN home; PRAGMA user_version = 5")
+                             "ALTER TABLE measurements DROP COLUMN kernels; ALTER TABLE measurements DROP COLUMN launch_ahead; DROP TABLE import_notes; DROP TABLE import_records; ALTER TABLE data DROP COLUMN home; ALTER TABLE platforms DROP COLUMN worker_speeds; PRAGMA user_version = 5")
                 .ok());
   }
   auto store = db::Store::open(database.path);

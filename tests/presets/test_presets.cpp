@@ -170,7 +170,7 @@ TEST_CASE("a version-1 database is upgraded in place and keeps its runs", "[db]"
                              "ALTER TABLE metrics DROP COLUMN pop_per_task_ns; ALTER TABLE metrics DROP COLUMN decisions_charged_ns; "
                              "ALTER TABLE runs DROP COLUMN memory_model; DELETE FROM writeback_causes WHERE id = 3; "
                              "ALTER TABLE platforms DROP COLUMN copy_engines; ALTER TABLE platforms DROP COLUMN half_duplex; "
-                             "DROP TABLE scheduler_counters; DROP TABLE import_notes; DROP TABLE import_records; ALTER TABLE data DROP COLUMN home; PRAGMA user_version = 1")
+                             "DROP TABLE scheduler_counters; DROP TABLE import_notes; DROP TABLE import_records; ALTER TABLE data DROP COLUMN home; ALTER TABLE platforms DROP COLUMN worker_speeds; PRAGMA user_version = 1")
                 .ok());
   }
   auto reader = db::Store::open(file.path, db::Store::OpenMode::ReadOnly);

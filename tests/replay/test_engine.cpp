@@ -280,3 +280,37 @@ TEST_CASE("a platform whose workers do not split evenly into memories is refused
   REQUIRE(!result);
   CHECK_THAT(result.error().message, Catch::Contains("do not split into memories of 2"));
 }
+
+TEST_CASE("a worker's speed stretches its tasks, and dmda hands the slower worker fewer", "[engine]") {
+  // A real StarPU's CPU worker whose core another thread shares runs at half speed for a whole
+  // run (docs/replay.md, "Against a real StarPU"): Platform::worker_speeds replays that.
+  const Workload w = generated("cholesky:N=8,b=64");
+  Platform p = small_platform(1e12, 2);
+  const auto even = run_replay(w, "dmda", "lru", p, 1, "fgcs");
+  p.worker_speeds = {0.25, 1.0};
+  const auto uneven = run_replay(w, "dmda", "lru", p, 1, "fgcs");
+  std::uint32_t tasks_even[2] = {0, 0}, tasks_uneven[2] = {0, 0};
+  for (const auto& t : even.trace.tasks) ++tasks_even[t.gpu];
+  for (const auto& t : uneven.trace.tasks) {
+    ++tasks_uneven[t.gpu];
+    const Task& task = w.tasks()[t.task];
+    const double rate = p.gflops_of(w.kinds()[task.kind]) * p.speed_of(t.gpu);
+    CHECK(t.end_ns - t.start_ns == static_cast<std::int64_t>(std::ceil(task.flops / rate)));
+  }
+  CHECK(tasks_uneven[0] < tasks_even[0]);
+  CHECK(tasks_uneven[0] < tasks_uneven[1]);
+
+  p.worker_speeds = {1.0};  // one speed for two workers
+  CHECK_FALSE(check_platform(p, w).ok());
+  p.worker_speeds = {1.0, 0.0};
+  CHECK_FALSE(check_platform(p, w).ok());
+  CHECK(format_worker_speeds({0.6, 1.0}) == "0.6,1");
+  const auto parsed = parse_worker_speeds("0.6,1");
+  REQUIRE(parsed.ok());
+  CHECK(*parsed == std::vector<double>{0.6, 1.0});
+  for (const char* bad : {"0.6,", ",1", "x", "0", "1e9", "0.5,nan"}) {
+    const auto refused = parse_worker_speeds(bad);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("speed") != std::string::npos);
+  }
+}
