@@ -8,7 +8,9 @@
  * every tile, every task with its kind, flops and accesses, and the dependencies that StarPU's
  * sequential consistency gives them, so that tilelens replays the very same DAG. It prints the
  * time its kernels took per kind and the rate that makes ("kernel KIND TASKS SECONDS GFLOPS"),
- * for the replay's rates.
+ * for the replay's rates, and the same per worker ("worker_kernel WORKER KIND TASKS SECONDS"):
+ * on a machine with no core to spare, another thread can share one worker's core for a whole
+ * run and halve its kernels' speed (docs/replay.md, "Against a real StarPU").
  *
  * With --disk DIR the tiles have a home instead: each is allocated on a disk node in DIR
  * (starpu_disk_register, the unistd backend) and registered there, so StarPU reads it into RAM
@@ -35,6 +37,9 @@ enum kind { PLGSY, POTRF, TRSM, SYRK, GEMM, KINDS };
 static const char *const kind_names[KINDS] = {"plgsy", "potrf", "trsm", "syrk", "gemm"};
 static int64_t kernel_ns[KINDS];
 static int64_t kernel_count[KINDS];
+#define MAX_WORKERS 64
+static int64_t worker_kernel_ns[MAX_WORKERS][KINDS];
+static int64_t worker_kernel_count[MAX_WORKERS][KINDS];
 static double kernel_flops[KINDS]; /* per task of the kind, B being fixed */
 static int matrix_tiles = 1;
 /* TILELENS_ORDER_OUT: the tasks as they ended (appended by the workers' callbacks). */
@@ -54,8 +59,14 @@ static int64_t now_ns(void) {
 }
 
 static void account(enum kind kind, int64_t begin) {
-  __atomic_add_fetch(&kernel_ns[kind], now_ns() - begin, __ATOMIC_RELAXED);
+  const int64_t took = now_ns() - begin;
+  const int worker = starpu_worker_get_id();
+  __atomic_add_fetch(&kernel_ns[kind], took, __ATOMIC_RELAXED);
   __atomic_add_fetch(&kernel_count[kind], 1, __ATOMIC_RELAXED);
+  if (worker >= 0 && worker < MAX_WORKERS) {
+    __atomic_add_fetch(&worker_kernel_ns[worker][kind], took, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&worker_kernel_count[worker][kind], 1, __ATOMIC_RELAXED);
+  }
 }
 
 static void plgsy_cpu(void *buffers[], void *arg) {
@@ -301,6 +312,13 @@ int main(int argc, char **argv) {
     const double seconds = kernel_ns[k] * 1e-9;
     printf("kernel %s %ld %.9f %.6f\n", kind_names[k], (long)kernel_count[k], seconds,
            seconds > 0 ? kernel_count[k] * kernel_flops[k] / seconds * 1e-9 : 0.0);
+  }
+  {
+    int w;
+    for (w = 0; w < MAX_WORKERS; w++)
+      for (k = 0; k < KINDS; k++)
+        if (worker_kernel_count[w][k] > 0)
+          printf("worker_kernel %d %s %ld %.9f\n", w, kind_names[k], (long)worker_kernel_count[w][k], worker_kernel_ns[w][k] * 1e-9);
   }
   return 0;
 }

@@ -23,6 +23,9 @@
 #   dmdar's loads by up to 10% at 3 MiB. One replay per StarPU run is therefore one sample; each
 #   run is replayed JITTER times (default 6), its rates each scaled by a factor drawn in
 #   [0.98, 1.02] from a fixed seed (the run's and the replay's index), and the mean is over all.
+# - Each worker's speed. On 2 cores another thread of StarPU's can share one worker's core for a
+#   whole run, at half speed or less; each run is replayed with its workers' measured speeds
+#   (worker_speeds below, `--worker-speeds`).
 #
 # Exit status: 0 all within tolerance, 1 a setting outside it or a failure, 77 (CTest's skip)
 # when no StarPU is installed or StarPU's priority cannot be raised.
@@ -164,6 +167,19 @@ kernel_rates() {
     BEGIN { srand(seed) }
     $1 == "kernel" && $5 > 0 { printf "%s%s=%.9gGFlop/s", sep, $2, $5 * (1 + (rand() - 0.5) * spread); sep = "," }' out.txt
 }
+# worker_speeds: each StarPU worker's speed in the run in out.txt, as --worker-speeds takes it:
+# the time its tasks would have taken at the run's mean time per task of each kind, over the time
+# they took. On a 2-core machine both workers poll on their cores, and StarPU's other threads (the
+# application's, the disk's) take their time from one of them, often the same one for the whole
+# run: that worker then runs its kernels at half speed or less, dmda hands it fewer tasks, and the
+# run reads about 20% more (docs/replay.md, "Against a real StarPU"). The replay's workers run
+# at these speeds; its schedulers still predict from the per-kind rates, as StarPU's per-architecture
+# models do.
+worker_speeds() {
+  awk '$1 == "kernel" && $3 > 0 { mean[$2] = $4 / $3 }
+       $1 == "worker_kernel" { expected[$2] += $4 * mean[$3]; took[$2] += $5; if ($2 + 1 > n) n = $2 + 1 }
+       END { for (w = 0; w < n; w++) printf "%s%.6f", (w ? "," : ""), (took[w] > 0 ? expected[w] / took[w] : 1) }' out.txt
+}
 # replay SCHEDULER RATES WHAT: one replay of the run's DAG on the platform it measured, its JSON
 # summary in `summary`. StarPU's CPU workers take one task at a time (--buffer 1: driver_cpu.c
 # pops only when idle) and notice a transfer's end only between tasks (progress_between_tasks),
@@ -173,7 +189,8 @@ kernel_rates() {
 replay() {
   summary=$("$tilelens" replay --workload dag.workload --scheduler "$1" --gpus 2 --workers-per-memory 2 \
     --memory "${limit}MiB" --bandwidth "${bandwidth}MB/s" --latency 0 --rate "$2" \
-    --buffer 1 --copy-engines 1 --half-duplex 1 --memory-model "$memory_model" --json $replay_options 2>replay.err) || {
+    --buffer 1 --copy-engines 1 --half-duplex 1 --memory-model "$memory_model" --worker-speeds "$(worker_speeds)" \
+    --json $replay_options 2>replay.err) || {
     fail "tilelens replay of $3 failed under $scheduler at $limit MiB, $tiles tiles, $home home (exit status $?)" replay.err
   }
 }
