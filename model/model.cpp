@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "model/units.hpp"
+#include "util/quoted.hpp"
 #include "util/utf8.hpp"
 
 namespace tilelens {
@@ -425,7 +426,7 @@ Result<std::vector<double>> parse_worker_speeds(std::string_view text) {
     char* end = nullptr;
     const double value = item.empty() ? 0 : std::strtod(item.c_str(), &end);
     if (item.empty() || end != item.c_str() + item.size() || !(value >= kMinWorkerSpeed && value <= kMaxWorkerSpeed)) {
-      return make_error("worker " + std::to_string(speeds.size()) + "'s speed \"" + item + "\" is not a number from 0.001 to 1000");
+      return make_error("worker " + std::to_string(speeds.size()) + "'s speed " + quote_input(item) + " is not a number from 0.001 to 1000");
     }
     speeds.push_back(value);
     if (comma == std::string_view::npos) break;
