@@ -400,6 +400,18 @@ TEST_CASE("the schema is declared once: docs/database.md shows the declaration a
   CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == db::schema_markdown());
 }
 
+TEST_CASE("the documents name the schema version this tilelens writes", "[db][docs]") {
+  const std::string version = "(schema version " + std::to_string(db::kSchemaVersion) + ")";
+  for (const char* file : {"/docs/database.md", "/docs/README.md"}) {
+    std::ifstream in(std::string(TILELENS_SOURCE_DIR) + file);
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    INFO(file << " should say " << version);
+    CHECK_THAT(text.str(), Catch::Contains(version));
+  }
+}
+
 namespace {
 
 // Every table's columns as SQLite reports them: name, type, NOT NULL, default, key rank.
