@@ -21,8 +21,19 @@
  * (the task's id in the workload file, StarPU's worker), to compare StarPU's order and mapping
  * with a replay's (--order-out).
  *
- * usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR]
+ * With --probe-disk DIR it first times the disk path the run's transfers take ("disk_probe ROUNDS
+ * MEDIAN_NS BYTES"): one tile read back from a file in DIR, through the page cache, as StarPU's
+ * unistd backend does (open, glibc's aio_read, wait, close: Debian's StarPU has glibc's POSIX aio).
+ * StarPU's own calibration of that disk writes and fsyncs a buffer to the device
+ * (disk_unistd_global.c, _starpu_get_unistd_global_bandwidth_between_disk_and_main_ram), so it
+ * measures the device, while the run's tiles, written and read back within seconds, never leave
+ * the page cache; it moves by 3x from run to run and says nothing of the run's transfers.
+ *
+ * usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR] [--probe-disk DIR]
  */
+#include <aio.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,8 +204,50 @@ static void submit(enum kind kind, double flops, int i, int j, int k, int n, con
   record_task(kind, flops, i, j, k, n, a);
 }
 
+static int by_value(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+/* The median time of one tile's read from a page-cached file in DIR, as the unistd backend reads
+ * (see the header); printed as "disk_probe ROUNDS MEDIAN_NS BYTES". 0 on success. */
+static int probe_disk(const char *dir, size_t bytes) {
+  enum { WARMUP = 10, ROUNDS = 101 };
+  int64_t took[ROUNDS];
+  char path[4096];
+  char *buf = malloc(bytes);
+  int fd, round;
+  if (!buf || snprintf(path, sizeof path, "%s/tilelens-disk-probe", dir) >= (int)sizeof path) return 1;
+  memset(buf, 1, bytes);
+  fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || pwrite(fd, buf, bytes, 0) != (ssize_t)bytes || close(fd) != 0) {
+    perror(path);
+    return 1;
+  }
+  for (round = 0; round < WARMUP + ROUNDS; round++) {
+    struct aiocb request;
+    const struct aiocb *waiting[1] = {&request};
+    const int64_t start = now_ns();
+    fd = open(path, O_RDWR);
+    if (fd < 0) return 1;
+    memset(&request, 0, sizeof request);
+    request.aio_fildes = fd;
+    request.aio_buf = buf;
+    request.aio_nbytes = bytes;
+    if (aio_read(&request) != 0) return 1;
+    while (aio_error(&request) == EINPROGRESS) aio_suspend(waiting, 1, NULL);
+    if (aio_return(&request) != (ssize_t)bytes) return 1;
+    close(fd);
+    if (round >= WARMUP) took[round - WARMUP] = now_ns() - start;
+  }
+  unlink(path);
+  free(buf);
+  qsort(took, ROUNDS, sizeof *took, by_value);
+  printf("disk_probe %d %lld %lu\n", ROUNDS, (long long)took[ROUNDS / 2], (unsigned long)bytes);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  const char *workload_path = NULL, *disk_dir = NULL;
+  const char *workload_path = NULL, *disk_dir = NULL, *probe_dir = NULL;
   int disk_node = -1;
   int tiles = 12, side = 128, arg, i, j, k;
   double b;
@@ -203,8 +256,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[arg], "--tile") && arg + 1 < argc) side = atoi(argv[++arg]);
     else if (!strcmp(argv[arg], "--workload") && arg + 1 < argc) workload_path = argv[++arg];
     else if (!strcmp(argv[arg], "--disk") && arg + 1 < argc) disk_dir = argv[++arg];
+    else if (!strcmp(argv[arg], "--probe-disk") && arg + 1 < argc) probe_dir = argv[++arg];
     else {
-      fprintf(stderr, "usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR]\n");
+      fprintf(stderr, "usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR] [--probe-disk DIR]\n");
       return 2;
     }
   }
@@ -244,6 +298,11 @@ int main(int argc, char **argv) {
     const long total = (long)tiles_count + tiles + 2 * below + (long)tiles * (tiles - 1) * (tiles - 2) / 6;
     ended = calloc((size_t)total, sizeof *ended);
     if (!ended) return 1;
+  }
+  /* Before StarPU starts: its workers then poll on both cores. */
+  if (probe_dir && probe_disk(probe_dir, (size_t)side * side * sizeof(double)) != 0) {
+    fprintf(stderr, "ooc_cholesky: could not time a read in %s\n", probe_dir);
+    return 1;
   }
   if (starpu_init(NULL) != 0) return 1;
   if (order_out) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);

@@ -68,9 +68,9 @@ for ((k = first_pass; k < first_pass + passes; k++)); do
   bash "$here/starpu_vs_replay.sh" "$tilelens" "$@" > "$log/pass-$k.txt" 2>&1 || rc=$?
   seconds=$(($(date +%s) - t0))
   stop_hog
-  # A setting's line starts with its tile count; its ninth field is the loads' ratio.
+  # A setting's line: its tile count, its home, ...; its ninth field is the loads' ratio.
   summary=$(awk -v tol="$tolerance" '
-    $1 ~ /^[0-9]+$/ && NF >= 9 { n++; r = $9; if (n == 1 || r < lo) lo = r; if (n == 1 || r > hi) hi = r
+    $1 ~ /^[0-9]+$/ && $2 ~ /^(swap|disk)$/ && NF >= 9 { n++; r = $9; if (n == 1 || r < lo) lo = r; if (n == 1 || r > hi) hi = r
                                  if (r >= 1 - tol / 100 && r <= 1 + tol / 100) ok++ }
     END { printf "%d/%d %s %s", ok, n, (n ? lo : "-"), (n ? hi : "-") }' "$log/pass-$k.txt")
   echo "$k $mode $start $seconds $rc $summary" >> "$record"

@@ -7,7 +7,7 @@
 # or `disk` (registered on a disk node, which StarPU keeps up to date: the workload marks them
 # `home`). tilelens then replays the DAG the program wrote, under the same scheduler, on the
 # platform the run measured: 2 workers sharing LIMIT MiB, each taking one task at a time, the
-# disk's bandwidth as StarPU measured it in that run (one request at a time, no latency: see below), each
+# disk at the speed the program probed before that run (one request at a time, no latency: see below), each
 # kind at the rate its kernels ran at. Prints one line per setting and fails when the mean of the
 # replays' loads is further than the tolerance from the mean of StarPU's reads (issue 32: no
 # escape through overlapping run-to-run ranges; whether the ranges meet is still printed, for the
@@ -38,15 +38,21 @@
 # usage: starpu_vs_replay.sh TILELENS [--tiles "T ..."] [--tile B] [--homes "swap disk"] [--limits "MiB ..."]
 #        [--schedulers "NAME ..."] [--repeats R] [--jitter K] [--tolerance PERCENT]
 #        [--replay-options "..."] [--fixed-order 0|1]
-#        [--memory-model SPEC]
+#        [--memory-model SPEC] [--disk-speed probe|calibrated] [--dmda-estimate paper|starpu] [--per-run 0|1]
 # (--replay-options: more `tilelens replay` options, e.g. "--buffer 2"; --memory-model: the replay's
-#  memory model, by default StarPU's with its CPU drivers' progress between tasks and their polling)
+#  memory model, by default StarPU's with its CPU drivers' progress between tasks and their polling;
+#  --disk-speed: replay each run at the tile read time ooc_cholesky --probe-disk timed before it (probe,
+#  the default) or at StarPU's own calibration of the disk (calibrated), which times writes followed
+#  by fsync and so the device, not the page cache the run's tiles stay in (docs/replay.md);
+#  --dmda-estimate starpu: replay dmda and dmdar with StarPU's estimate, each transfer predicted
+#  at the run's calibrated latency as a CPU-only StarPU does; --per-run 1: a line per StarPU run,
+#  its reads, its replays' mean, both disk speeds, its workers' tasks and speeds)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tilelens=$(realpath "${1:?usage: starpu_vs_replay.sh TILELENS [options]}")
 shift
-tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0 memory_model=starpu:progress_between_tasks=1,polling_drivers=1
+tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0 dmda_estimate=paper per_run=0 replay_disk_speed=probe memory_model=starpu:progress_between_tasks=1,polling_drivers=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles_list=$2 ;;
@@ -60,6 +66,9 @@ while [ $# -gt 0 ]; do
     --replay-options) replay_options=$2 ;;
     --memory-model) memory_model=$2 ;;
     --fixed-order) fixed_order=$2 ;;
+    --dmda-estimate) dmda_estimate=$2 ;;
+    --per-run) per_run=$2 ;;
+    --disk-speed) replay_disk_speed=$2 ;;
     *) echo "starpu_vs_replay.sh: unknown option $1" >&2; exit 1 ;;
   esac
   shift 2
@@ -101,9 +110,12 @@ done
 # the paper's estimate: StarPU's (dmda:estimate=starpu) counts GPUs in its transfer factor, and
 # these runs have none.
 tilelens_scheduler() {
-  case "$1" in
-    lws) echo "lws:steal_head=1" ;;
-    dmdar) echo "dmdar:loading_tiebreak=0" ;;
+  local starpu_estimate="estimate=starpu,bus_latency=${latency}us,bus_accelerators=0"
+  case "$1:$dmda_estimate" in
+    lws:*) echo "lws:steal_head=1" ;;
+    dmdar:paper) echo "dmdar:loading_tiebreak=0" ;;
+    dmdar:starpu) echo "dmdar:loading_tiebreak=0,$starpu_estimate" ;;
+    dmda:starpu) echo "dmda:$starpu_estimate" ;;
     *) echo "$1" ;;
   esac
 }
@@ -123,7 +135,7 @@ run() {
     set -- --disk "$work/disk" "$@"
   fi
   env "${order[@]}" "${where[@]}" STARPU_SCHED=$scheduler STARPU_LIMIT_CPU_MEM=$limit STARPU_BUS_STATS=1 "${starpu_priority[@]}" \
-    ./ooc_cholesky --tiles "$tiles" --tile "$side" "$@" >"$out" 2>&1 || {
+    ./ooc_cholesky --tiles "$tiles" --tile "$side" --probe-disk "$work/$home" "$@" >"$out" 2>&1 || {
     fail "StarPU failed under $scheduler at $limit MiB, $tiles tiles, $home home (exit status $?)" "$out"
   }
 }
@@ -135,10 +147,12 @@ count() {
   awk -v pattern="$pattern" '$0 ~ pattern && match($0, /transfers : [0-9]+/) {print substr($0, RSTART + 12, RLENGTH - 12); found = 1}
     END {if (!found) print 0}' "$2"
 }
-# disk_speed OUT: the disk-to-RAM bandwidth and latency StarPU measured when the run in OUT
-# registered its disk (in $bandwidth and $latency). StarPU measures them at every start, and they
-# move by up to 3x from run to run (the page cache holds the swap files or not: 794 to 2,359 MB/s
-# on this machine), so each run is replayed at its own bandwidth. The latency is left out: StarPU
+# disk_speed OUT: the disk-to-RAM bandwidth and latency StarPU calibrated when the run in OUT
+# registered its disk ($calibrated, $latency), the speed of a tile read the program probed before
+# it ($probed), and the bandwidth the run is replayed at ($bandwidth: the probed one unless
+# --disk-speed calibrated). StarPU's calibration writes and fsyncs, so it times the device and
+# moves by 3x from run to run, while the run's reads come from the page cache: replayed at it, the
+# replays followed the calibration where StarPU's reads did not (docs/replay.md). The latency is left out: StarPU
 # measures 100 to 700 us for it from run to run, where FxT traces of these very runs show 128 KiB
 # reads taking 35 to 240 us in all; at 600 us a replay's disk becomes the bottleneck and it reads
 # 20% more than StarPU does.
@@ -148,6 +162,11 @@ disk_speed() {
   if [ -z "$bandwidth" ] || [ -z "$latency" ]; then
     fail "StarPU printed no bandwidth for its disk ($home home)" "$1"
   fi
+  calibrated=$bandwidth
+  probed=$(awk '$1 == "disk_probe" && $3 > 0 { printf "%.0f", $4 / ($3 / 1000) }' "$1")
+  [ -n "$probed" ] || fail "the program printed no disk_probe line ($home home)" "$1"
+  [ "$replay_disk_speed" = probe ] && bandwidth=$probed
+  return 0
 }
 # probe: the DAG of the current $tiles as the program submits it with the current $home
 # (dag.workload: with a disk home its tiles are `home`), and a first measure of the disk.
@@ -202,7 +221,6 @@ summary_field() {
 # its line printed; `failed` set when it is outside the tolerance.
 setting() {
   local scheduler=$1 limit=$2 replayed_as
-  replayed_as=$(tilelens_scheduler "$scheduler")
   reads=() loads=() unused=() own=() writes=() writebacks=()
   for _ in $(seq "$repeats"); do
     run "$scheduler" "$limit" out.txt
@@ -210,6 +228,7 @@ setting() {
     reads+=("$(count read out.txt)")
     writes+=("$(count write out.txt)")
     disk_speed out.txt
+    replayed_as=$(tilelens_scheduler "$scheduler")
     # The replays of this very run: its kernels' rates, jittered (see the header).
     run_index=${#reads[@]}
     if [ "$fixed_order" = 1 ]; then
@@ -219,13 +238,20 @@ setting() {
       replay "fixed:file=$work/order.csv,prefetch=$prefetch" "$(kernel_rates 0 0)" "StarPU's own order"
       own+=("$(summary_field loads)")
     fi
+    local run_loads=0
     for replay_index in $(seq "$jitter"); do
       rates=$(kernel_rates "$((run_index * 1000 + replay_index))" "$spread")
       replay "$replayed_as" "$rates" "the run, rates $rates"
       loads+=("$(summary_field loads)")
       unused+=("$(summary_field unused_loads)")
       writebacks+=("$(summary_field writebacks)")
+      run_loads=$((run_loads + $(summary_field loads)))
     done
+    if [ "$per_run" = 1 ]; then
+      printf '  run %d: reads %s, writes %s, replays %.0f; disk %s MB/s (calibrated %s, probed %s), %s us; tasks per worker %s; speeds %s\n' "$run_index" \
+        "${reads[-1]}" "${writes[-1]}" "$(echo "$run_loads / $jitter" | bc -l)" "$bandwidth" "$calibrated" "$probed" "$latency" \
+        "$(awk '$1 == "worker_kernel" { n[$2] += $4 } END { for (w = 0; w in n; w++) printf "%s%d", (w ? "/" : ""), n[w] }' out.txt)" "$(worker_speeds)"
+    fi
   done
   line=$(awk -v reads="${reads[*]}" -v loads="${loads[*]}" -v unused="${unused[*]}" -v writes="${writes[*]}" \
              -v writebacks="${writebacks[*]}" -v tol="$tolerance" '
