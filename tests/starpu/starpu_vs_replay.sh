@@ -38,21 +38,20 @@
 # usage: starpu_vs_replay.sh TILELENS [--tiles "T ..."] [--tile B] [--homes "swap disk"] [--limits "MiB ..."]
 #        [--schedulers "NAME ..."] [--repeats R] [--jitter K] [--tolerance PERCENT]
 #        [--replay-options "..."] [--fixed-order 0|1]
-#        [--memory-model SPEC] [--disk-speed probe|calibrated] [--dmda-estimate paper|starpu] [--per-run 0|1]
+#        [--memory-model SPEC] [--disk-speed probe|calibrated] [--per-run 0|1]
 # (--replay-options: more `tilelens replay` options, e.g. "--buffer 2"; --memory-model: the replay's
 #  memory model, by default StarPU's with its CPU drivers' progress between tasks and their polling;
 #  --disk-speed: replay each run at the tile read time ooc_cholesky --probe-disk timed before it (probe,
 #  the default) or at StarPU's own calibration of the disk (calibrated), which times writes followed
 #  by fsync and so the device, not the page cache the run's tiles stay in (docs/replay.md);
-#  --dmda-estimate starpu: replay dmda and dmdar with StarPU's estimate, each transfer predicted
-#  at the run's calibrated latency as a CPU-only StarPU does; --per-run 1: a line per StarPU run,
+#  --per-run 1: a line per StarPU run,
 #  its reads, its replays' mean, both disk speeds, its workers' tasks and speeds)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tilelens=$(realpath "${1:?usage: starpu_vs_replay.sh TILELENS [options]}")
 shift
-tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0 dmda_estimate=paper per_run=0 replay_disk_speed=probe memory_model=starpu:progress_between_tasks=1,polling_drivers=1
+tiles_list=12 homes=swap side=128 limits="2 3 4" schedulers="eager lws dmda dmdar" repeats=3 jitter=6 tolerance=10 replay_options="" fixed_order=0 per_run=0 replay_disk_speed=probe memory_model=starpu:progress_between_tasks=1,polling_drivers=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --tiles) tiles_list=$2 ;;
@@ -66,13 +65,13 @@ while [ $# -gt 0 ]; do
     --replay-options) replay_options=$2 ;;
     --memory-model) memory_model=$2 ;;
     --fixed-order) fixed_order=$2 ;;
-    --dmda-estimate) dmda_estimate=$2 ;;
     --per-run) per_run=$2 ;;
     --disk-speed) replay_disk_speed=$2 ;;
     *) echo "starpu_vs_replay.sh: unknown option $1" >&2; exit 1 ;;
   esac
   shift 2
 done
+case "$replay_disk_speed" in probe | calibrated) ;; *) echo "starpu_vs_replay.sh: --disk-speed takes probe or calibrated, not $replay_disk_speed" >&2; exit 1 ;; esac
 for home in $homes; do
   case "$home" in swap | disk) ;; *) echo "starpu_vs_replay.sh: --homes takes swap and disk, not $home" >&2; exit 1 ;; esac
 done
@@ -110,12 +109,9 @@ done
 # the paper's estimate: StarPU's (dmda:estimate=starpu) counts GPUs in its transfer factor, and
 # these runs have none.
 tilelens_scheduler() {
-  local starpu_estimate="estimate=starpu,bus_latency=${latency}us,bus_accelerators=0"
-  case "$1:$dmda_estimate" in
-    lws:*) echo "lws:steal_head=1" ;;
-    dmdar:paper) echo "dmdar:loading_tiebreak=0" ;;
-    dmdar:starpu) echo "dmdar:loading_tiebreak=0,$starpu_estimate" ;;
-    dmda:starpu) echo "dmda:$starpu_estimate" ;;
+  case "$1" in
+    lws) echo "lws:steal_head=1" ;;
+    dmdar) echo "dmdar:loading_tiebreak=0" ;;
     *) echo "$1" ;;
   esac
 }
@@ -221,6 +217,7 @@ summary_field() {
 # its line printed; `failed` set when it is outside the tolerance.
 setting() {
   local scheduler=$1 limit=$2 replayed_as
+  replayed_as=$(tilelens_scheduler "$scheduler")
   reads=() loads=() unused=() own=() writes=() writebacks=()
   for _ in $(seq "$repeats"); do
     run "$scheduler" "$limit" out.txt
@@ -228,7 +225,6 @@ setting() {
     reads+=("$(count read out.txt)")
     writes+=("$(count write out.txt)")
     disk_speed out.txt
-    replayed_as=$(tilelens_scheduler "$scheduler")
     # The replays of this very run: its kernels' rates, jittered (see the header).
     run_index=${#reads[@]}
     if [ "$fixed_order" = 1 ]; then
@@ -245,7 +241,7 @@ setting() {
       loads+=("$(summary_field loads)")
       unused+=("$(summary_field unused_loads)")
       writebacks+=("$(summary_field writebacks)")
-      run_loads=$((run_loads + $(summary_field loads)))
+      run_loads=$((run_loads + loads[-1]))
     done
     if [ "$per_run" = 1 ]; then
       printf '  run %d: reads %s, writes %s, replays %.0f; disk %s MB/s (calibrated %s, probed %s), %s us; tasks per worker %s; speeds %s\n' "$run_index" \
