@@ -29,9 +29,15 @@
  * measures the device, while the run's tiles, written and read back within seconds, never leave
  * the page cache; it moves by 3x from run to run and says nothing of the run's transfers.
  *
- * usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR] [--probe-disk DIR]
+ * With --probe-disk-inrun too, a thread times the same read every 3 ms while the tasks run ("disk_inrun
+ * ROUNDS MEDIAN_NS BYTES MEAN_NS P90_NS"): with every core running a polling worker, glibc's aio helper
+ * waits for a core, as StarPU's own reads do. A diagnostic (docs/replay.md): it slows the run it
+ * measures. Every run prints "run_ns NS", from the first submission to the last task's end.
+ *
+ * usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR] [--probe-disk DIR [--probe-disk-inrun]]
  */
 #include <aio.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -210,34 +216,53 @@ static int by_value(const void *a, const void *b) {
 }
 /* The median time of one tile's read from a page-cached file in DIR, as the unistd backend reads
  * (see the header); printed as "disk_probe ROUNDS MEDIAN_NS BYTES". 0 on success. */
+/* One tile read back from the probe file at path into buf, as StarPU's unistd backend reads
+ * (open, glibc's aio_read and wait, close): its time in ns, or -1. */
+static int64_t time_tile_read(const char *path, char *buf, size_t bytes) {
+  struct aiocb request;
+  const struct aiocb *waiting[1] = {&request};
+  const int64_t start = now_ns();
+  const int fd = open(path, O_RDWR);
+  if (fd < 0) return -1;
+  memset(&request, 0, sizeof request);
+  request.aio_fildes = fd;
+  request.aio_buf = buf;
+  request.aio_nbytes = bytes;
+  if (aio_read(&request) != 0) {
+    close(fd);
+    return -1;
+  }
+  while (aio_error(&request) == EINPROGRESS) aio_suspend(waiting, 1, NULL);
+  const ssize_t got = aio_return(&request);
+  close(fd);
+  return got == (ssize_t)bytes ? now_ns() - start : -1;
+}
+
+/* The probe's file: one tile of bytes, written through the page cache (never synced). */
+static int write_probe_file(const char *dir, size_t bytes, char *path, size_t room, char **buf) {
+  int fd;
+  *buf = malloc(bytes);
+  if (!*buf || snprintf(path, room, "%s/tilelens-disk-probe", dir) >= (int)room) return 1;
+  memset(*buf, 1, bytes);
+  fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || pwrite(fd, *buf, bytes, 0) != (ssize_t)bytes || close(fd) != 0) {
+    perror(path);
+    return 1;
+  }
+  return 0;
+}
+
 static int probe_disk(const char *dir, size_t bytes) {
   enum { WARMUP = 10, ROUNDS = 101 };
   int64_t took[ROUNDS];
   char path[4096];
-  char *buf = malloc(bytes);
-  int fd, round;
-  if (!buf || snprintf(path, sizeof path, "%s/tilelens-disk-probe", dir) >= (int)sizeof path) return 1;
-  memset(buf, 1, bytes);
-  fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-  if (fd < 0 || pwrite(fd, buf, bytes, 0) != (ssize_t)bytes || close(fd) != 0) {
-    perror(path);
-    return 1;
-  }
+  char *buf = NULL;
+  int round;
+  if (write_probe_file(dir, bytes, path, sizeof path, &buf) != 0) return 1;
   for (round = 0; round < WARMUP + ROUNDS; round++) {
-    struct aiocb request;
-    const struct aiocb *waiting[1] = {&request};
-    const int64_t start = now_ns();
-    fd = open(path, O_RDWR);
-    if (fd < 0) return 1;
-    memset(&request, 0, sizeof request);
-    request.aio_fildes = fd;
-    request.aio_buf = buf;
-    request.aio_nbytes = bytes;
-    if (aio_read(&request) != 0) return 1;
-    while (aio_error(&request) == EINPROGRESS) aio_suspend(waiting, 1, NULL);
-    if (aio_return(&request) != (ssize_t)bytes) return 1;
-    close(fd);
-    if (round >= WARMUP) took[round - WARMUP] = now_ns() - start;
+    const int64_t t = time_tile_read(path, buf, bytes);
+    if (t < 0) return 1;
+    if (round >= WARMUP) took[round - WARMUP] = t;
   }
   unlink(path);
   free(buf);
@@ -246,9 +271,36 @@ static int probe_disk(const char *dir, size_t bytes) {
   return 0;
 }
 
+/* The same read, timed while the run goes on (--probe-disk-inrun): a thread of this process (at
+ * StarPU's priority) reads the probe file every INRUN_PERIOD_NS until the tasks are done. On a
+ * machine whose every core runs a polling worker, glibc's aio helper thread waits for a core, and
+ * so does StarPU's own read of a tile: the probe before StarPU starts sees an idle machine. */
+enum { INRUN_PERIOD_NS = 3000000, INRUN_MAX = 100000 };
+struct inrun_probe {
+  char path[4096];
+  char *buf;
+  size_t bytes;
+  int64_t *took;
+  long count;
+  volatile int stop;
+  pthread_t thread;
+};
+static void *inrun_probe_loop(void *arg) {
+  struct inrun_probe *probe = arg;
+  while (!probe->stop && probe->count < INRUN_MAX) {
+    const struct timespec pause = {0, INRUN_PERIOD_NS};
+    const int64_t t = time_tile_read(probe->path, probe->buf, probe->bytes);
+    if (t >= 0) probe->took[probe->count++] = t;
+    nanosleep(&pause, NULL);
+  }
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   const char *workload_path = NULL, *disk_dir = NULL, *probe_dir = NULL;
-  int disk_node = -1;
+  int disk_node = -1, probe_inrun = 0;
+  struct inrun_probe inrun;
+  int64_t run_start;
   int tiles = 12, side = 128, arg, i, j, k;
   double b;
   for (arg = 1; arg < argc; arg++) {
@@ -257,10 +309,15 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[arg], "--workload") && arg + 1 < argc) workload_path = argv[++arg];
     else if (!strcmp(argv[arg], "--disk") && arg + 1 < argc) disk_dir = argv[++arg];
     else if (!strcmp(argv[arg], "--probe-disk") && arg + 1 < argc) probe_dir = argv[++arg];
+    else if (!strcmp(argv[arg], "--probe-disk-inrun")) probe_inrun = 1;
     else {
-      fprintf(stderr, "usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR] [--probe-disk DIR]\n");
+      fprintf(stderr, "usage: ooc_cholesky [--tiles T] [--tile B] [--workload FILE] [--disk DIR] [--probe-disk DIR [--probe-disk-inrun]]\n");
       return 2;
     }
+  }
+  if (probe_inrun && !probe_dir) {
+    fprintf(stderr, "ooc_cholesky: --probe-disk-inrun needs --probe-disk DIR\n");
+    return 2;
   }
   if (tiles < 1 || tiles > 1000 || side < 1 || side > 4096) {
     fprintf(stderr, "ooc_cholesky: --tiles must be 1 to 1000 and --tile 1 to 4096\n");
@@ -327,6 +384,17 @@ int main(int argc, char **argv) {
       starpu_matrix_data_register(&handles[tile_id(i, j)], disk_node, home, side, side, side, sizeof(double));
     }
 
+  if (probe_inrun) {
+    memset(&inrun, 0, sizeof inrun);
+    inrun.bytes = (size_t)side * side * sizeof(double);
+    inrun.took = malloc(INRUN_MAX * sizeof *inrun.took);
+    if (!inrun.took || write_probe_file(probe_dir, inrun.bytes, inrun.path, sizeof inrun.path, &inrun.buf) != 0 ||
+        pthread_create(&inrun.thread, NULL, inrun_probe_loop, &inrun) != 0) {
+      fprintf(stderr, "ooc_cholesky: could not start the in-run disk probe in %s\n", probe_dir);
+      return 1;
+    }
+  }
+  run_start = now_ns();
   for (i = 0; i < tiles; i++)
     for (j = 0; j <= i; j++) {
       const struct access a[1] = {{STARPU_W, i, j}};
@@ -349,6 +417,26 @@ int main(int argc, char **argv) {
     }
   }
   starpu_task_wait_for_all();
+  /* From the first submission to the last task's end: StarPU's makespan, the final write-backs aside. */
+  printf("run_ns %lld\n", (long long)(now_ns() - run_start));
+  if (probe_inrun) {
+    inrun.stop = 1;
+    pthread_join(inrun.thread, NULL);
+    unlink(inrun.path);
+    if (inrun.count == 0) {
+      fprintf(stderr, "ooc_cholesky: the in-run disk probe timed no read\n");
+      return 1;
+    }
+    qsort(inrun.took, (size_t)inrun.count, sizeof *inrun.took, by_value);
+    {
+      long r;
+      int64_t sum = 0;
+      for (r = 0; r < inrun.count; r++) sum += inrun.took[r];
+      /* ROUNDS MEDIAN_NS BYTES MEAN_NS P90_NS */
+      printf("disk_inrun %ld %lld %lu %lld %lld\n", inrun.count, (long long)inrun.took[inrun.count / 2], (unsigned long)inrun.bytes,
+             (long long)(sum / inrun.count), (long long)inrun.took[inrun.count * 9 / 10]);
+    }
+  }
   for (i = 0; i < tiles_count; i++) starpu_data_unregister(handles[i]);
   starpu_shutdown();
   if (workload && fclose(workload) != 0) return 1;
