@@ -84,6 +84,11 @@ done
 # quarter 2.3%.
 max_repeats=${max_repeats:-$((4 * repeats))}
 precision=${precision:-$(awk -v t="$tolerance" 'BEGIN { printf "%.2f", t / 6 }')}
+for count in repeats max_repeats jitter; do
+  [[ "${!count}" =~ ^[1-9][0-9]*$ ]] || { echo "starpu_vs_replay.sh: --${count//_/-} takes a whole number from 1, not ${!count}" >&2; exit 1; }
+done
+[[ "$precision" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v p="$precision" 'BEGIN { exit !(p > 0) }' ||
+  { echo "starpu_vs_replay.sh: --precision takes a percentage above 0, not $precision" >&2; exit 1; }
 [ "$max_repeats" -ge "$repeats" ] || { echo "starpu_vs_replay.sh: --max-repeats ($max_repeats) is below --repeats ($repeats)" >&2; exit 1; }
 case "$replay_disk_speed" in probe | calibrated) ;; *) echo "starpu_vs_replay.sh: --disk-speed takes probe or calibrated, not $replay_disk_speed" >&2; exit 1 ;; esac
 for home in $homes; do
