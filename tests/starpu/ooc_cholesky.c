@@ -214,8 +214,6 @@ static int by_value(const void *a, const void *b) {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
 }
-/* The median time of one tile's read from a page-cached file in DIR, as the unistd backend reads
- * (see the header); printed as "disk_probe ROUNDS MEDIAN_NS BYTES". 0 on success. */
 /* One tile read back from the probe file at path into buf, as StarPU's unistd backend reads
  * (open, glibc's aio_read and wait, close): its time in ns, or -1. */
 static int64_t time_tile_read(const char *path, char *buf, size_t bytes) {
@@ -252,6 +250,8 @@ static int write_probe_file(const char *dir, size_t bytes, char *path, size_t ro
   return 0;
 }
 
+/* The median time of one tile's read from a page-cached file in DIR, as the unistd backend reads
+ * (see the header); printed as "disk_probe ROUNDS MEDIAN_NS BYTES". 0 on success. */
 static int probe_disk(const char *dir, size_t bytes) {
   enum { WARMUP = 10, ROUNDS = 101 };
   int64_t took[ROUNDS];
@@ -282,12 +282,12 @@ struct inrun_probe {
   size_t bytes;
   int64_t *took;
   long count;
-  volatile int stop;
+  int stop; /* set by main, read by the thread: __atomic, as the kernels' counters */
   pthread_t thread;
 };
 static void *inrun_probe_loop(void *arg) {
   struct inrun_probe *probe = arg;
-  while (!probe->stop && probe->count < INRUN_MAX) {
+  while (!__atomic_load_n(&probe->stop, __ATOMIC_ACQUIRE) && probe->count < INRUN_MAX) {
     const struct timespec pause = {0, INRUN_PERIOD_NS};
     const int64_t t = time_tile_read(probe->path, probe->buf, probe->bytes);
     if (t >= 0) probe->took[probe->count++] = t;
@@ -420,7 +420,7 @@ int main(int argc, char **argv) {
   /* From the first submission to the last task's end: StarPU's makespan, the final write-backs aside. */
   printf("run_ns %lld\n", (long long)(now_ns() - run_start));
   if (probe_inrun) {
-    inrun.stop = 1;
+    __atomic_store_n(&inrun.stop, 1, __ATOMIC_RELEASE);
     pthread_join(inrun.thread, NULL);
     unlink(inrun.path);
     if (inrun.count == 0) {
